@@ -1,0 +1,178 @@
+#include "models/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "integrators/direct_forces.hpp"
+#include "models/layout.hpp"
+#include "src/base/check.hpp"
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::models {
+
+using mapping::CommunicationMode;
+using mapping::CommunicationQuantity;
+
+Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mapping_(m), timeline_(timeline) {
+  const std::size_t n = timeline.entity_count();
+  if (n == 0) throw InputError(FileLoc{m.path}, "the trace declares no nodes, so there are no bodies to simulate");
+  initial_positions_ = models::initial_positions(m, n);
+  initial_centroid_ = initial_positions_.rowwise().mean();
+  edges_ = models::spring_edges(m, n);
+  for (const auto& e : edges_) {
+    spring_length_.push_back(m.springs.length ? *m.springs.length
+                                              : (initial_positions_.col(e[0]) - initial_positions_.col(e[1])).norm());
+  }
+  if (m.communication) {
+    const bool bytes = m.communication->quantity == CommunicationQuantity::Bytes;
+    if (m.communication->normalize) {
+      double peak = 0;
+      for (const auto& p : timeline.pairs) peak = std::max(peak, bytes ? p.bytes : static_cast<double>(p.messages));
+      communication_scale_ = peak > 0 ? m.communication->gain / peak : 0.0;
+    } else {
+      communication_scale_ = m.communication->gain / timeline.interval_s;  // per byte (or message) per second
+    }
+  }
+  const auto cols = static_cast<Eigen::Index>(n);
+  force_.resize(3, cols);
+  mass_ = Eigen::VectorXd::Constant(cols, m.mass.base);
+  totals_ = Eigen::Matrix<double, 4, Eigen::Dynamic>::Zero(4, cols);
+  interval_traffic_ = Eigen::Matrix<double, 4, Eigen::Dynamic>::Zero(4, cols);
+  set_interval(0);
+}
+
+Eigen::VectorXd Model::initial_state() const {
+  const auto n = static_cast<Eigen::Index>(body_count());
+  Eigen::VectorXd y = Eigen::VectorXd::Zero(6 * n);
+  Eigen::Map<Eigen::Matrix3Xd>(y.data(), 3, n) = initial_positions_;
+  return y;
+}
+
+void Model::set_interval(std::size_t bin) {
+  bin_ = bin;
+  const std::size_t n = body_count();
+  const bool forcing = bin < timeline_.bin_count;
+  const std::size_t source_bin = std::min(bin, timeline_.bin_count - 1);
+  // Mass from load.
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto e = static_cast<trace::EntityIndex>(i);
+    const double load = mapping_.mass.load == mapping::LoadSource::Samples ? timeline_.load_at(source_bin, e)
+                                                                          : timeline_.busy_fraction(source_bin, e);
+    mass_[static_cast<Eigen::Index>(i)] = mapping_.mass.base + mapping_.mass.load_gain * load;
+  }
+  // Communication pulls and traffic statistics.
+  pulls_.clear();
+  interval_traffic_.setZero();
+  if (forcing) {
+    const bool bytes = !mapping_.communication || mapping_.communication->quantity == CommunicationQuantity::Bytes;
+    for (const auto& p : timeline_.traffic(bin)) {
+      if (p.src != p.dst && communication_scale_ > 0) {
+        pulls_.push_back({p.src, p.dst, communication_scale_ * (bytes ? p.bytes : static_cast<double>(p.messages))});
+      }
+      interval_traffic_(0, p.src) += p.bytes;
+      interval_traffic_(1, p.dst) += p.bytes;
+      interval_traffic_(2, p.src) += p.messages;
+      interval_traffic_(3, p.dst) += p.messages;
+    }
+  }
+  // Running totals through this interval (recomputed if we went backwards).
+  if (bin < totals_through_) {
+    totals_.setZero();
+    totals_through_ = 0;
+  }
+  const std::size_t through = std::min(bin + 1, timeline_.bin_count);
+  for (; totals_through_ < through; ++totals_through_) {
+    for (const auto& p : timeline_.traffic(totals_through_)) {
+      totals_(0, p.src) += p.bytes;
+      totals_(1, p.dst) += p.bytes;
+      totals_(2, p.src) += p.messages;
+      totals_(3, p.dst) += p.messages;
+    }
+  }
+}
+
+void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& dydt) {
+  const auto n = static_cast<Eigen::Index>(body_count());
+  KANOKO_ASSERT(y.size() == 6 * n && dydt.size() == 6 * n, "state vector has the wrong size");
+  const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
+  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
+  Eigen::Map<Eigen::Matrix3Xd> dx(dydt.data(), 3, n);
+  Eigen::Map<Eigen::Matrix3Xd> dv(dydt.data() + 3 * n, 3, n);
+  dx = v;
+  force_.setZero();
+
+  const double k = mapping_.springs.k;
+  for (std::size_t s = 0; s < edges_.size(); ++s) {
+    const auto a = static_cast<Eigen::Index>(edges_[s][0]);
+    const auto b = static_cast<Eigen::Index>(edges_[s][1]);
+    const Eigen::Vector3d d = x.col(a) - x.col(b);
+    const double r = d.norm();
+    if (r == 0.0) continue;
+    const Eigen::Vector3d f = (k * (spring_length_[s] - r) / r) * d;
+    force_.col(a) += f;
+    force_.col(b) -= f;
+  }
+  if (mapping_.repulsion && mapping_.repulsion->strength > 0) {
+    integrators::add_repulsion_direct(x, mapping_.repulsion->strength, mapping_.repulsion->softening, force_);
+  }
+  if (!pulls_.empty()) {
+    const bool symmetric = mapping_.communication->mode == CommunicationMode::Symmetric;
+    for (const Pull& p : pulls_) {
+      const Eigen::Vector3d d = x.col(p.to) - x.col(p.from);
+      const double r = d.norm();
+      if (r < 1e-12) continue;
+      const Eigen::Vector3d f = (p.weight / r) * d;
+      force_.col(p.from) += f;
+      if (symmetric) force_.col(p.to) -= f;
+    }
+  }
+  if (mapping_.centre && mapping_.centre->strength > 0) {
+    force_ -= mapping_.centre->strength * (x.colwise() - initial_centroid_);
+  }
+  dv = force_.array().rowwise() / mass_.transpose().array();
+  if (mapping_.friction && mapping_.friction->beta > 0) dv -= mapping_.friction->beta * v;
+}
+
+std::vector<std::string> Model::stat_names() {
+  namespace st = trajectory::stat;
+  return {st::kLoad, st::kMass, st::kBytesSent, st::kBytesRecv, st::kMsgsSent, st::kMsgsRecv,
+          st::kBytesSentTotal, st::kBytesRecvTotal, st::kMsgsSentTotal, st::kMsgsRecvTotal};
+}
+
+void Model::current_stats(Eigen::MatrixXd& out) const {
+  const auto n = static_cast<Eigen::Index>(body_count());
+  out.resize(10, n);
+  const std::size_t source_bin = std::min(bin_, timeline_.bin_count - 1);
+  const bool forcing = bin_ < timeline_.bin_count;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto e = static_cast<trace::EntityIndex>(i);
+    out(0, i) = forcing ? (mapping_.mass.load == mapping::LoadSource::Samples ? timeline_.load_at(source_bin, e)
+                                                                              : timeline_.busy_fraction(source_bin, e))
+                        : 0.0;
+    out(1, i) = mass_[i];
+  }
+  out.middleRows(2, 4) = interval_traffic_;
+  out.middleRows(6, 4) = totals_;
+}
+
+double Model::energy(const Eigen::VectorXd& y) const {
+  const auto n = static_cast<Eigen::Index>(body_count());
+  const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
+  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
+  double e = 0.5 * (v.colwise().squaredNorm().transpose().array() * mass_.array()).sum();
+  for (std::size_t s = 0; s < edges_.size(); ++s) {
+    const double stretch = (x.col(edges_[s][0]) - x.col(edges_[s][1])).norm() - spring_length_[s];
+    e += 0.5 * mapping_.springs.k * stretch * stretch;
+  }
+  if (mapping_.repulsion && mapping_.repulsion->strength > 0) {
+    const double eps2 = mapping_.repulsion->softening * mapping_.repulsion->softening;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = i + 1; j < n; ++j) {
+        e += mapping_.repulsion->strength / std::sqrt((x.col(i) - x.col(j)).squaredNorm() + eps2);
+      }
+    }
+  }
+  return e;
+}
+
+}  // namespace kanoko::models

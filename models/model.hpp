@@ -1,0 +1,85 @@
+// The dynamical model: bodies, springs and force terms built from a mapping and a timeline. It
+// does not know the integrator; it only provides dy/dt for y = [positions; velocities].
+//
+// Equation of motion of body i (each term is optional, chosen by the mapping):
+//   dx_i/dt = v_i
+//   dv_i/dt = (1 / m_i(t)) [ Σ_{springs ij} k (L_ij − |d_ij|) d_ij/|d_ij|          (Hooke)
+//                           + R Σ_{j≠i} d_ij / (|d_ij|² + ε²)^{3/2}                  (repulsion)
+//                           + Σ_j w_ij(t) (x_j − x_i)/|x_j − x_i|                    (communication)
+//                           − c (x_i − x̄_0) ]                                        (centre pull)
+//             − β v_i                                                                (friction)
+// with d_ij = x_i − x_j. This covers both equations of the paper (DESIGN.md): constant mass 1
+// gives the Fibonacci equation; springs + symmetric attraction + mass from load gives the mesh.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/mapping/mapping.hpp"
+#include "src/trace/timeline.hpp"
+
+namespace kanoko::models {
+
+/// One communication pull active in the current interval: `from` is pulled towards `to` (and,
+/// in symmetric mode, `to` towards `from`) with magnitude `weight`.
+struct Pull {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  double weight = 0;
+};
+
+class Model {
+ public:
+  /// Builds the model; throws InputError (located in the mapping) when it does not fit the trace.
+  Model(const mapping::Mapping& m, const trace::Timeline& timeline);
+
+  [[nodiscard]] std::size_t body_count() const { return static_cast<std::size_t>(initial_positions_.cols()); }
+  [[nodiscard]] const Eigen::Matrix3Xd& initial_positions() const { return initial_positions_; }
+  [[nodiscard]] const std::vector<std::array<std::uint32_t, 2>>& spring_edges() const { return edges_; }
+  [[nodiscard]] const trace::Timeline& timeline() const { return timeline_; }
+
+  /// State vector at t = 0: initial positions, zero velocities. Layout: y = [x (3N); v (3N)],
+  /// each a 3×N column-major block (a body's x, y, z contiguous).
+  [[nodiscard]] Eigen::VectorXd initial_state() const;
+
+  /// Selects the forcing and masses of interval `bin`; bin >= bin_count() is the settling phase
+  /// after the trace (no communication, the last masses). Steps never straddle intervals.
+  void set_interval(std::size_t bin);
+  [[nodiscard]] std::size_t current_interval() const { return bin_; }
+
+  /// dy/dt at state y under the current interval's forcing. No allocation.
+  void derivative(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt);
+
+  [[nodiscard]] const Eigen::VectorXd& masses() const { return mass_; }
+  [[nodiscard]] const std::vector<Pull>& pulls() const { return pulls_; }
+
+  /// Names of the per-body statistics written to each trajectory frame (trajectory::stat).
+  static std::vector<std::string> stat_names();
+  /// The statistics of the current interval, S×N in stat_names() order.
+  void current_stats(Eigen::MatrixXd& out) const;
+
+  /// Mechanical energy: kinetic + spring + repulsion potential (no forcing potential).
+  [[nodiscard]] double energy(const Eigen::VectorXd& y) const;
+
+ private:
+  const mapping::Mapping& mapping_;
+  const trace::Timeline& timeline_;
+  Eigen::Matrix3Xd initial_positions_;
+  Eigen::Vector3d initial_centroid_;
+  std::vector<std::array<std::uint32_t, 2>> edges_;
+  std::vector<double> spring_length_;
+  double communication_scale_ = 0;  ///< weight per unit of traffic
+  std::size_t bin_ = 0;
+  Eigen::VectorXd mass_;
+  std::vector<Pull> pulls_;
+  Eigen::Matrix3Xd force_;  ///< scratch, sized once
+  // Cumulative traffic through the current interval, for the statistics.
+  std::size_t totals_through_ = 0;  ///< bins [0, totals_through_) are summed in totals_
+  Eigen::Matrix<double, 4, Eigen::Dynamic> totals_;  ///< bytes sent, recv, msgs sent, recv
+  Eigen::Matrix<double, 4, Eigen::Dynamic> interval_traffic_;
+};
+
+}  // namespace kanoko::models

@@ -1,0 +1,102 @@
+#include "src/base/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "src/base/error.hpp"
+#include "src/base/interrupt.hpp"
+
+namespace kanoko {
+
+AtomicOutputFile::AtomicOutputFile(std::filesystem::path target) : target_(std::move(target)) {
+  temp_ = target_;
+  temp_ += ".tmp-" + std::to_string(::getpid());
+  file_ = std::fopen(temp_.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw InputError(FileLoc{target_.string()},
+                     std::string("cannot write output: ") + std::strerror(errno));
+  }
+  register_temporary_file(temp_);
+}
+
+AtomicOutputFile::~AtomicOutputFile() {
+  if (!committed_) discard();
+}
+
+void AtomicOutputFile::write(const void* data, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (std::fwrite(data, 1, bytes, file_) != bytes) {
+    const std::string why = std::strerror(errno);
+    discard();
+    throw RunError("writing " + target_.string() + " failed: " + why);
+  }
+  size_ += bytes;
+}
+
+void AtomicOutputFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) {
+  if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0 ||
+      std::fwrite(data, 1, bytes, file_) != bytes || std::fseek(file_, 0, SEEK_END) != 0) {
+    const std::string why = std::strerror(errno);
+    discard();
+    throw RunError("writing " + target_.string() + " failed: " + why);
+  }
+}
+
+void AtomicOutputFile::commit() {
+  if (file_ == nullptr) throw RunError("output " + target_.string() + " was already discarded");
+  const bool flushed = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!flushed || !closed) {
+    const std::string why = std::strerror(errno);
+    discard();
+    throw RunError("writing " + target_.string() + " failed: " + why);
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp_, target_, ec);
+  if (ec) {
+    discard();
+    throw RunError("cannot move output into place at " + target_.string() + ": " + ec.message());
+  }
+  unregister_temporary_file(temp_);
+  committed_ = true;
+}
+
+void AtomicOutputFile::discard() noexcept {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  if (!committed_) {
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);
+    unregister_temporary_file(temp_);
+  }
+}
+
+void write_file_atomically(const std::filesystem::path& target, std::string_view content) {
+  AtomicOutputFile out(target);
+  out.write(content);
+  out.commit();
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(FileLoc{path.string()}, "is a directory, expected a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(FileLoc{path.string()}, std::string("cannot open: ") + std::strerror(errno));
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw InputError(FileLoc{path.string()}, "read failed");
+  return std::move(ss).str();
+}
+
+}  // namespace kanoko

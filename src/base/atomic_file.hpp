@@ -1,0 +1,52 @@
+// Output files appear whole or not at all: we write to a temporary name beside the target and
+// rename over it only when the content is complete. A failed or interrupted run leaves either the
+// previous file or none.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace kanoko {
+
+/// A file being written under a temporary name. commit() renames it into place; destruction
+/// without commit() removes it.
+class AtomicOutputFile {
+ public:
+  /// Opens "<target>.tmp-<pid>" for binary writing. Throws InputError if the folder is not writable.
+  explicit AtomicOutputFile(std::filesystem::path target);
+  AtomicOutputFile(const AtomicOutputFile&) = delete;
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+  ~AtomicOutputFile();
+
+  /// Appends bytes; throws RunError on a write failure (disk full).
+  void write(const void* data, std::size_t bytes);
+  void write(std::string_view s) { write(s.data(), s.size()); }
+  /// Overwrites bytes at an absolute offset (used to patch headers), then returns to the end.
+  void write_at(std::uint64_t offset, const void* data, std::size_t bytes);
+  /// Bytes written so far.
+  [[nodiscard]] std::uint64_t size() const { return size_; }
+  /// Flushes, syncs and renames into place.
+  void commit();
+  /// Removes the temporary file now (also done by the destructor).
+  void discard() noexcept;
+
+  [[nodiscard]] const std::filesystem::path& target() const { return target_; }
+  [[nodiscard]] const std::filesystem::path& temporary() const { return temp_; }
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  std::FILE* file_ = nullptr;
+  std::uint64_t size_ = 0;
+  bool committed_ = false;
+};
+
+/// Writes a whole text file atomically.
+void write_file_atomically(const std::filesystem::path& target, std::string_view content);
+
+/// Reads a whole file into a string; throws InputError naming the file when it cannot be read.
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace kanoko

@@ -1,0 +1,44 @@
+// A progress bar on stderr for long work: fraction, rate and time remaining. It appears only when
+// the work lasts over half a second, then redraws at most ten times a second on a terminal, or
+// prints a line every 10 % otherwise (logs, CI).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace kanoko {
+
+class ProgressBar {
+ public:
+  /// `label` names the work ("simulate"), `total` the units, `unit` their name ("steps").
+  ProgressBar(std::string label, std::uint64_t total, std::string unit, bool enabled = true);
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar();
+
+  /// Reports `done` units finished (absolute, not a delta).
+  void update(std::uint64_t done);
+  /// Draws the final state and ends the line.
+  void finish();
+
+ private:
+  void draw(bool final);
+
+  std::string label_;
+  std::string unit_;
+  std::uint64_t total_;
+  std::uint64_t done_ = 0;
+  bool enabled_;
+  bool tty_;
+  bool finished_ = false;
+  bool drawn_ = false;
+  int last_decile_ = -1;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_draw_;
+};
+
+/// "1.2 s", "3 min 04 s", "2 h 05 min".
+std::string format_duration(double seconds);
+
+}  // namespace kanoko

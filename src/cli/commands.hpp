@@ -1,0 +1,19 @@
+// Subcommands of the `kanoko` executable. Each takes the arguments after its name and returns the
+// process exit code. main() only dispatches; the work happens in the libraries.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kanoko::cli {
+
+using Args = std::vector<std::string>;
+
+int cmd_simulate(const Args& args);
+int cmd_check(const Args& args);
+int cmd_export(const Args& args);
+int cmd_generate(const Args& args);
+int cmd_render(const Args& args);
+int cmd_view(const Args& args);
+
+}  // namespace kanoko::cli

@@ -1,0 +1,83 @@
+// kanoko: turn a parallel program's trace into a physical system, simulate it, watch and hear it.
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "src/base/error.hpp"
+#include "src/base/interrupt.hpp"
+#include "src/cli/commands.hpp"
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  const char* summary;
+  std::function<int(const kanoko::cli::Args&)> run;
+};
+
+const std::vector<Subcommand>& subcommands() {
+  using namespace kanoko::cli;
+  static const std::vector<Subcommand> table = {
+      {"simulate", "integrate a trace + mapping into a trajectory file (cached)", cmd_simulate},
+      {"check", "validate a mapping file and report every problem", cmd_check},
+      {"export", "write a trajectory as CSV for other tools", cmd_export},
+      {"render", "draw a trajectory to a PNG, headless", cmd_render},
+      {"view", "open the interactive 3-D viewer on a trajectory", cmd_view},
+      {"generate", "write the paper's example programs as native traces", cmd_generate},
+  };
+  return table;
+}
+
+void print_usage(std::ostream& out) {
+  out << "Usage: kanoko COMMAND [OPTIONS]\n\n"
+         "Kanoko turns a trace of a parallel program into a physical system (nodes are bodies,\n"
+         "load is mass, communication is force, the interconnect is springs), integrates it into\n"
+         "a trajectory, and lets you watch it.\n\nCommands:\n";
+  for (const auto& c : subcommands()) {
+    out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << '\n';
+  }
+  out << "\nRun 'kanoko COMMAND --help' for the options of one command.\n"
+         "Typical session:\n"
+         "  kanoko simulate traces/fib22-ring.kntr --mapping mappings/paper-fibonacci.toml -o ring.kntj\n"
+         "  kanoko view ring.kntj          # or: kanoko render ring.kntj -o ring.png\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    print_usage(std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    std::cout << "kanoko " << KANOKO_VERSION << '\n';
+    return 0;
+  }
+  const std::string name = argv[1];
+  kanoko::cli::Args args(argv + 2, argv + argc);
+  for (const auto& c : subcommands()) {
+    if (name != c.name) continue;
+    kanoko::install_interrupt_handlers();
+    try {
+      return c.run(args);
+    } catch (const kanoko::InputError& e) {
+      std::cerr << e.what() << '\n';
+      return 1;
+    } catch (const kanoko::RunError& e) {
+      std::cerr << "kanoko " << name << ": error: " << e.what() << '\n';
+      return 1;
+    } catch (const kanoko::Interrupted&) {
+      std::cerr << "kanoko " << name << ": interrupted; no output was written\n";
+      return 130;
+    } catch (const std::exception& e) {
+      std::cerr << "kanoko " << name << ": error: " << e.what() << '\n';
+      return 1;
+    }
+  }
+  std::cerr << "kanoko: unknown command '" << name << "'\n\n";
+  print_usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,435 @@
+#include "src/mapping/mapping.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <toml.hpp>
+
+#include "src/base/atomic_file.hpp"
+#include "src/base/suggest.hpp"
+
+namespace kanoko::mapping {
+
+const char* to_string(Placement p) {
+  switch (p) {
+    case Placement::Cube: return "cube";
+    case Placement::Lattice: return "lattice";
+    case Placement::Ring: return "ring";
+    case Placement::Line: return "line";
+    case Placement::Explicit: return "explicit";
+  }
+  return "?";
+}
+
+const char* to_string(SpringTopology t) {
+  switch (t) {
+    case SpringTopology::None: return "none";
+    case SpringTopology::Ring: return "ring";
+    case SpringTopology::Mesh: return "mesh";
+    case SpringTopology::Explicit: return "explicit";
+  }
+  return "?";
+}
+
+FileLoc Mapping::where(const std::string& key) const {
+  const auto it = locations.find(key);
+  return it != locations.end() ? it->second : FileLoc{path.empty() ? std::string("<mapping>") : path};
+}
+
+namespace {
+
+FileLoc loc_of(const toml::value& v, const std::string& name) {
+  const toml::source_location l = v.location();
+  return FileLoc{name, static_cast<std::int64_t>(l.line()), static_cast<std::int64_t>(l.column())};
+}
+
+const char* type_name(const toml::value& v) {
+  switch (v.type()) {
+    case toml::value_t::boolean: return "a boolean";
+    case toml::value_t::integer: return "an integer";
+    case toml::value_t::floating: return "a number";
+    case toml::value_t::string: return "a string";
+    case toml::value_t::array: return "an array";
+    case toml::value_t::table: return "a table";
+    case toml::value_t::empty: return "nothing";
+    default: return "a date/time";
+  }
+}
+
+/// Reads one TOML table, remembering which keys were used; the rest are reported as unknown.
+class Section {
+ public:
+  Section(const toml::value* table, std::string path, std::string file, DiagnosticList& diag, Mapping& m)
+      : table_(table), path_(std::move(path)), file_(std::move(file)), diag_(diag), mapping_(m) {}
+
+  [[nodiscard]] bool present() const { return table_ != nullptr; }
+
+  const toml::value* get(const std::string& key) {
+    used_.push_back(key);
+    if (table_ == nullptr) return nullptr;
+    const auto& t = table_->as_table();
+    const auto it = t.find(key);
+    if (it == t.end()) return nullptr;
+    mapping_.locations[dotted(key)] = loc_of(it->second, file_);
+    return &it->second;
+  }
+
+  std::optional<double> number(const std::string& key, double min, double max, bool min_exclusive = false) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    double x = 0;
+    if (v->is_integer()) {
+      x = static_cast<double>(v->as_integer());
+    } else if (v->is_floating()) {
+      x = v->as_floating();
+    } else {
+      error(*v, "'" + key + "' must be a number, found " + type_name(*v));
+      return std::nullopt;
+    }
+    if (!std::isfinite(x)) {
+      error(*v, "'" + key + "' must be finite");
+      return std::nullopt;
+    }
+    if ((min_exclusive ? x <= min : x < min) || x > max) {
+      std::ostringstream os;
+      os << "'" << key << "' = " << x << " is out of range: expected " << (min_exclusive ? "> " : ">= ") << min;
+      if (max < 1e300) os << " and <= " << max;
+      error(*v, os.str());
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_integer()) {
+      error(*v, "'" + key + "' must be an integer, found " + type_name(*v));
+      return std::nullopt;
+    }
+    const std::int64_t x = v->as_integer();
+    if (x < min || x > max) {
+      error(*v, "'" + key + "' = " + std::to_string(x) + " is out of range: expected " + std::to_string(min) +
+                    " to " + std::to_string(max));
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  /// A string that must be one of `options`.
+  std::optional<std::size_t> choice(const std::string& key, const std::vector<std::string>& options) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_string()) {
+      error(*v, "'" + key + "' must be a string, found " + type_name(*v));
+      return std::nullopt;
+    }
+    const std::string s = v->as_string();
+    const auto it = std::find(options.begin(), options.end(), s);
+    if (it == options.end()) {
+      std::string valid;
+      for (const auto& o : options) valid += (valid.empty() ? "" : ", ") + o;
+      error(*v, "'" + key + "' = \"" + s + "\" is not valid" + did_you_mean(s, options) + "; valid: " + valid);
+      return std::nullopt;
+    }
+    return static_cast<std::size_t>(it - options.begin());
+  }
+
+  std::optional<std::string> string(const std::string& key) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_string()) {
+      error(*v, "'" + key + "' must be a string, found " + type_name(*v));
+      return std::nullopt;
+    }
+    return std::string(v->as_string());
+  }
+
+  std::optional<std::vector<std::string>> string_list(const std::string& key) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    std::vector<std::string> out;
+    if (!v->is_array()) {
+      error(*v, "'" + key + "' must be an array of strings, found " + type_name(*v));
+      return std::nullopt;
+    }
+    for (const auto& e : v->as_array()) {
+      if (!e.is_string()) {
+        error(e, "'" + key + "' must hold strings, found " + type_name(e));
+        return std::nullopt;
+      }
+      out.push_back(e.as_string());
+    }
+    return out;
+  }
+
+  /// An array of exactly `n` integers in [min, max].
+  std::optional<std::vector<int>> int_array(const toml::value& v, const std::string& what, std::size_t n, int min,
+                                            int max) {
+    if (!v.is_array() || v.as_array().size() != n) {
+      error(v, what + " must be an array of " + std::to_string(n) + " integers");
+      return std::nullopt;
+    }
+    std::vector<int> out;
+    for (const auto& e : v.as_array()) {
+      if (!e.is_integer() || e.as_integer() < min || e.as_integer() > max) {
+        error(e, what + " must hold integers from " + std::to_string(min) + " to " + std::to_string(max));
+        return std::nullopt;
+      }
+      out.push_back(static_cast<int>(e.as_integer()));
+    }
+    return out;
+  }
+
+  std::optional<std::array<int, 3>> int3(const std::string& key, int min, int max) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    const auto a = int_array(*v, "'" + key + "'", 3, min, max);
+    if (!a) return std::nullopt;
+    return std::array<int, 3>{(*a)[0], (*a)[1], (*a)[2]};
+  }
+
+  std::optional<std::vector<Eigen::Vector3d>> points(const std::string& key) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_array()) {
+      error(*v, "'" + key + "' must be an array of [x, y, z] points");
+      return std::nullopt;
+    }
+    std::vector<Eigen::Vector3d> out;
+    for (const auto& p : v->as_array()) {
+      if (!p.is_array() || p.as_array().size() != 3) {
+        error(p, "each point in '" + key + "' must be [x, y, z]");
+        return std::nullopt;
+      }
+      Eigen::Vector3d q;
+      for (int c = 0; c < 3; ++c) {
+        const auto& e = p.as_array()[static_cast<std::size_t>(c)];
+        if (e.is_integer()) {
+          q[c] = static_cast<double>(e.as_integer());
+        } else if (e.is_floating() && std::isfinite(e.as_floating())) {
+          q[c] = e.as_floating();
+        } else {
+          error(e, "coordinates in '" + key + "' must be finite numbers");
+          return std::nullopt;
+        }
+      }
+      out.push_back(q);
+    }
+    return out;
+  }
+
+  std::optional<std::vector<std::array<int, 2>>> pairs(const std::string& key) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_array()) {
+      error(*v, "'" + key + "' must be an array of [a, b] body index pairs");
+      return std::nullopt;
+    }
+    std::vector<std::array<int, 2>> out;
+    for (const auto& p : v->as_array()) {
+      const auto a = int_array(p, "each edge in '" + key + "'", 2, 0, 1 << 30);
+      if (!a) return std::nullopt;
+      if ((*a)[0] == (*a)[1]) {
+        error(p, "edge [" + std::to_string((*a)[0]) + ", " + std::to_string((*a)[1]) + "] joins a body to itself");
+        return std::nullopt;
+      }
+      out.push_back({(*a)[0], (*a)[1]});
+    }
+    return out;
+  }
+
+  /// A sub-table, or nullptr; reports a non-table value.
+  const toml::value* subtable(const std::string& key) {
+    const toml::value* v = get(key);
+    if (v != nullptr && !v->is_table()) {
+      error(*v, "'" + key + "' must be a table ([" + dotted(key) + "]), found " + type_name(*v));
+      return nullptr;
+    }
+    return v;
+  }
+
+  /// Reports keys present in the table that nothing asked for.
+  void report_unknown_keys() {
+    if (table_ == nullptr) return;
+    std::vector<std::pair<FileLoc, std::string>> unknown;
+    for (const auto& [key, value] : table_->as_table()) {
+      if (std::find(used_.begin(), used_.end(), key) == used_.end()) unknown.emplace_back(loc_of(value, file_), key);
+    }
+    std::sort(unknown.begin(), unknown.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.first.line, a.first.column) < std::tie(b.first.line, b.first.column);
+    });
+    for (const auto& [loc, key] : unknown) {
+      const std::string where = path_.empty() ? std::string("at the top level") : "in [" + path_ + "]";
+      diag_.add(loc, "unknown key '" + key + "' " + where + did_you_mean(key, used_));
+    }
+  }
+
+  void error(const toml::value& v, const std::string& message) { diag_.add(loc_of(v, file_), message); }
+
+  [[nodiscard]] std::string dotted(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+ private:
+  const toml::value* table_;
+  std::string path_;
+  std::string file_;
+  DiagnosticList& diag_;
+  Mapping& mapping_;
+  std::vector<std::string> used_;
+};
+
+/// "[error] toml::parse_key_value_pair: missing ...\n --> file\n ..." -> "missing ..."
+std::string syntax_message(const std::string& what) {
+  std::string first = what.substr(0, what.find('\n'));
+  const std::string prefix = "[error] ";
+  if (first.rfind(prefix, 0) == 0) first.erase(0, prefix.size());
+  const std::size_t colon = first.find(": ");
+  if (first.rfind("toml::", 0) == 0 && colon != std::string::npos) first.erase(0, colon + 2);
+  return "TOML syntax error: " + first;
+}
+
+constexpr double kHuge = 1e300;
+
+void read_simulation(Section s, Mapping& m) {
+  auto& sim = m.simulation;
+  if (auto v = s.number("interval", 0, kHuge, true)) sim.interval_s = *v;
+  if (auto v = s.number("dt", 0, kHuge, true)) sim.dt_s = *v;
+  if (auto v = s.integer("frame_every", 1, 1'000'000)) sim.frame_every = static_cast<std::uint32_t>(*v);
+  if (auto v = s.string("integrator")) sim.integrator = *v;  // checked against the registry by sim
+  if (auto v = s.number("settle", 0, kHuge)) sim.settle_s = *v;
+  if (const toml::value* dt = s.get("dt"); dt != nullptr && sim.dt_s > sim.interval_s) {
+    s.error(*dt, "'dt' must not exceed 'interval' (" + std::to_string(sim.interval_s) +
+                     " s): the forcing changes every interval and a step may not straddle it");
+  }
+  s.report_unknown_keys();
+}
+
+void read_bodies(Section s, Mapping& m) {
+  auto& b = m.bodies;
+  if (auto v = s.choice("placement", {"cube", "lattice", "ring", "line", "explicit"})) {
+    b.placement = static_cast<Placement>(*v);
+  }
+  if (auto v = s.number("size", 0, kHuge, true)) b.size = *v;
+  if (auto v = s.int3("lattice", 1, 1 << 20)) b.lattice = *v;
+  if (auto v = s.points("positions")) b.positions = *v;
+  if (auto v = s.number("radius", 0, kHuge, true)) b.radius = *v;
+  if (b.placement == Placement::Lattice && b.lattice[0] == 0 && s.present()) {
+    if (const toml::value* p = s.get("placement")) s.error(*p, "placement \"lattice\" needs 'lattice = [nx, ny, nz]'");
+  }
+  if (b.placement == Placement::Explicit && b.positions.empty() && s.present()) {
+    if (const toml::value* p = s.get("placement")) s.error(*p, "placement \"explicit\" needs 'positions = [[x, y, z], ...]'");
+  }
+  s.report_unknown_keys();
+}
+
+void read_mass(Section s, Mapping& m) {
+  auto& ms = m.mass;
+  if (auto v = s.number("base", 0, kHuge, true)) ms.base = *v;
+  if (auto v = s.number("load_gain", 0, kHuge)) ms.load_gain = *v;
+  if (auto v = s.choice("load", {"samples", "busy"})) ms.load = static_cast<LoadSource>(*v);
+  if (auto v = s.string_list("busy_states")) ms.busy_states = *v;
+  s.report_unknown_keys();
+}
+
+void read_springs(Section s, Mapping& m) {
+  auto& sp = m.springs;
+  if (auto v = s.choice("topology", {"none", "ring", "mesh", "explicit"})) sp.topology = static_cast<SpringTopology>(*v);
+  if (auto v = s.pairs("edges")) sp.edges = *v;
+  if (auto v = s.int3("mesh", 1, 1 << 20)) sp.mesh = *v;
+  if (auto v = s.number("k", 0, kHuge)) sp.k = *v;
+  if (const toml::value* len = s.get("length")) {
+    if (len->is_string() && len->as_string() == "initial") {
+      sp.length.reset();
+    } else if ((len->is_floating() || len->is_integer())) {
+      const double x = len->is_integer() ? static_cast<double>(len->as_integer()) : len->as_floating();
+      if (!std::isfinite(x) || x <= 0) {
+        s.error(*len, "'length' must be > 0 or \"initial\"");
+      } else {
+        sp.length = x;
+      }
+    } else {
+      s.error(*len, std::string("'length' must be a number or \"initial\", found ") + type_name(*len));
+    }
+  }
+  if (sp.topology == SpringTopology::Explicit && sp.edges.empty()) {
+    if (const toml::value* t = s.get("topology")) s.error(*t, "topology \"explicit\" needs 'edges = [[a, b], ...]'");
+  }
+  s.report_unknown_keys();
+}
+
+void read_forces(Section s, Mapping& m, const std::string& file, DiagnosticList& diag) {
+  if (const toml::value* t = s.subtable("repulsion")) {
+    Section r(t, "forces.repulsion", file, diag, m);
+    RepulsionSpec spec;
+    if (auto v = r.number("strength", 0, kHuge)) spec.strength = *v;
+    if (auto v = r.number("softening", 0, kHuge)) spec.softening = *v;
+    r.report_unknown_keys();
+    m.repulsion = spec;
+  }
+  if (const toml::value* t = s.subtable("communication")) {
+    Section c(t, "forces.communication", file, diag, m);
+    CommunicationSpec spec;
+    if (auto v = c.choice("mode", {"sender", "symmetric"})) spec.mode = static_cast<CommunicationMode>(*v);
+    if (auto v = c.choice("quantity", {"bytes", "messages"})) spec.quantity = static_cast<CommunicationQuantity>(*v);
+    if (auto v = c.number("gain", 0, kHuge)) spec.gain = *v;
+    if (auto v = c.choice("normalize", {"max", "none"})) spec.normalize = (*v == 0);
+    c.report_unknown_keys();
+    m.communication = spec;
+  }
+  if (const toml::value* t = s.subtable("friction")) {
+    Section f(t, "forces.friction", file, diag, m);
+    FrictionSpec spec;
+    if (auto v = f.number("beta", 0, kHuge)) spec.beta = *v;
+    f.report_unknown_keys();
+    m.friction = spec;
+  }
+  if (const toml::value* t = s.subtable("centre")) {
+    Section c(t, "forces.centre", file, diag, m);
+    CentreSpec spec;
+    if (auto v = c.number("strength", 0, kHuge)) spec.strength = *v;
+    c.report_unknown_keys();
+    m.centre = spec;
+  }
+  s.report_unknown_keys();
+}
+
+}  // namespace
+
+Mapping parse_mapping_text(const std::string& text, const std::string& name) {
+  Mapping m;
+  m.path = name;
+  m.text = text;
+  toml::value root;
+  try {
+    std::istringstream in(text);
+    root = toml::parse(in, name);
+  } catch (const toml::syntax_error& e) {
+    const auto& l = e.location();
+    throw InputError(FileLoc{name, static_cast<std::int64_t>(l.line()), static_cast<std::int64_t>(l.column())},
+                     syntax_message(e.what()));
+  } catch (const std::exception& e) {
+    throw InputError(FileLoc{name}, syntax_message(e.what()));
+  }
+  DiagnosticList diag;
+  Section top(&root, "", name, diag, m);
+  auto section = [&](const char* key) { return Section(top.subtable(key), key, name, diag, m); };
+  read_simulation(section("simulation"), m);
+  read_bodies(section("bodies"), m);
+  read_mass(section("mass"), m);
+  read_springs(section("springs"), m);
+  read_forces(section("forces"), m, name, diag);
+  top.report_unknown_keys();
+  if (diag.empty() && !m.repulsion && !m.communication && !m.friction && !m.centre &&
+      m.springs.topology == SpringTopology::None) {
+    diag.add(FileLoc{name}, "the mapping defines no force: add [springs] or a [forces.*] table");
+  }
+  diag.throw_if_any();
+  return m;
+}
+
+Mapping parse_mapping_file(const std::filesystem::path& path) {
+  return parse_mapping_text(read_file(path), path.string());
+}
+
+}  // namespace kanoko::mapping

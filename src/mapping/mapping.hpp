@@ -1,0 +1,123 @@
+// The mapping file: how a trace becomes a physical system. TOML, parsed strictly: every unknown
+// key, wrong type and out-of-range value is reported with file:line:column, all in one pass.
+// Reference: docs/mapping-language.md.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/base/error.hpp"
+
+namespace kanoko::mapping {
+
+/// Initial placement of the bodies.
+enum class Placement { Cube, Lattice, Ring, Line, Explicit };
+/// Which edges carry springs.
+enum class SpringTopology { None, Ring, Mesh, Explicit };
+/// Who feels the communication attraction.
+enum class CommunicationMode {
+  Sender,     ///< only the sender is pulled towards the receiver (the paper's all-to-all case)
+  Symmetric,  ///< both ends are pulled towards each other
+};
+/// What amount of communication makes the force.
+enum class CommunicationQuantity { Bytes, Messages };
+/// Where a body's load comes from.
+enum class LoadSource {
+  Samples,  ///< time-mean of the trace's sampled load in the interval
+  Busy,     ///< fraction of the interval spent in busy states
+};
+
+/// [simulation]
+struct SimulationSpec {
+  double interval_s = 0.1;     ///< binning interval (trace seconds); the paper sampled 0.1 s
+  double dt_s = 0.01;          ///< requested integrator step; reduced to divide interval_s exactly
+  std::uint32_t frame_every = 1;  ///< store one frame every k steps
+  std::string integrator = "rk4";
+  double settle_s = 0;         ///< keep integrating this long after the trace ends, no forcing
+};
+
+/// [bodies]
+struct BodiesSpec {
+  Placement placement = Placement::Cube;
+  double size = 1.0;  ///< cube edge, lattice spacing, ring radius or line spacing
+  std::array<int, 3> lattice{0, 0, 0};  ///< lattice dimensions (x fastest)
+  std::vector<Eigen::Vector3d> positions;  ///< explicit placement
+  double radius = 0.08;                    ///< display radius at base mass
+};
+
+/// [mass]: m_i(t) = base + load_gain * load_i(t)
+struct MassSpec {
+  double base = 1.0;
+  double load_gain = 0.0;
+  LoadSource load = LoadSource::Samples;
+  std::vector<std::string> busy_states{"compute"};  ///< states that count as busy
+};
+
+/// [springs]: Hooke springs k (L - |d|) on topology edges.
+struct SpringSpec {
+  SpringTopology topology = SpringTopology::None;
+  std::vector<std::array<int, 2>> edges;  ///< explicit edges (body indices)
+  std::array<int, 3> mesh{0, 0, 0};       ///< mesh dimensions; 0 = the bodies' lattice
+  double k = 1.0;
+  std::optional<double> length;  ///< natural length L; unset = each edge's initial length
+};
+
+/// [forces.repulsion]: R Σ (x_i - x_j)/|x_i - x_j|³, all pairs.
+struct RepulsionSpec {
+  double strength = 0;   ///< R
+  double softening = 0;  ///< ε in (|d|² + ε²)^{3/2}; 0 = the paper's exact law
+};
+
+/// [forces.communication]: attraction along each pair that communicated in the interval.
+struct CommunicationSpec {
+  CommunicationMode mode = CommunicationMode::Sender;
+  CommunicationQuantity quantity = CommunicationQuantity::Bytes;
+  double gain = 1.0;
+  bool normalize = true;  ///< divide by the largest per-pair rate in the whole trace
+};
+
+/// [forces.friction]: -β v, a damping rate independent of mass (as in the paper's equations).
+struct FrictionSpec {
+  double beta = 0;
+};
+
+/// [forces.centre]: -c (x_i - centroid of the initial placement), an optional weak pull.
+struct CentreSpec {
+  double strength = 0;
+};
+
+/// A parsed, validated mapping file.
+struct Mapping {
+  std::string path;  ///< file it came from ("" for text)
+  std::string text;  ///< its full text (hashed into the trajectory cache key)
+  SimulationSpec simulation;
+  BodiesSpec bodies;
+  MassSpec mass;
+  SpringSpec springs;
+  std::optional<RepulsionSpec> repulsion;
+  std::optional<CommunicationSpec> communication;
+  std::optional<FrictionSpec> friction;
+  std::optional<CentreSpec> centre;
+  /// Location of each key that was given, by dotted path ("bodies.lattice"), so that errors found
+  /// later (a lattice that does not fit the trace) can point into the file.
+  std::map<std::string, FileLoc> locations;
+
+  /// Location of a key, or of the file when the key was not given.
+  [[nodiscard]] FileLoc where(const std::string& key) const;
+};
+
+/// Parses and validates a mapping file. Throws InputError listing every problem.
+Mapping parse_mapping_file(const std::filesystem::path& path);
+/// The same for text in memory; `name` is used in locations.
+Mapping parse_mapping_text(const std::string& text, const std::string& name);
+
+/// Names used in mapping files, for docs and suggestions.
+const char* to_string(Placement p);
+const char* to_string(SpringTopology t);
+
+}  // namespace kanoko::mapping

@@ -1,0 +1,70 @@
+// The event model every trace reader produces, delivered as a stream to a TraceSink so that no
+// reader has to hold a whole trace in memory (the HYVT/JPAL "trace access layer" of the seeds).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kanoko::trace {
+
+/// Dense index of an entity (node/process) in declaration order: 0, 1, 2, ...
+using EntityIndex = std::uint32_t;
+
+/// A computing node, process or thread that may become a body.
+struct Entity {
+  EntityIndex index = 0;  ///< dense, declaration order
+  std::int64_t id = 0;    ///< the id the trace file uses
+  std::string name;       ///< display name ("pe3", "rank-3")
+  std::string host;       ///< machine it ran on, "" if unknown
+  std::int64_t rank = -1; ///< MPI rank, -1 if unknown
+};
+
+/// An interconnect link between two entities (topology, not traffic).
+struct Link {
+  std::int64_t id = 0;
+  EntityIndex a = 0;
+  EntityIndex b = 0;
+  std::string name;
+};
+
+/// A point-to-point message. Times in seconds since the trace start.
+struct Message {
+  double send_s = 0;
+  double recv_s = -1;  ///< < 0 when unknown
+  EntityIndex src = 0;
+  EntityIndex dst = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t tag = -1;
+};
+
+/// A sampled load value; it holds until the next sample of the same entity.
+struct LoadSample {
+  double time_s = 0;
+  EntityIndex entity = 0;
+  double value = 0;
+};
+
+/// An entity spends [begin_s, end_s) in a named state.
+struct StateInterval {
+  double begin_s = 0;
+  double end_s = 0;
+  EntityIndex entity = 0;
+  std::string_view name;  ///< valid only during the callback
+};
+
+/// Consumer of a trace stream. Readers call these in non-decreasing time order of the events'
+/// first time stamps; entities are announced before they are used.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void on_entity(const Entity& e) = 0;
+  virtual void on_link(const Link& l) = 0;
+  virtual void on_message(const Message& m) = 0;
+  virtual void on_load(const LoadSample& s) = 0;
+  virtual void on_state(const StateInterval& s) = 0;
+  /// The end of the trace; `end_s` is the declared or observed end time.
+  virtual void on_end(double end_s) = 0;
+};
+
+}  // namespace kanoko::trace

@@ -1,0 +1,433 @@
+#include "src/trace/native_reader.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "src/base/error.hpp"
+#include "src/base/interrupt.hpp"
+
+namespace kanoko::trace {
+namespace {
+
+constexpr std::size_t kChunkBytes = 1 << 20;
+constexpr std::size_t kMaxLineBytes = 16 << 20;
+constexpr int kSupportedMajor = 1;
+
+struct Token {
+  std::string_view text;   ///< unquoted content
+  std::size_t column = 0;  ///< 1-based column of the token's first character
+  bool quoted = false;
+};
+
+/// Parser state for one file: the line being parsed, the declared ids, the clock.
+class NativeParser {
+ public:
+  NativeParser(std::string name, TraceSink& sink) : name_(std::move(name)), sink_(sink) {}
+
+  void parse_line(std::string_view line) {
+    ++line_number_;
+    tokenize(line);
+    if (tokens_.empty()) return;
+    dispatch();
+  }
+
+  void finish() {
+    if (!seen_header_) fail_at(std::max<std::int64_t>(line_number_, 1), 1, "empty trace: expected 'kntr 1' as the first entry");
+    sink_.on_end(declared_end_ >= 0 ? declared_end_ : max_time_);
+  }
+
+ private:
+  [[noreturn]] void fail_at(std::int64_t line, std::size_t column, const std::string& msg) const {
+    throw InputError(FileLoc{name_, line, static_cast<std::int64_t>(column)}, msg);
+  }
+  [[noreturn]] void fail(const Token& t, const std::string& msg) const { fail_at(line_number_, t.column, msg); }
+
+  void tokenize(std::string_view line) {
+    tokens_.clear();
+    unescaped_.clear();
+    std::size_t i = 0;
+    const std::size_t n = line.size();
+    while (i < n) {
+      const char c = line[i];
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++i;
+        continue;
+      }
+      if (c == '#') break;
+      if (c == '\0') fail_at(line_number_, i + 1, "binary content (NUL byte): not a text trace");
+      Token t;
+      t.column = i + 1;
+      if (c == '"') {
+        // Quoted string; \" and \\ escapes. Unescaped text is kept in a per-line arena.
+        t.quoted = true;
+        std::size_t j = i + 1;
+        std::string s;
+        bool closed = false;
+        while (j < n) {
+          if (line[j] == '\\' && j + 1 < n && (line[j + 1] == '"' || line[j + 1] == '\\')) {
+            s += line[j + 1];
+            j += 2;
+          } else if (line[j] == '"') {
+            closed = true;
+            ++j;
+            break;
+          } else {
+            if (line[j] == '\0') fail_at(line_number_, j + 1, "binary content (NUL byte): not a text trace");
+            s += line[j++];
+          }
+        }
+        if (!closed) fail_at(line_number_, t.column, "unterminated quoted string");
+        unescaped_.push_back(std::move(s));
+        t.text = unescaped_.back();
+        i = j;
+      } else {
+        std::size_t j = i;
+        while (j < n && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' && line[j] != '#') {
+          if (line[j] == '\0') fail_at(line_number_, j + 1, "binary content (NUL byte): not a text trace");
+          if (line[j] == '"') fail_at(line_number_, j + 1, "unexpected '\"' inside a word");
+          ++j;
+        }
+        t.text = line.substr(i, j - i);
+        i = j;
+      }
+      tokens_.push_back(t);
+    }
+    // Quoted strings live in unescaped_, whose growth may move them: re-point the views.
+    std::size_t q = 0;
+    for (auto& t : tokens_) {
+      if (t.quoted) t.text = unescaped_[q++];
+    }
+  }
+
+  // ---- field parsers ----
+
+  double time_field(const Token& t) const {
+    double v = 0;
+    const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) {
+      if (r.ec == std::errc::result_out_of_range) fail(t, "time '" + std::string(t.text) + "' is out of range");
+      fail(t, "expected a time in seconds, found '" + std::string(t.text) + "'");
+    }
+    if (!std::isfinite(v)) fail(t, "time must be finite, found '" + std::string(t.text) + "'");
+    if (v < 0) fail(t, "time must be >= 0, found " + std::string(t.text));
+    return v;
+  }
+
+  double number_field(const Token& t, const char* what) const {
+    double v = 0;
+    const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size() || !std::isfinite(v)) {
+      fail(t, std::string("expected ") + what + ", found '" + std::string(t.text) + "'");
+    }
+    return v;
+  }
+
+  std::int64_t integer_field(const Token& t, const char* what, std::int64_t min_value = 0) const {
+    std::int64_t v = 0;
+    const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) {
+      if (r.ec == std::errc::result_out_of_range) {
+        fail(t, std::string(what) + " '" + std::string(t.text) + "' is too large (max 9223372036854775807)");
+      }
+      fail(t, std::string("expected ") + what + " (an integer), found '" + std::string(t.text) + "'");
+    }
+    if (v < min_value) fail(t, std::string(what) + " must be >= " + std::to_string(min_value) + ", found " + std::string(t.text));
+    return v;
+  }
+
+  EntityIndex node_field(const Token& t) const {
+    const std::int64_t id = integer_field(t, "node id");
+    const auto it = node_index_.find(id);
+    if (it == node_index_.end()) fail(t, "node " + std::to_string(id) + " is not declared (declare it with a 'node' entry first)");
+    return it->second;
+  }
+
+  // ---- entries ----
+
+  void expect_positional(std::size_t count, const char* shape) {
+    positional_ = 0;
+    while (positional_ < tokens_.size() && (tokens_[positional_].quoted || tokens_[positional_].text.find('=') == std::string_view::npos)) {
+      ++positional_;
+    }
+    if (positional_ < count) {
+      const Token& last = tokens_.back();
+      fail_at(line_number_, last.column + last.text.size(),
+              "missing field: expected '" + std::string(shape) + "'");
+    }
+    if (positional_ > count) fail(tokens_[count], "unexpected extra field '" + std::string(tokens_[count].text) + "'; expected '" + shape + "'");
+  }
+
+  /// Parses key=value options after the positional fields. `allowed` lists valid keys.
+  template <std::size_t K>
+  std::array<const Token*, K> options(const std::array<const char*, K>& allowed, std::array<Token, K>& values) {
+    std::array<const Token*, K> found{};
+    for (std::size_t i = positional_; i < tokens_.size(); ++i) {
+      const Token& t = tokens_[i];
+      const std::size_t eq = t.text.find('=');
+      if (t.quoted || eq == std::string_view::npos) fail(t, "expected key=value after the fields, found '" + std::string(t.text) + "'");
+      const std::string_view key = t.text.substr(0, eq);
+      std::size_t k = 0;
+      while (k < K && key != allowed[k]) ++k;
+      if (k == K) {
+        std::string valid;
+        for (const char* a : allowed) valid += std::string(valid.empty() ? "" : ", ") + a;
+        fail(t, "unknown option '" + std::string(key) + "'" + (K == 0 ? std::string(" (this entry takes none)") : " (valid: " + valid + ")"));
+      }
+      if (found[k] != nullptr) fail(t, "option '" + std::string(key) + "' given twice");
+      Token v;
+      v.column = t.column + eq + 1;
+      if (eq + 1 < t.text.size()) {
+        v.text = t.text.substr(eq + 1);
+      } else if (i + 1 < tokens_.size() && tokens_[i + 1].quoted && tokens_[i + 1].column == t.column + t.text.size()) {
+        v = tokens_[++i];  // key="quoted value"
+      } else {
+        fail(t, "option '" + std::string(key) + "' has no value");
+      }
+      values[k] = v;
+      found[k] = &values[k];
+    }
+    return found;
+  }
+
+  void advance_clock(const Token& t, double time) {
+    if (time < last_time_) {
+      fail(t, "time goes backwards: " + std::string(t.text) + " after " + format_time(last_time_) +
+                  " (entries must be sorted by time)");
+    }
+    last_time_ = time;
+    max_time_ = std::max(max_time_, time);
+  }
+
+  static std::string format_time(double t) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", t);
+    return buf;
+  }
+
+  void dispatch() {
+    const Token& type = tokens_[0];
+    if (!seen_header_) {
+      if (type.text != "kntr") fail(type, "expected 'kntr 1' as the first entry, found '" + std::string(type.text) + "' (is this a Kanoko native trace?)");
+      expect_positional(2, "kntr VERSION");
+      const std::int64_t major = integer_field(tokens_[1], "format version", 1);
+      if (major > kSupportedMajor) fail(tokens_[1], "native trace version " + std::to_string(major) + " is newer than this kanoko reads (" + std::to_string(kSupportedMajor) + ")");
+      seen_header_ = true;
+      return;
+    }
+    const std::string_view kind = type.text;
+    if (declared_end_ >= 0) fail(type, "entry after 'end'");
+    if (kind == "node") {
+      entry_node();
+    } else if (kind == "link") {
+      entry_link();
+    } else if (kind == "msg") {
+      entry_msg();
+    } else if (kind == "load") {
+      entry_load();
+    } else if (kind == "state") {
+      entry_state();
+    } else if (kind == "end") {
+      expect_positional(2, "end TIME");
+      const double t = time_field(tokens_[1]);
+      advance_clock(tokens_[1], t);
+      declared_end_ = t;
+    } else if (kind == "kntr") {
+      fail(type, "'kntr' header given twice");
+    } else {
+      fail(type, "unknown entry type '" + std::string(kind) + "' (valid: node, link, msg, load, state, end)");
+    }
+  }
+
+  void entry_node() {
+    expect_positional(3, "node TIME ID [name=S] [host=S] [rank=N]");
+    const double t = time_field(tokens_[1]);
+    advance_clock(tokens_[1], t);
+    Entity e;
+    e.id = integer_field(tokens_[2], "node id");
+    std::array<Token, 3> values;
+    const auto opt = options<3>({"name", "host", "rank"}, values);
+    if (node_index_.count(e.id) != 0U) fail(tokens_[2], "node " + std::to_string(e.id) + " is declared twice");
+    e.index = static_cast<EntityIndex>(node_index_.size());
+    if (node_index_.size() >= std::numeric_limits<EntityIndex>::max()) fail(tokens_[2], "too many nodes");
+    e.name = opt[0] != nullptr ? std::string(opt[0]->text) : "node" + std::to_string(e.id);
+    e.host = opt[1] != nullptr ? std::string(opt[1]->text) : std::string();
+    e.rank = opt[2] != nullptr ? integer_field(*opt[2], "rank") : static_cast<std::int64_t>(e.index);
+    node_index_.emplace(e.id, e.index);
+    sink_.on_entity(e);
+  }
+
+  void entry_link() {
+    expect_positional(5, "link TIME ID NODE_A NODE_B [name=S]");
+    const double t = time_field(tokens_[1]);
+    advance_clock(tokens_[1], t);
+    Link l;
+    l.id = integer_field(tokens_[2], "link id");
+    l.a = node_field(tokens_[3]);
+    l.b = node_field(tokens_[4]);
+    if (l.a == l.b) fail(tokens_[4], "a link must join two different nodes");
+    std::array<Token, 1> values;
+    const auto opt = options<1>({"name"}, values);
+    if (!link_ids_.emplace(l.id).second) fail(tokens_[2], "link " + std::to_string(l.id) + " is declared twice");
+    l.name = opt[0] != nullptr ? std::string(opt[0]->text) : "link" + std::to_string(l.id);
+    sink_.on_link(l);
+  }
+
+  void entry_msg() {
+    expect_positional(5, "msg TIME SRC DST BYTES [tag=N] [recv=T]");
+    Message m;
+    m.send_s = time_field(tokens_[1]);
+    advance_clock(tokens_[1], m.send_s);
+    m.src = node_field(tokens_[2]);
+    m.dst = node_field(tokens_[3]);
+    m.bytes = static_cast<std::uint64_t>(integer_field(tokens_[4], "byte count"));
+    std::array<Token, 2> values;
+    const auto opt = options<2>({"tag", "recv"}, values);
+    if (opt[0] != nullptr) m.tag = integer_field(*opt[0], "tag", std::numeric_limits<std::int64_t>::min());
+    if (opt[1] != nullptr) {
+      m.recv_s = time_field(*opt[1]);
+      if (m.recv_s < m.send_s) fail(*opt[1], "receive time is before the send time");
+      max_time_ = std::max(max_time_, m.recv_s);
+    }
+    sink_.on_message(m);
+  }
+
+  void entry_load() {
+    expect_positional(4, "load TIME NODE VALUE");
+    LoadSample s;
+    s.time_s = time_field(tokens_[1]);
+    advance_clock(tokens_[1], s.time_s);
+    s.entity = node_field(tokens_[2]);
+    s.value = number_field(tokens_[3], "a load value (a finite number >= 0)");
+    if (s.value < 0) fail(tokens_[3], "load must be >= 0, found " + std::string(tokens_[3].text));
+    options<0>({}, empty_values_);
+    sink_.on_load(s);
+  }
+
+  void entry_state() {
+    expect_positional(5, "state TIME NODE DURATION NAME");
+    StateInterval s;
+    s.begin_s = time_field(tokens_[1]);
+    advance_clock(tokens_[1], s.begin_s);
+    s.entity = node_field(tokens_[2]);
+    const double duration = number_field(tokens_[3], "a duration in seconds");
+    if (duration < 0) fail(tokens_[3], "duration must be >= 0, found " + std::string(tokens_[3].text));
+    s.end_s = s.begin_s + duration;
+    if (!std::isfinite(s.end_s)) fail(tokens_[3], "state end time overflows");
+    if (tokens_[4].text.empty()) fail(tokens_[4], "state name is empty");
+    s.name = tokens_[4].text;
+    options<0>({}, empty_values_);
+    max_time_ = std::max(max_time_, s.end_s);
+    sink_.on_state(s);
+  }
+
+  std::string name_;
+  TraceSink& sink_;
+  std::int64_t line_number_ = 0;
+  std::vector<Token> tokens_;
+  std::vector<std::string> unescaped_;
+  std::size_t positional_ = 0;
+  std::array<Token, 0> empty_values_{};
+  bool seen_header_ = false;
+  double last_time_ = 0;
+  double max_time_ = 0;
+  double declared_end_ = -1;
+  std::unordered_map<std::int64_t, EntityIndex> node_index_;
+  std::unordered_set<std::int64_t> link_ids_;
+};
+
+/// Feeds complete lines from successive chunks to the parser, keeping the partial last line.
+class LineSplitter {
+ public:
+  explicit LineSplitter(NativeParser& p, std::string name) : parser_(p), name_(std::move(name)) {}
+
+  void feed(std::string_view chunk) {
+    std::size_t pos = 0;
+    if (!carry_.empty()) {
+      const char* nl = static_cast<const char*>(std::memchr(chunk.data(), '\n', chunk.size()));
+      if (nl == nullptr) {
+        carry_.append(chunk);
+        check_length();
+        return;
+      }
+      const auto len = static_cast<std::size_t>(nl - chunk.data());
+      carry_.append(chunk.substr(0, len));
+      parser_.parse_line(carry_);
+      carry_.clear();
+      pos = len + 1;
+    }
+    while (pos < chunk.size()) {
+      const char* nl = static_cast<const char*>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
+      if (nl == nullptr) {
+        carry_.assign(chunk.substr(pos));
+        check_length();
+        return;
+      }
+      const auto end = static_cast<std::size_t>(nl - chunk.data());
+      parser_.parse_line(chunk.substr(pos, end - pos));
+      pos = end + 1;
+    }
+  }
+
+  void finish() {
+    if (!carry_.empty()) parser_.parse_line(carry_);
+    carry_.clear();
+    parser_.finish();
+  }
+
+ private:
+  void check_length() const {
+    if (carry_.size() > kMaxLineBytes) {
+      throw InputError(FileLoc{name_}, "a line is longer than 16 MiB: not a native trace (binary file?)");
+    }
+  }
+  NativeParser& parser_;
+  std::string name_;
+  std::string carry_;
+};
+
+}  // namespace
+
+void read_native_trace_text(std::string_view text, const std::string& name, TraceSink& sink) {
+  NativeParser parser(name, sink);
+  LineSplitter splitter(parser, name);
+  splitter.feed(text);
+  splitter.finish();
+}
+
+void read_native_trace(const std::filesystem::path& path, TraceSink& sink) {
+  const std::string name = path.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(FileLoc{name}, std::string("cannot open trace: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  NativeParser parser(name, sink);
+  LineSplitter splitter(parser, name);
+  std::vector<char> buffer(kChunkBytes);
+  std::size_t chunks = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EISDIR) throw InputError(FileLoc{name}, "is a directory, expected a trace file");
+      throw InputError(FileLoc{name}, std::string("read failed: ") + std::strerror(errno));
+    }
+    if (n == 0) break;
+    splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    if (++chunks % 64 == 0) check_interrupt();
+  }
+  splitter.finish();
+}
+
+}  // namespace kanoko::trace

@@ -1,0 +1,134 @@
+// The trajectory file (.kntj): the cached result of `kanoko simulate`, read by the viewer, the
+// renderer, `kanoko export` and (later) the sound. Byte layout: docs/trajectory-format.md.
+//
+// Frames have a fixed stride, so frame k is at frames_offset + k * frame_stride (O(1) seeking);
+// the reader memory-maps the file.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kanoko::trajectory {
+
+inline constexpr std::uint16_t kVersionMajor = 1;
+inline constexpr std::uint16_t kVersionMinor = 0;
+
+/// Presentation data of one body (cold data, indexed like the positions).
+struct BodyInfo {
+  std::string name;
+  std::string host;
+  std::int64_t rank = -1;
+  std::array<float, 3> colour_rgb{0.8F, 0.8F, 0.8F};  ///< 0..1
+  float radius = 0.1F;                                 ///< sphere radius at base mass, scene units
+};
+
+/// Everything in the file except the frames.
+struct Metadata {
+  std::vector<BodyInfo> bodies;
+  std::vector<std::array<std::uint32_t, 2>> edges;  ///< springs, body index pairs
+  std::vector<std::string> stat_names;              ///< per-body statistics stored in each frame
+  double dt_s = 0;                 ///< integrator step (trace seconds)
+  std::uint32_t steps_per_frame = 1;
+  double interval_s = 0;           ///< binning interval of the trace
+  double trace_begin_s = 0;        ///< trace time of frame 0
+  double trace_end_s = 0;          ///< end of the traced run
+  std::uint64_t input_hash = 0;    ///< digest of trace, mapping and parameters (cache key)
+  std::string integrator;          ///< registry name
+  std::string source_trace;        ///< path given to simulate (informational)
+  std::string source_mapping;      ///< path of the mapping (informational)
+  std::string mapping_text;        ///< the mapping file's text, for inspection and re-simulation
+
+  [[nodiscard]] std::size_t body_count() const { return bodies.size(); }
+  [[nodiscard]] std::size_t stat_count() const { return stat_names.size(); }
+  /// Index of a statistic by name, or -1.
+  [[nodiscard]] int stat_index(std::string_view name) const;
+};
+
+/// Names of the per-body statistics `kanoko simulate` stores, in order.
+namespace stat {
+inline constexpr const char* kLoad = "load";                  ///< load in the current interval
+inline constexpr const char* kMass = "mass";
+inline constexpr const char* kBytesSent = "bytes_sent";       ///< in the current interval
+inline constexpr const char* kBytesRecv = "bytes_recv";
+inline constexpr const char* kMsgsSent = "msgs_sent";
+inline constexpr const char* kMsgsRecv = "msgs_recv";
+inline constexpr const char* kBytesSentTotal = "bytes_sent_total";  ///< since the start
+inline constexpr const char* kBytesRecvTotal = "bytes_recv_total";
+inline constexpr const char* kMsgsSentTotal = "msgs_sent_total";
+inline constexpr const char* kMsgsRecvTotal = "msgs_recv_total";
+}  // namespace stat
+
+/// One stored frame, viewed in place (memory-mapped). Positions and velocities are 3×N,
+/// column-major (a body's x, y, z are contiguous), stats are S×N.
+struct FrameView {
+  double time_s = 0;  ///< trace time
+  Eigen::Map<const Eigen::Matrix3Xd> positions{nullptr, 3, 0};
+  Eigen::Map<const Eigen::Matrix3Xd> velocities{nullptr, 3, 0};
+  Eigen::Map<const Eigen::MatrixXd> stats{nullptr, 0, 0};
+};
+
+/// Writes a trajectory under a temporary name; commit() makes it appear. Destroying an
+/// uncommitted writer removes the temporary file.
+class Writer {
+ public:
+  Writer(const std::filesystem::path& path, Metadata meta);
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  /// Appends one frame. Shapes must be 3×N, 3×N and S×N.
+  void append_frame(double time_s, const Eigen::Ref<const Eigen::Matrix3Xd>& positions,
+                    const Eigen::Ref<const Eigen::Matrix3Xd>& velocities,
+                    const Eigen::Ref<const Eigen::MatrixXd>& stats);
+  [[nodiscard]] std::uint64_t frame_count() const;
+  /// Writes the trailer and header counts, then renames into place.
+  void commit();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A trajectory opened for reading. Validates header, sections, size and checksum on open and
+/// throws InputError (file + section/record) on anything wrong.
+class Reader {
+ public:
+  /// `verify_checksum = false` skips reading every byte (the size is still checked).
+  explicit Reader(const std::filesystem::path& path, bool verify_checksum = true);
+  ~Reader();
+  Reader(Reader&&) noexcept;
+  Reader& operator=(Reader&&) noexcept;
+
+  [[nodiscard]] const Metadata& meta() const;
+  [[nodiscard]] std::size_t frame_count() const;
+  [[nodiscard]] FrameView frame(std::size_t k) const;
+  [[nodiscard]] double frame_time(std::size_t k) const;
+  /// Time of the first and last frame.
+  [[nodiscard]] double begin_time() const;
+  [[nodiscard]] double end_time() const;
+  /// Index of the last frame with time <= t (clamped to the valid range).
+  [[nodiscard]] std::size_t frame_at_or_before(double t) const;
+  /// Positions at any time t, by cubic Hermite interpolation between the two stored frames
+  /// around t (positions and velocities make it C¹); clamped outside the stored range.
+  void positions_at(double t, Eigen::Matrix3Xd& out) const;
+  /// Statistics at time t: those of the last frame at or before t (piecewise constant).
+  void stats_at(double t, Eigen::MatrixXd& out) const;
+
+  /// Implementation detail (the memory map and parsed header), opaque to users.
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads only the header and input hash (cheap); returns false if the file is missing or not a
+/// valid trajectory of this major version. Used by the simulate cache.
+bool read_input_hash(const std::filesystem::path& path, std::uint64_t& hash_out);
+
+}  // namespace kanoko::trajectory

@@ -1,0 +1,118 @@
+#include "tests/support/test_support.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace kanoko::test {
+
+TempDir::TempDir() {
+  std::random_device rd;
+  const auto base = std::filesystem::temp_directory_path();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto candidate = base / ("kanoko-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    if (std::filesystem::create_directory(candidate)) {
+      path_ = candidate;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temporary folder");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+namespace {
+std::string slurp_fd(int fd) {
+  std::string s;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    s.append(buf, static_cast<std::size_t>(n));
+  }
+  return s;
+}
+}  // namespace
+
+CommandResult run_program(const std::vector<std::string>& argv) {
+  // Output goes to temporary files so that large outputs cannot dead-lock on pipe buffers.
+  TempDir dir;
+  const auto out_path = dir / "stdout";
+  const auto err_path = dir / "stderr";
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int in = ::open("/dev/null", O_RDONLY);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::dup2(in, 0);
+    std::vector<char*> cargv;
+    cargv.reserve(argv.size() + 1);
+    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    ::execvp(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text(out_path);
+  r.err = read_text(err_path);
+  return r;
+}
+
+CommandResult run_kanoko(const std::vector<std::string>& args) {
+  const char* bin = std::getenv("KANOKO_BINARY");
+  if (bin == nullptr) throw std::runtime_error("KANOKO_BINARY is not set (run through ctest)");
+  std::vector<std::string> argv{bin};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv);
+}
+
+std::filesystem::path source_dir() {
+  const char* s = std::getenv("KANOKO_SOURCE_DIR");
+  if (s == nullptr) throw std::runtime_error("KANOKO_SOURCE_DIR is not set (run through ctest)");
+  return s;
+}
+
+std::filesystem::path shared_dir() {
+  const char* s = std::getenv("KANOKO_SHARED_DIR");
+  if (s == nullptr) throw std::runtime_error("KANOKO_SHARED_DIR is not set (run through ctest)");
+  return s;
+}
+
+void write_text(const std::filesystem::path& p, const std::string& content) {
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out << content;
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return std::move(ss).str();
+}
+
+std::vector<std::string> list_dir(const std::filesystem::path& p) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(p)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace kanoko::test

@@ -1,0 +1,48 @@
+// Helpers shared by the test suites: temporary folders, running the kanoko binary, paths.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kanoko::test {
+
+/// A fresh folder under the system temp dir, removed with its content on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// The result of running a command.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// Runs the built `kanoko` binary with arguments (no shell), capturing output.
+CommandResult run_kanoko(const std::vector<std::string>& args);
+/// Runs any program with arguments (no shell), capturing output.
+CommandResult run_program(const std::vector<std::string>& argv);
+
+/// The repository root (from KANOKO_SOURCE_DIR).
+std::filesystem::path source_dir();
+/// ../shared next to the repository (from KANOKO_SHARED_DIR).
+std::filesystem::path shared_dir();
+
+/// Writes a text file (creating folders).
+void write_text(const std::filesystem::path& p, const std::string& content);
+/// Reads a whole file.
+std::string read_text(const std::filesystem::path& p);
+/// Lists the entries of a folder (names only, sorted).
+std::vector<std::string> list_dir(const std::filesystem::path& p);
+
+}  // namespace kanoko::test
