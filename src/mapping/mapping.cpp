@@ -67,6 +67,7 @@ class Section {
 
   const toml::value* get(const std::string& key) {
     used_.push_back(key);
+    mapping_.known_keys.insert(dotted(key));
     if (table_ == nullptr) return nullptr;
     const auto& t = table_->as_table();
     const auto it = t.find(key);

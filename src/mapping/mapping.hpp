@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,9 @@ struct Mapping {
   /// Location of each key that was given, by dotted path ("bodies.lattice"), so that errors found
   /// later (a lattice that does not fit the trace) can point into the file.
   std::map<std::string, FileLoc> locations;
+  /// Every key the parser looked up, by dotted path ("forces.friction.beta"), whether given or
+  /// not: the language's vocabulary, used to check docs/mapping-language.md against the parser.
+  std::set<std::string> known_keys;
 
   /// Location of a key, or of the file when the key was not given.
   [[nodiscard]] FileLoc where(const std::string& key) const;

@@ -26,7 +26,8 @@ constexpr int kSupportedMajor = 1;
 struct Token {
   std::string_view text;   ///< unquoted content
   std::size_t column = 0;  ///< 1-based column of the token's first character
-  bool quoted = false;
+  bool quoted = false;        ///< a whole quoted string (always positional)
+  bool quoted_value = false;  ///< key="value": text is key=value, unescaped
 };
 
 /// Parser state for one file: the line being parsed, the declared ids, the clock.
@@ -52,6 +53,28 @@ class NativeParser {
   }
   [[noreturn]] void fail(const Token& t, const std::string& msg) const { fail_at(line_number_, t.column, msg); }
 
+  /// Parses a quoted string starting at line[open] == '"'; returns the index after the closing
+  /// quote and appends the unescaped text to `out`.
+  std::size_t parse_quoted(std::string_view line, std::size_t open, std::string& out) const {
+    std::size_t j = open + 1;
+    while (j < line.size()) {
+      const char c = line[j];
+      if (c == '\\' && j + 1 < line.size() && (line[j + 1] == '"' || line[j + 1] == '\\')) {
+        out += line[j + 1];
+        j += 2;
+      } else if (c == '"') {
+        return j + 1;
+      } else {
+        if (c == '\0') fail_at(line_number_, j + 1, "binary content (NUL byte): not a text trace");
+        out += c;
+        ++j;
+      }
+    }
+    fail_at(line_number_, open + 1, "unterminated quoted string");
+  }
+
+  static bool is_separator(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
   void tokenize(std::string_view line) {
     tokens_.clear();
     unescaped_.clear();
@@ -59,7 +82,7 @@ class NativeParser {
     const std::size_t n = line.size();
     while (i < n) {
       const char c = line[i];
-      if (c == ' ' || c == '\t' || c == '\r') {
+      if (is_separator(c)) {
         ++i;
         continue;
       }
@@ -68,44 +91,40 @@ class NativeParser {
       Token t;
       t.column = i + 1;
       if (c == '"') {
-        // Quoted string; \" and \\ escapes. Unescaped text is kept in a per-line arena.
+        // A quoted positional string. Unescaped text lives in a per-line arena.
         t.quoted = true;
-        std::size_t j = i + 1;
         std::string s;
-        bool closed = false;
-        while (j < n) {
-          if (line[j] == '\\' && j + 1 < n && (line[j + 1] == '"' || line[j + 1] == '\\')) {
-            s += line[j + 1];
-            j += 2;
-          } else if (line[j] == '"') {
-            closed = true;
-            ++j;
-            break;
-          } else {
-            if (line[j] == '\0') fail_at(line_number_, j + 1, "binary content (NUL byte): not a text trace");
-            s += line[j++];
-          }
-        }
-        if (!closed) fail_at(line_number_, t.column, "unterminated quoted string");
+        i = parse_quoted(line, i, s);
         unescaped_.push_back(std::move(s));
-        t.text = unescaped_.back();
-        i = j;
       } else {
         std::size_t j = i;
-        while (j < n && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' && line[j] != '#') {
+        while (j < n && !is_separator(line[j]) && line[j] != '#') {
           if (line[j] == '\0') fail_at(line_number_, j + 1, "binary content (NUL byte): not a text trace");
-          if (line[j] == '"') fail_at(line_number_, j + 1, "unexpected '\"' inside a word");
+          if (line[j] == '"') {
+            // key="quoted value": the token is key= followed by the unescaped value.
+            if (j == i || line[j - 1] != '=' || line.substr(i, j - i).find('=') != j - i - 1) {
+              fail_at(line_number_, j + 1, "unexpected '\"' inside a word");
+            }
+            std::string s(line.substr(i, j - i));
+            j = parse_quoted(line, j, s);
+            if (j < n && !is_separator(line[j]) && line[j] != '#') {
+              fail_at(line_number_, j + 1, "expected a space after the closing quote");
+            }
+            unescaped_.push_back(std::move(s));
+            t.quoted_value = true;
+            break;
+          }
           ++j;
         }
-        t.text = line.substr(i, j - i);
+        if (!t.quoted_value) t.text = line.substr(i, j - i);
         i = j;
       }
       tokens_.push_back(t);
     }
-    // Quoted strings live in unescaped_, whose growth may move them: re-point the views.
+    // Unescaped strings live in unescaped_, whose growth may move them: point the views now.
     std::size_t q = 0;
     for (auto& t : tokens_) {
-      if (t.quoted) t.text = unescaped_[q++];
+      if (t.quoted || t.quoted_value) t.text = unescaped_[q++];
     }
   }
 
@@ -186,13 +205,9 @@ class NativeParser {
       if (found[k] != nullptr) fail(t, "option '" + std::string(key) + "' given twice");
       Token v;
       v.column = t.column + eq + 1;
-      if (eq + 1 < t.text.size()) {
-        v.text = t.text.substr(eq + 1);
-      } else if (i + 1 < tokens_.size() && tokens_[i + 1].quoted && tokens_[i + 1].column == t.column + t.text.size()) {
-        v = tokens_[++i];  // key="quoted value"
-      } else {
-        fail(t, "option '" + std::string(key) + "' has no value");
-      }
+      v.quoted = t.quoted_value;
+      v.text = t.text.substr(eq + 1);
+      if (v.text.empty() && !t.quoted_value) fail(t, "option '" + std::string(key) + "' has no value");
       values[k] = v;
       found[k] = &values[k];
     }

@@ -83,7 +83,9 @@ void TimelineBuilder::add_interval(std::vector<double>& per_bin, EntityIndex e, 
   if (!(end_s > begin_s)) return;
   const double w = tl_.interval_s;
   const auto first = static_cast<std::size_t>(std::floor(begin_s / w));
-  const auto last = static_cast<std::size_t>(std::floor(end_s / w));
+  auto last = static_cast<std::size_t>(std::floor(end_s / w));
+  // [begin, end) ending exactly on a boundary does not touch the next bin.
+  if (last > first && static_cast<double>(last) * w >= end_s) --last;
   ensure_bins(last + 1);
   const std::size_t n = tl_.entity_count();
   for (std::size_t b = first; b <= last; ++b) {

@@ -31,18 +31,6 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-namespace {
-std::string slurp_fd(int fd) {
-  std::string s;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    s.append(buf, static_cast<std::size_t>(n));
-  }
-  return s;
-}
-}  // namespace
 
 CommandResult run_program(const std::vector<std::string>& argv) {
   // Output goes to temporary files so that large outputs cannot dead-lock on pipe buffers.
@@ -75,24 +63,21 @@ CommandResult run_program(const std::vector<std::string>& argv) {
 }
 
 CommandResult run_kanoko(const std::vector<std::string>& args) {
-  const char* bin = std::getenv("KANOKO_BINARY");
-  if (bin == nullptr) throw std::runtime_error("KANOKO_BINARY is not set (run through ctest)");
-  std::vector<std::string> argv{bin};
+  std::vector<std::string> argv{kanoko_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv);
 }
 
-std::filesystem::path source_dir() {
-  const char* s = std::getenv("KANOKO_SOURCE_DIR");
-  if (s == nullptr) throw std::runtime_error("KANOKO_SOURCE_DIR is not set (run through ctest)");
-  return s;
+namespace {
+std::string env_or(const char* name, const char* fallback) {
+  const char* s = std::getenv(name);
+  return s != nullptr ? s : fallback;
 }
+}  // namespace
 
-std::filesystem::path shared_dir() {
-  const char* s = std::getenv("KANOKO_SHARED_DIR");
-  if (s == nullptr) throw std::runtime_error("KANOKO_SHARED_DIR is not set (run through ctest)");
-  return s;
-}
+std::string kanoko_binary() { return env_or("KANOKO_BINARY", KANOKO_TEST_BINARY); }
+std::filesystem::path source_dir() { return env_or("KANOKO_SOURCE_DIR", KANOKO_TEST_SOURCE_DIR); }
+std::filesystem::path shared_dir() { return env_or("KANOKO_SHARED_DIR", KANOKO_TEST_SHARED_DIR); }
 
 void write_text(const std::filesystem::path& p, const std::string& content) {
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());

@@ -28,14 +28,16 @@ struct CommandResult {
   std::string err;  ///< stderr
 };
 
+/// Path of the built `kanoko` executable (KANOKO_BINARY overrides).
+std::string kanoko_binary();
 /// Runs the built `kanoko` binary with arguments (no shell), capturing output.
 CommandResult run_kanoko(const std::vector<std::string>& args);
 /// Runs any program with arguments (no shell), capturing output.
 CommandResult run_program(const std::vector<std::string>& argv);
 
-/// The repository root (from KANOKO_SOURCE_DIR).
+/// The repository root (KANOKO_SOURCE_DIR overrides).
 std::filesystem::path source_dir();
-/// ../shared next to the repository (from KANOKO_SHARED_DIR).
+/// ../shared next to the repository (KANOKO_SHARED_DIR overrides).
 std::filesystem::path shared_dir();
 
 /// Writes a text file (creating folders).

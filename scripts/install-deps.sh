@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Kanoko needs to build, test and run (uses sudo when not root).
+set -euo pipefail
+packages=(
+  cmake g++ ninja-build pkg-config
+  libeigen3-dev libboost-program-options-dev libtoml11-dev libgtest-dev
+  libopenscenegraph-dev libgl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
+  libopenal-dev libopenal-data
+  xvfb xauth fonts-dejavu-core
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs, builds and runs the whole test suite: once with warnings as errors, once under
+# AddressSanitizer + UndefinedBehaviorSanitizer. Display tests run under Xvfb; audio never
+# needs a sound card. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+jobs=$(nproc)
+export ALSOFT_DRIVERS=null LIBGL_ALWAYS_SOFTWARE=1
+xvfb=(xvfb-run -a -s '-screen 0 1280x720x24 -noreset')
+
+echo "== build (RelWithDebInfo, warnings are errors)"
+cmake -S . -B build-ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKANOKO_WARNINGS_AS_ERRORS=ON >/dev/null
+cmake --build build-ci -j"$jobs"
+echo "== tests"
+"${xvfb[@]}" ctest --test-dir build-ci --output-on-failure -j"$jobs" --timeout 900
+
+echo "== build (AddressSanitizer + UBSan)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKANOKO_SANITIZE=ON -DKANOKO_WARNINGS_AS_ERRORS=ON \
+  -DKANOKO_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+echo "== tests under ASan + UBSan"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0
+"${xvfb[@]}" ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 1800

@@ -1,0 +1,214 @@
+// The model's force terms, one at a time, against hand-computed accelerations.
+#include <gtest/gtest.h>
+
+#include "integrators/integrator.hpp"
+#include "models/layout.hpp"
+#include "models/model.hpp"
+#include "tests/support/model_fixtures.hpp"
+
+namespace kanoko::models {
+namespace {
+
+using test::node_lines;
+using test::timeline_from_text;
+
+mapping::Mapping parse(const std::string& text) { return mapping::parse_mapping_text(text, "test.toml"); }
+
+/// Accelerations (3×N) at the initial state in interval `bin`.
+Eigen::Matrix3Xd accelerations(Model& model, std::size_t bin = 0, const Eigen::VectorXd* state = nullptr) {
+  model.set_interval(bin);
+  const Eigen::VectorXd y = state != nullptr ? *state : model.initial_state();
+  Eigen::VectorXd dydt(y.size());
+  model.derivative(0, y, dydt);
+  const auto n = static_cast<Eigen::Index>(model.body_count());
+  return Eigen::Map<const Eigen::Matrix3Xd>(dydt.data() + 3 * n, 3, n);
+}
+
+const char* kTwoOnALine = R"(
+[bodies]
+placement = "line"
+size = 2.0
+)";
+
+TEST(Model, SenderOnlyCommunicationPullsOnlyTheSender) {
+  const auto m = parse(std::string(kTwoOnALine) + "[forces.communication]\nmode = \"sender\"\ngain = 1.5\n");
+  const auto tl = timeline_from_text(node_lines(2) + "msg 0.01 0 1 100\nmsg 0.15 1 0 50\nend 0.2\n");
+  Model model(m, tl);
+  // Bin 0: 0 sent 100 bytes to 1, the peak of the trace, so the pull on 0 is exactly the gain.
+  Eigen::Matrix3Xd a = accelerations(model, 0);
+  EXPECT_DOUBLE_EQ(a(0, 0), 1.5);  // body 0 at x = -1 pulled towards body 1 at x = +1
+  EXPECT_EQ(a.col(1).norm(), 0.0);
+  // Bin 1: 1 sent half the peak to 0.
+  a = accelerations(model, 1);
+  EXPECT_EQ(a.col(0).norm(), 0.0);
+  EXPECT_DOUBLE_EQ(a(0, 1), -0.75);
+}
+
+TEST(Model, SymmetricCommunicationPullsBothEnds) {
+  const auto m = parse(std::string(kTwoOnALine) + "[forces.communication]\nmode = \"symmetric\"\ngain = 2\n");
+  const auto tl = timeline_from_text(node_lines(2) + "msg 0.01 0 1 100\nend 0.1\n");
+  Model model(m, tl);
+  const Eigen::Matrix3Xd a = accelerations(model);
+  EXPECT_DOUBLE_EQ(a(0, 0), 2.0);
+  EXPECT_DOUBLE_EQ(a(0, 1), -2.0);
+}
+
+TEST(Model, UnnormalisedCommunicationIsPerByteRate) {
+  const auto m = parse(std::string(kTwoOnALine) +
+                       "[forces.communication]\nnormalize = \"none\"\ngain = 0.001\nquantity = \"messages\"\n");
+  const auto tl = timeline_from_text(node_lines(2) + "msg 0.01 0 1 100\nmsg 0.02 0 1 100\nend 0.1\n");
+  Model model(m, tl);
+  // 2 messages in 0.1 s = 20 messages/s, times 0.001.
+  EXPECT_NEAR(accelerations(model)(0, 0), 0.02, 1e-15);
+}
+
+TEST(Model, RepulsionIsInverseSquareOverMass) {
+  const auto m = parse(std::string(kTwoOnALine) + "[mass]\nbase = 2.0\n[forces.repulsion]\nstrength = 8\n");
+  const auto tl = timeline_from_text(node_lines(2) + "end 0.1\n");
+  Model model(m, tl);
+  const Eigen::Matrix3Xd a = accelerations(model);
+  EXPECT_DOUBLE_EQ(a(0, 0), -8.0 / 4.0 / 2.0);  // R / r² / m, pushed outwards
+  EXPECT_DOUBLE_EQ(a(0, 1), 1.0);
+}
+
+TEST(Model, HookeSpringPullsTowardsNaturalLength) {
+  const auto m = parse(std::string(kTwoOnALine) + "[springs]\ntopology = \"explicit\"\nedges = [[0, 1]]\nk = 3\nlength = 1\n");
+  const auto tl = timeline_from_text(node_lines(2) + "end 0.1\n");
+  Model model(m, tl);
+  const Eigen::Matrix3Xd a = accelerations(model);
+  EXPECT_DOUBLE_EQ(a(0, 0), 3.0);  // stretched by 1: pulled together with force k·1
+  EXPECT_DOUBLE_EQ(a(0, 1), -3.0);
+  // "initial" length: no force at the start.
+  const auto m2 = parse(std::string(kTwoOnALine) + "[springs]\ntopology = \"explicit\"\nedges = [[0, 1]]\nk = 3\n");
+  Model model2(m2, tl);
+  EXPECT_EQ(accelerations(model2).norm(), 0.0);
+}
+
+TEST(Model, MassFollowsLoadAndScalesForcesButNotFriction) {
+  const auto m = parse(std::string(kTwoOnALine) +
+                       "[mass]\nbase = 1\nload_gain = 9\n[forces.repulsion]\nstrength = 4\n[forces.friction]\nbeta = 0.5\n");
+  const auto tl = timeline_from_text(node_lines(2) + "load 0 0 1.0\nload 0 1 0.0\nload 0.1 0 0.5\nend 0.2\n");
+  Model model(m, tl);
+  model.set_interval(0);
+  EXPECT_DOUBLE_EQ(model.masses()[0], 10.0);
+  EXPECT_DOUBLE_EQ(model.masses()[1], 1.0);
+  Eigen::VectorXd y = model.initial_state();
+  y.segment(6, 3) << 2.0, 0, 0;  // body 0 moving at vx = 2
+  const Eigen::Matrix3Xd a = accelerations(model, 0, &y);
+  EXPECT_DOUBLE_EQ(a(0, 0), -1.0 / 10.0 - 0.5 * 2.0);  // repulsion R/r² = 1 over m = 10, friction −βv
+  EXPECT_DOUBLE_EQ(a(0, 1), 1.0);
+  model.set_interval(1);
+  EXPECT_DOUBLE_EQ(model.masses()[0], 5.5);
+}
+
+TEST(Model, MassFromBusyStates) {
+  const auto m = parse(std::string(kTwoOnALine) +
+                       "[mass]\nload_gain = 2\nload = \"busy\"\nbusy_states = [\"work\"]\n[forces.friction]\nbeta = 1\n");
+  const auto tl = timeline_from_text(node_lines(2) + "state 0 0 0.05 work\nstate 0 1 0.1 idle\nend 0.1\n", 0.1, m.mass.busy_states);
+  Model model(m, tl);
+  EXPECT_NEAR(model.masses()[0], 2.0, 1e-12);  // 1 + 2 × 0.5
+  EXPECT_DOUBLE_EQ(model.masses()[1], 1.0);
+}
+
+TEST(Model, CentrePullRestoresTheInitialCentroid) {
+  const auto m = parse(std::string(kTwoOnALine) + "[forces.centre]\nstrength = 0.5\n");
+  const auto tl = timeline_from_text(node_lines(2) + "end 0.1\n");
+  Model model(m, tl);
+  EXPECT_DOUBLE_EQ(accelerations(model)(0, 0), 0.5);  // body at x = -1
+}
+
+TEST(Model, SettlingPhaseHasNoCommunicationButKeepsTotals) {
+  const auto m = parse(std::string(kTwoOnALine) + "[forces.communication]\ngain = 1\n");
+  const auto tl = timeline_from_text(node_lines(2) + "msg 0.01 0 1 100\nmsg 0.12 0 1 300\nend 0.2\n");
+  Model model(m, tl);
+  Eigen::MatrixXd stats;
+  model.set_interval(1);
+  model.current_stats(stats);
+  const auto names = Model::stat_names();
+  auto row = [&](const char* name) {
+    return static_cast<Eigen::Index>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  EXPECT_EQ(stats(row("bytes_sent"), 0), 300);
+  EXPECT_EQ(stats(row("bytes_recv"), 1), 300);
+  EXPECT_EQ(stats(row("bytes_sent_total"), 0), 400);
+  EXPECT_EQ(stats(row("msgs_recv_total"), 1), 2);
+  model.set_interval(5);  // past the trace
+  EXPECT_TRUE(model.pulls().empty());
+  model.current_stats(stats);
+  EXPECT_EQ(stats(row("bytes_sent"), 0), 0);
+  EXPECT_EQ(stats(row("bytes_sent_total"), 0), 400);
+  model.set_interval(0);  // going back recomputes the totals
+  model.current_stats(stats);
+  EXPECT_EQ(stats(row("bytes_sent_total"), 0), 100);
+}
+
+TEST(Model, EnergyIsConservedWithoutFrictionOrForcing) {
+  // Springs + repulsion on a 2×2×2 lattice, perturbed: the energy the model reports must be
+  // conserved by RK4 to high accuracy, which checks energy() against derivative().
+  const auto m = parse(R"(
+[bodies]
+placement = "lattice"
+lattice = [2, 2, 2]
+[springs]
+topology = "mesh"
+k = 2
+length = 1.2
+[forces.repulsion]
+strength = 0.1
+)");
+  const auto tl = timeline_from_text(node_lines(8) + "end 0.1\n");
+  Model model(m, tl);
+  Eigen::VectorXd y = model.initial_state();
+  y.segment(24, 3) << 0.3, -0.1, 0.2;
+  const double e0 = model.energy(y);
+  auto stepper = integrators::make_rk4([&](double t, const Eigen::VectorXd& s, Eigen::VectorXd& d) { model.derivative(t, s, d); }, y.size());
+  for (int k = 0; k < 2000; ++k) stepper->step(k * 1e-3, 1e-3, y);
+  EXPECT_NEAR(model.energy(y), e0, 1e-9 * std::abs(e0));
+}
+
+TEST(Layout, CubeVerticesAndCentring) {
+  const auto m = parse("[bodies]\nplacement = \"cube\"\nsize = 2\n[forces.friction]\nbeta = 1\n");
+  const Eigen::Matrix3Xd x = initial_positions(m, 8);
+  EXPECT_LT(x.rowwise().mean().norm(), 1e-15);
+  for (Eigen::Index i = 0; i < 8; ++i) EXPECT_DOUBLE_EQ(x.col(i).cwiseAbs().maxCoeff(), 1.0);
+}
+
+TEST(Layout, MeshEdgesOfA3x3x3) {
+  const auto edges = mesh_edges({3, 3, 3});
+  EXPECT_EQ(edges.size(), 54U);
+  std::vector<int> degree(27, 0);
+  for (const auto& e : edges) {
+    ++degree[e[0]];
+    ++degree[e[1]];
+  }
+  EXPECT_EQ(degree[13], 6);  // centre
+  EXPECT_EQ(degree[0], 3);   // corner
+}
+
+TEST(Layout, ErrorsPointIntoTheMapping) {
+  const auto cube = parse("[bodies]\nplacement = \"cube\"\n[forces.friction]\nbeta = 1\n");
+  try {
+    initial_positions(cube, 5);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("test.toml:2:13"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("5 bodies"), std::string::npos);
+  }
+  const auto lattice = parse("[bodies]\nplacement = \"lattice\"\nlattice = [3, 3, 3]\n[forces.friction]\nbeta = 1\n");
+  EXPECT_THROW(initial_positions(lattice, 26), InputError);
+  const auto mesh = parse("[springs]\ntopology = \"mesh\"\nmesh = [2, 2, 2]\n");
+  EXPECT_THROW(spring_edges(mesh, 9), InputError);
+  const auto edges = parse("[springs]\ntopology = \"explicit\"\nedges = [[0, 1], [1, 7]]\n");
+  try {
+    spring_edges(edges, 4);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("test.toml:3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("body 7"), std::string::npos) << e.what();
+  }
+  const auto dup = parse("[springs]\ntopology = \"explicit\"\nedges = [[0, 1], [1, 0]]\n");
+  EXPECT_THROW(spring_edges(dup, 4), InputError);
+}
+
+}  // namespace
+}  // namespace kanoko::models
