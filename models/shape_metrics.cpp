@@ -32,6 +32,13 @@ double anisotropy(const Eigen::Ref<const Eigen::Matrix3Xd>& x) {
   return 1.0 - 3.0 * (l[0] * l[1] + l[1] * l[2] + l[2] * l[0]) / (trace * trace);
 }
 
+double radial_unevenness(const Eigen::Ref<const Eigen::Matrix3Xd>& x) {
+  const Eigen::ArrayXd radii = (x.colwise() - centroid(x)).colwise().norm().transpose().array();
+  const double mean = radii.mean();
+  if (!(mean > 0)) return 0;
+  return std::sqrt((radii - mean).square().mean()) / mean;
+}
+
 Deformation deformation(const Eigen::Ref<const Eigen::Matrix3Xd>& x,
                         const Eigen::Ref<const Eigen::Matrix3Xd>& reference) {
   KANOKO_ASSERT(x.cols() == reference.cols() && x.cols() > 0, "shapes of different sizes");

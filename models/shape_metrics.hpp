@@ -19,6 +19,11 @@ Eigen::Vector3d gyration_eigenvalues(const Eigen::Ref<const Eigen::Matrix3Xd>& x
 /// isotropic cloud (a cube's vertices), 1/4 for a flat regular polygon, 1 for bodies on a line.
 double anisotropy(const Eigen::Ref<const Eigen::Matrix3Xd>& x);
 
+/// Radial unevenness: coefficient of variation of the bodies' distances from their centroid. 0
+/// when every body is equally far from the centre (a cube's vertices, a sphere); it grows as the
+/// shape turns lopsided, with some bodies drawn in and others left out.
+double radial_unevenness(const Eigen::Ref<const Eigen::Matrix3Xd>& x);
+
 /// How well `x` matches `reference` up to translation, rotation and uniform scale.
 struct Deformation {
   double scale = 1;     ///< size of x relative to the reference (s in s·R·ref + t)
