@@ -5,7 +5,6 @@ packages=(
   cmake g++ ninja-build pkg-config
   libeigen3-dev libboost-program-options-dev libtoml11-dev libgtest-dev
   libopenscenegraph-dev libgl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
-  libopenal-dev libopenal-data
   xvfb xauth fonts-dejavu-core
 )
 missing=()
