@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kanoko::trajectory {
@@ -36,8 +37,8 @@ struct Metadata {
   double dt_s = 0;                 ///< integrator step (trace seconds)
   std::uint32_t steps_per_frame = 1;
   double interval_s = 0;           ///< binning interval of the trace
-  double trace_begin_s = 0;        ///< trace time of frame 0
-  double trace_end_s = 0;          ///< end of the traced run
+  double trace_begin_s = 0;        ///< start of the traced run (trace time of frame 0)
+  double trace_end_s = 0;          ///< end of the traced run; later frames are the settling phase
   std::uint64_t input_hash = 0;    ///< digest of trace, mapping and parameters (cache key)
   std::string integrator;          ///< registry name
   std::string source_trace;        ///< path given to simulate (informational)
@@ -67,7 +68,7 @@ inline constexpr const char* kMsgsRecvTotal = "msgs_recv_total";
 /// One stored frame, viewed in place (memory-mapped). Positions and velocities are 3×N,
 /// column-major (a body's x, y, z are contiguous), stats are S×N.
 struct FrameView {
-  double time_s = 0;  ///< trace time
+  double time_s = 0;  ///< trace time (frames after Metadata::trace_end_s: settling, no forcing)
   Eigen::Map<const Eigen::Matrix3Xd> positions{nullptr, 3, 0};
   Eigen::Map<const Eigen::Matrix3Xd> velocities{nullptr, 3, 0};
   Eigen::Map<const Eigen::MatrixXd> stats{nullptr, 0, 0};

@@ -1,0 +1,84 @@
+// kanoko view: the interactive 3-D viewer on a simulated run.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "src/base/error.hpp"
+#include "src/cli/commands.hpp"
+#include "src/cli/options.hpp"
+#include "src/scene/playback.hpp"
+#include "src/scene/viewer.hpp"
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::cli {
+
+namespace {
+std::string key_help() {
+  std::string text = "Keys and mouse:\n";
+  for (const auto& b : scene::playback_bindings()) {
+    std::string key = b.key;
+    key.resize(std::max<std::size_t>(key.size(), 38), ' ');
+    text += "  " + key + b.action + '\n';
+  }
+  return text;
+}
+}  // namespace
+
+int cmd_view(const Args& args) {
+  const CommandSpec spec{
+      "view", "RUN.kntj [--size WxH] [--speed X]",
+      "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders, the\n"
+      "clock dial in the corner (12 o'clock = start, clockwise, 6 o'clock = half-way). By default\n"
+      "the whole run plays in about 20 s. Needs a display; without one, use 'kanoko render'.\n\n" +
+          key_help(),
+      "  kanoko view ring.kntj\n"
+      "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
+      "  xvfb-run -a kanoko view ring.kntj --exit-after 2 --screenshot shot.png\n"};
+
+  std::string run;
+  std::string size_text;
+  std::string screenshot;
+  po::options_description options("Options");
+  options.add_options()("run", po::value<std::string>(&run)->required(),
+                        "trajectory file from 'kanoko simulate' (the first argument)")(
+      "size", po::value<std::string>(&size_text)->default_value("1024x768"),
+      "window size in pixels, WIDTHxHEIGHT")(
+      "speed", po::value<double>(),
+      "playback speed in trace seconds per wall second (default: whole run in ~20 s)")(
+      "exit-after", po::value<double>(), "close the window after this many wall seconds")(
+      "screenshot", po::value<std::string>(&screenshot),
+      "write the last frame shown to this image (.png) when the window closes");
+  po::positional_options_description positional;
+  positional.add("run", 1);
+  po::variables_map vm;
+  if (!parse_command_line(spec, options, positional, args, vm)) return 0;
+
+  scene::ViewOptions view;
+  view.size = scene::parse_image_size(size_text, "--size");
+  if (vm.count("speed") != 0U) {
+    const double speed = vm["speed"].as<double>();
+    if (!std::isfinite(speed) || speed <= 0) {
+      throw InputError(FileLoc{"--speed"},
+                       "the speed must be a positive number of trace seconds "
+                       "per wall second, got " +
+                           std::to_string(speed));
+    }
+    view.speed = speed;
+  }
+  if (vm.count("exit-after") != 0U) {
+    const double seconds = vm["exit-after"].as<double>();
+    if (!std::isfinite(seconds) || seconds < 0) {
+      throw InputError(FileLoc{"--exit-after"},
+                       "expected a number of seconds >= 0, got " + std::to_string(seconds));
+    }
+    view.exit_after_s = seconds;
+  }
+  view.screenshot = screenshot;
+
+  const trajectory::Reader reader(run);
+  view.title = "Kanoko - " + run;
+  scene::run_viewer(reader, view);
+  return 0;
+}
+
+}  // namespace kanoko::cli

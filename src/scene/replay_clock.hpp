@@ -1,0 +1,75 @@
+// The replay clock: trace time as the viewer shows it, driven by wall time. Time is ours, not
+// OpenSceneGraph's (the osganimate pattern): the viewer loop asks the clock for the trace time,
+// sets the scene to it and calls viewer.frame(t). No OSG here, so it is tested without a display.
+#pragma once
+
+#include <span>
+
+namespace kanoko::scene {
+
+/// Play/pause, speed, direction and seeking over a run [begin, end] of trace time.
+class ReplayClock {
+ public:
+  /// Playback speed for which the whole run lasts about 20 s of wall time (1 if the run is empty).
+  [[nodiscard]] static double default_speed(double begin_s, double end_s);
+
+  /// Starts playing forward at `begin_s` with `speed` trace seconds per wall second (clamped to
+  /// the allowed range, see min_speed()/max_speed()). `end_s` < `begin_s` is a programmer error.
+  ReplayClock(double begin_s, double end_s, double speed);
+
+  /// Moves time by `wall_dt_s` × speed in the current direction unless paused. Reaching either
+  /// end of the run clamps there and pauses.
+  void advance(double wall_dt_s);
+
+  /// Current trace time, always within [begin_s(), end_s()].
+  [[nodiscard]] double time_s() const { return time_s_; }
+  /// First trace time of the run.
+  [[nodiscard]] double begin_s() const { return begin_s_; }
+  /// Last trace time of the run.
+  [[nodiscard]] double end_s() const { return end_s_; }
+  /// True while time stands still.
+  [[nodiscard]] bool paused() const { return paused_; }
+  /// True when playing backwards.
+  [[nodiscard]] bool reversed() const { return reversed_; }
+  /// Trace seconds per wall second (always positive; the direction is separate).
+  [[nodiscard]] double speed() const { return speed_; }
+  /// Slowest speed: a millionth of the run per wall second.
+  [[nodiscard]] double min_speed() const;
+  /// Fastest speed: the whole run in a tenth of a wall second.
+  [[nodiscard]] double max_speed() const;
+
+  /// Resumes. At the end of the run (or at its start when reversed) it starts over from the
+  /// other end, so "play" after the run finished replays it.
+  void play();
+  /// Stops time where it is.
+  void pause();
+  /// play() if paused, pause() otherwise.
+  void toggle_pause();
+  /// Sets the speed, clamped to [min_speed(), max_speed()]. Non-finite or non-positive values
+  /// are a programmer error (the command line validates --speed).
+  void set_speed(double speed);
+  /// Doubles the speed (clamped).
+  void faster();
+  /// Halves the speed (clamped).
+  void slower();
+  /// Flips the playing direction.
+  void reverse();
+  /// Jumps to trace time t, clamped to the run.
+  void seek(double t_s);
+  /// Back to the start of the run, playing forward (the pause state is kept).
+  void restart();
+  /// Pauses and moves `delta` stored frames forward (positive) or backward (negative) from the
+  /// current time; `frame_times_s` are the stored frame times, sorted. Clamped to the first and
+  /// last frame.
+  void step_frames(int delta, std::span<const double> frame_times_s);
+
+ private:
+  double begin_s_;
+  double end_s_;
+  double time_s_;
+  double speed_;
+  bool paused_ = false;
+  bool reversed_ = false;
+};
+
+}  // namespace kanoko::scene

@@ -1,0 +1,547 @@
+#include "src/scene/scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <osg/BlendFunc>
+#include <osg/Geode>
+#include <osg/Geometry>
+#include <osg/Program>
+#include <osg/Shader>
+#include <osg/Uniform>
+#include <osg/Viewport>
+#include <osgText/Font>
+#include <utility>
+
+#include "src/base/check.hpp"
+
+namespace kanoko::scene {
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr double kDegToRad = kPi / 180.0;
+
+// Low-poly sphere, 128 triangles: llvmpipe's cost grows with triangles (headless.md §5), and
+// per-pixel lighting keeps the spheres looking round anyway.
+constexpr unsigned kSphereDivisions = 4;
+constexpr unsigned kCylinderSides = 10;
+// At most this many stored frames are read to bound the run for the home view.
+constexpr std::size_t kBoundSampleFrames = 64;
+// Mass ratios beyond this range are clamped so a body never vanishes or fills the screen.
+constexpr double kMassRatioMin = 1e-3;
+constexpr double kMassRatioMax = 1e3;
+// Spring cylinders are this fraction of the smaller end sphere's radius.
+constexpr double kSpringRadiusFraction = 0.22;
+
+const osg::Vec4 kSpringColour{0.56F, 0.60F, 0.68F, 1.0F};
+const osg::Vec4 kDialFace{0.11F, 0.12F, 0.15F, 0.88F};
+const osg::Vec4 kDialElapsed{0.24F, 0.31F, 0.44F, 0.95F};
+const osg::Vec4 kDialRim{0.78F, 0.80F, 0.84F, 1.0F};
+const osg::Vec4 kDialTick{0.62F, 0.65F, 0.70F, 1.0F};
+const osg::Vec4 kDialTickNoon{0.95F, 0.96F, 0.98F, 1.0F};
+const osg::Vec4 kDialHand{1.0F, 0.62F, 0.12F, 1.0F};
+const osg::Vec4 kLabelColour{0.86F, 0.88F, 0.92F, 1.0F};
+
+// Per-pixel Blinn-Phong with a key light from the upper left, a weak fill from the lower right
+// and a faint rim, in eye space. GLSL 1.20 with the compatibility built-ins (OSG is a GL2 build).
+const char* const kVertexShader = R"(#version 120
+varying vec3 v_normal;
+varying vec3 v_eye_pos;
+void main() {
+  v_normal = gl_NormalMatrix * gl_Normal;
+  v_eye_pos = vec3(gl_ModelViewMatrix * gl_Vertex);
+  gl_Position = ftransform();
+}
+)";
+
+const char* const kFragmentShader = R"(#version 120
+uniform vec3 kanoko_colour;
+varying vec3 v_normal;
+varying vec3 v_eye_pos;
+void main() {
+  vec3 n = normalize(v_normal);
+  if (!gl_FrontFacing) n = -n;
+  vec3 v = normalize(-v_eye_pos);
+  vec3 key = normalize(vec3(-0.45, 0.60, 0.66));
+  vec3 fill = normalize(vec3(0.55, -0.35, 0.40));
+  float diffuse = max(dot(n, key), 0.0);
+  float fill_diffuse = max(dot(n, fill), 0.0);
+  float specular = pow(max(dot(n, normalize(key + v)), 0.0), 48.0);
+  float rim = pow(1.0 - max(dot(n, v), 0.0), 3.0);
+  vec3 c = kanoko_colour * (0.20 + 0.72 * diffuse + 0.18 * fill_diffuse)
+         + vec3(0.38) * specular + kanoko_colour * 0.22 * rim;
+  gl_FragColor = vec4(c, 1.0);
+}
+)";
+
+float to_f(double x) { return static_cast<float>(x); }
+
+template <class T, class... A>
+osg::ref_ptr<T> make(A&&... args) {
+  return osg::ref_ptr<T>(new T(std::forward<A>(args)...));
+}
+
+// Each octant face of an octahedron split into kSphereDivisions² triangles and pushed out onto
+// the unit sphere: 8 × 4² = 128 triangles with an evenly round outline from every side, which
+// a latitude/longitude sphere of the same budget does not have at its poles.
+osg::ref_ptr<osg::Geometry> build_unit_sphere() {
+  auto vertices = make<osg::Vec3Array>();
+  osg::ref_ptr<osg::DrawElementsUShort> indices = new osg::DrawElementsUShort(GL_TRIANGLES);
+  constexpr unsigned n = kSphereDivisions;
+  for (const int sx : {-1, 1}) {
+    for (const int sy : {-1, 1}) {
+      for (const int sz : {-1, 1}) {
+        const osg::Vec3 a(static_cast<float>(sx), 0.0F, 0.0F);
+        osg::Vec3 b(0.0F, static_cast<float>(sy), 0.0F);
+        osg::Vec3 c(0.0F, 0.0F, static_cast<float>(sz));
+        if (sx * sy * sz < 0) std::swap(b, c);  // keep the winding counter-clockwise from outside
+        const auto base = static_cast<unsigned>(vertices->size());
+        // Vertex (i, j) of the face grid, i + j <= n, row by row.
+        std::vector<unsigned> row_start(n + 2, 0);
+        for (unsigned i = 0; i <= n; ++i) {
+          row_start[i + 1] = row_start[i] + (n + 1 - i);
+          for (unsigned j = 0; i + j <= n; ++j) {
+            osg::Vec3 p =
+                a + (b - a) * (static_cast<float>(i) / n) + (c - a) * (static_cast<float>(j) / n);
+            p.normalize();
+            vertices->push_back(p);
+          }
+        }
+        const auto at = [&](unsigned i, unsigned j) {
+          return static_cast<unsigned short>(base + row_start[i] + j);
+        };
+        for (unsigned i = 0; i < n; ++i) {
+          for (unsigned j = 0; i + j < n; ++j) {
+            for (const unsigned short v : {at(i, j), at(i + 1, j), at(i, j + 1)})
+              indices->push_back(v);
+            if (i + j + 1 < n) {
+              for (const unsigned short v : {at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)}) {
+                indices->push_back(v);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  auto geom = make<osg::Geometry>();
+  geom->setVertexArray(vertices.get());
+  geom->setNormalArray(vertices.get(),
+                       osg::Array::BIND_PER_VERTEX);  // unit sphere: normal = position
+  geom->addPrimitiveSet(indices.get());
+  geom->setUseVertexBufferObjects(true);
+  return geom;
+}
+
+// Radius 1, from z = 0 to z = 1, open ends (they sit inside the spheres).
+osg::ref_ptr<osg::Geometry> build_unit_cylinder() {
+  auto vertices = make<osg::Vec3Array>();
+  auto normals = make<osg::Vec3Array>();
+  for (unsigned k = 0; k <= kCylinderSides; ++k) {
+    const double a = 2.0 * kPi * k / kCylinderSides;
+    const osg::Vec3 n(to_f(std::cos(a)), to_f(std::sin(a)), 0.0F);
+    vertices->push_back(n);
+    vertices->push_back(n + osg::Vec3(0.0F, 0.0F, 1.0F));
+    normals->push_back(n);
+    normals->push_back(n);
+  }
+  auto geom = make<osg::Geometry>();
+  geom->setVertexArray(vertices.get());
+  geom->setNormalArray(normals.get(), osg::Array::BIND_PER_VERTEX);
+  geom->addPrimitiveSet(
+      new osg::DrawArrays(GL_TRIANGLE_STRIP, 0, static_cast<GLsizei>(vertices->size())));
+  geom->setUseVertexBufferObjects(true);
+  return geom;
+}
+
+osg::ref_ptr<osg::StateSet> colour_state(const osg::Vec3& rgb) {
+  auto ss = make<osg::StateSet>();
+  ss->addUniform(new osg::Uniform("kanoko_colour", rgb));
+  return ss;
+}
+
+// A flat 2-D shape in the HUD, one colour, drawn in a fixed order (depth test is off there).
+osg::ref_ptr<osg::Geometry> make_flat(osg::Vec3Array* vertices, GLenum mode,
+                                      const osg::Vec4& colour, int bin) {
+  auto geom = make<osg::Geometry>();
+  geom->setVertexArray(vertices);
+  auto colours = make<osg::Vec4Array>();
+  colours->push_back(colour);
+  geom->setColorArray(colours.get(), osg::Array::BIND_OVERALL);
+  geom->addPrimitiveSet(new osg::DrawArrays(mode, 0, static_cast<GLsizei>(vertices->size())));
+  geom->getOrCreateStateSet()->setRenderBinDetails(bin, "RenderBin");
+  return geom;
+}
+
+osg::Vec3 on_circle(double angle_from_noon_rad, double radius) {
+  // Clockwise from 12 o'clock, y up.
+  return {to_f(radius * std::sin(angle_from_noon_rad)),
+          to_f(radius * std::cos(angle_from_noon_rad)), 0.0F};
+}
+
+osg::ref_ptr<osg::Vec3Array> disc_vertices(double radius, unsigned segments) {
+  auto v = make<osg::Vec3Array>();
+  v->push_back(osg::Vec3(0.0F, 0.0F, 0.0F));
+  for (unsigned k = 0; k <= segments; ++k)
+    v->push_back(on_circle(2.0 * kPi * k / segments, radius));
+  return v;
+}
+
+osg::ref_ptr<osg::Vec3Array> ring_vertices(double inner, double outer, unsigned segments) {
+  auto v = make<osg::Vec3Array>();
+  for (unsigned k = 0; k <= segments; ++k) {
+    const double a = 2.0 * kPi * k / segments;
+    v->push_back(on_circle(a, outer));
+    v->push_back(on_circle(a, inner));
+  }
+  return v;
+}
+
+// A quad along the radius at `angle`, from r0 to r1, `half_width` wide on each side (GL_TRIANGLES).
+void add_radial_quad(osg::Vec3Array& v, double angle, double r0, double r1, double half_width0,
+                     double half_width1) {
+  const osg::Vec3 along = on_circle(angle, 1.0);
+  const osg::Vec3 across = on_circle(angle + 0.5 * kPi, 1.0);
+  const osg::Vec3 a = along * to_f(r0) - across * to_f(half_width0);
+  const osg::Vec3 b = along * to_f(r0) + across * to_f(half_width0);
+  const osg::Vec3 c = along * to_f(r1) + across * to_f(half_width1);
+  const osg::Vec3 d = along * to_f(r1) - across * to_f(half_width1);
+  for (const osg::Vec3& p : {a, b, c, a, c, d}) v.push_back(p);
+}
+
+double safe_radius(const trajectory::BodyInfo& b) {
+  return b.radius > 0.0F ? static_cast<double>(b.radius) : 0.1;
+}
+
+double mass_ratio_scale(double m, double m0) {
+  if (!(m0 > 0) || !std::isfinite(m0) || !std::isfinite(m) || !(m > 0)) return 1.0;
+  return std::cbrt(std::clamp(m / m0, kMassRatioMin, kMassRatioMax));
+}
+
+osg::ref_ptr<osgText::Text> make_label(osgText::Font* font, osgText::Text::AlignmentType align) {
+  auto text = make<osgText::Text>();
+  if (font != nullptr) text->setFont(font);
+  text->setFontResolution(48, 48);
+  text->setColor(kLabelColour);
+  text->setAlignment(align);
+  text->setDataVariance(osg::Object::DYNAMIC);
+  text->getOrCreateStateSet()->setRenderBinDetails(20, "RenderBin");
+  return text;
+}
+
+}  // namespace
+
+osg::ref_ptr<osg::Geometry> unit_sphere_geometry() { return build_unit_sphere(); }
+osg::ref_ptr<osg::Geometry> unit_cylinder_geometry() { return build_unit_cylinder(); }
+
+osg::Vec4 background_colour() { return {0.035F, 0.04F, 0.06F, 1.0F}; }
+
+osg::BoundingSphered run_bound(const trajectory::Reader& reader) {
+  const auto& meta = reader.meta();
+  const std::size_t frames = reader.frame_count();
+  const std::size_t n = meta.body_count();
+  if (frames == 0 || n == 0) return osg::BoundingSphered(osg::Vec3d(0, 0, 0), 1.0);
+
+  std::vector<std::size_t> sample;
+  const std::size_t count = std::min(frames, kBoundSampleFrames);
+  for (std::size_t i = 0; i < count; ++i) {
+    sample.push_back(count == 1 ? 0 : (i * (frames - 1) + (count - 1) / 2) / (count - 1));
+  }
+  sample.back() = frames - 1;
+
+  const int mass_stat = meta.stat_index(trajectory::stat::kMass);
+  const auto scale_at = [&](const trajectory::FrameView& f, const trajectory::FrameView& f0,
+                            std::size_t j) {
+    if (mass_stat < 0) return 1.0;
+    const auto s = static_cast<Eigen::Index>(mass_stat);
+    const auto jj = static_cast<Eigen::Index>(j);
+    return mass_ratio_scale(f.stats(s, jj), f0.stats(s, jj));
+  };
+
+  osg::BoundingBoxd box;
+  for (std::size_t k : sample) {
+    const auto f = reader.frame(k);
+    for (Eigen::Index j = 0; j < f.positions.cols(); ++j) {
+      box.expandBy(osg::Vec3d(f.positions(0, j), f.positions(1, j), f.positions(2, j)));
+    }
+  }
+  const osg::Vec3d centre = box.center();
+  const auto f0 = reader.frame(0);
+  double radius = 0;
+  double largest_body = 0;
+  for (std::size_t k : sample) {
+    const auto f = reader.frame(k);
+    for (std::size_t j = 0; j < n && static_cast<Eigen::Index>(j) < f.positions.cols(); ++j) {
+      const auto jj = static_cast<Eigen::Index>(j);
+      const osg::Vec3d p(f.positions(0, jj), f.positions(1, jj), f.positions(2, jj));
+      const double r = safe_radius(meta.bodies[j]) * scale_at(f, f0, j);
+      largest_body = std::max(largest_body, r);
+      radius = std::max(radius, (p - centre).length() + r);
+    }
+  }
+  if (!(radius > 0) || !std::isfinite(radius)) radius = largest_body > 0 ? largest_body : 1.0;
+  return osg::BoundingSphered(centre, radius);
+}
+
+HomeView home_view(const osg::BoundingSphered& bound, double aspect) {
+  HomeView h;
+  const double half_v = 0.5 * h.fovy_deg * kDegToRad;
+  const double half_h = std::atan(std::tan(half_v) * (aspect > 0 ? aspect : 1.0));
+  const double half = std::min(half_v, half_h);
+  const double radius = bound.radius() > 0 ? bound.radius() : 1.0;
+  // A little slack so the outermost spheres do not touch the image border.
+  const double distance = 1.06 * radius / std::sin(half);
+  const double azimuth = 35.0 * kDegToRad;
+  const double elevation = 25.0 * kDegToRad;
+  const osg::Vec3d from_centre(std::cos(elevation) * std::sin(azimuth),
+                               -std::cos(elevation) * std::cos(azimuth), std::sin(elevation));
+  h.centre = bound.center();
+  h.eye = h.centre + from_centre * distance;
+  h.up = osg::Vec3d(0, 0, 1);
+  h.near_m = std::max(distance - 1.1 * radius, 1e-3 * distance);
+  h.far_m = distance + 1.1 * radius;
+  return h;
+}
+
+osg::Vec3d CameraMatrices::to_window(const osg::Vec3d& world) const {
+  const osg::ref_ptr<osg::Viewport> viewport = new osg::Viewport(0, 0, width_px, height_px);
+  return world * view * projection * viewport->computeWindowMatrix();
+}
+
+CameraMatrices render_camera(const trajectory::Reader& reader, int width_px, int height_px) {
+  const double aspect = static_cast<double>(width_px) / std::max(height_px, 1);
+  const HomeView h = home_view(run_bound(reader), aspect);
+  CameraMatrices c;
+  c.view = osg::Matrixd::lookAt(h.eye, h.centre, h.up);
+  c.projection = osg::Matrixd::perspective(h.fovy_deg, aspect, h.near_m, h.far_m);
+  c.width_px = width_px;
+  c.height_px = height_px;
+  return c;
+}
+
+TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px)
+    : reader_(reader), width_px_(width_px), height_px_(height_px) {
+  const auto& meta = reader_.meta();
+  // The reader refuses files without frames or with edges to missing bodies.
+  KANOKO_ASSERT(reader_.frame_count() > 0, "a trajectory has at least one frame");
+  for (const auto& [a, b] : meta.edges) {
+    KANOKO_ASSERT(a < meta.body_count() && b < meta.body_count(), "edge names a missing body");
+  }
+  bound_ = run_bound(reader_);
+  mass_stat_ = meta.stat_index(trajectory::stat::kMass);
+  if (mass_stat_ >= 0) {
+    const auto f0 = reader_.frame(0);
+    mass0_.resize(meta.body_count(), 0.0);
+    for (std::size_t j = 0; j < meta.body_count(); ++j) {
+      mass0_[j] = f0.stats(mass_stat_, static_cast<Eigen::Index>(j));
+    }
+  }
+  root_ = new osg::Group;
+  build_world();
+  build_hud();
+  set_window_size(width_px, height_px);
+  set_time(reader_.begin_time());
+}
+
+void TrajectoryScene::build_world() {
+  const auto& meta = reader_.meta();
+  world_ = new osg::Group;
+  world_->setName("kanoko world");
+  auto program = make<osg::Program>();
+  program->setName("kanoko lit");
+  program->addShader(new osg::Shader(osg::Shader::VERTEX, kVertexShader));
+  program->addShader(new osg::Shader(osg::Shader::FRAGMENT, kFragmentShader));
+  world_->getOrCreateStateSet()->setAttributeAndModes(program.get(), osg::StateAttribute::ON);
+
+  // One drawable shared by all bodies, one by all springs; per-instance state is only the
+  // transform and a colour uniform (headless.md §5: unshared drawables cost memory, not speed).
+  auto sphere_geode = make<osg::Geode>();
+  sphere_geode->addDrawable(unit_sphere_geometry().get());
+  auto cylinder_geode = make<osg::Geode>();
+  cylinder_geode->addDrawable(unit_cylinder_geometry().get());
+
+  auto springs = make<osg::Group>();
+  springs->setName("springs");
+  springs->setStateSet(
+      colour_state(osg::Vec3(kSpringColour.r(), kSpringColour.g(), kSpringColour.b())).get());
+  for (std::size_t e = 0; e < meta.edges.size(); ++e) {
+    auto xf = make<osg::MatrixTransform>();
+    xf->setDataVariance(osg::Object::DYNAMIC);
+    xf->addChild(cylinder_geode.get());
+    springs->addChild(xf.get());
+    springs_.push_back(xf);
+  }
+  world_->addChild(springs.get());
+
+  auto bodies = make<osg::Group>();
+  bodies->setName("bodies");
+  for (std::size_t i = 0; i < meta.body_count(); ++i) {
+    const auto& info = meta.bodies[i];
+    auto pat = make<osg::PositionAttitudeTransform>();
+    pat->setName(info.name);
+    pat->setUserValue("body_id", static_cast<unsigned int>(i));
+    pat->setDataVariance(osg::Object::DYNAMIC);
+    pat->setStateSet(
+        colour_state(osg::Vec3(info.colour_rgb[0], info.colour_rgb[1], info.colour_rgb[2])).get());
+    pat->addChild(sphere_geode.get());
+    bodies->addChild(pat.get());
+    bodies_.push_back(pat);
+  }
+  world_->addChild(bodies.get());
+  root_->addChild(world_.get());
+}
+
+void TrajectoryScene::build_hud() {
+  hud_ = new osg::Camera;
+  hud_->setName("kanoko hud");
+  hud_->setReferenceFrame(osg::Transform::ABSOLUTE_RF);
+  hud_->setRenderOrder(osg::Camera::POST_RENDER);
+  hud_->setClearMask(GL_DEPTH_BUFFER_BIT);
+  hud_->setAllowEventFocus(false);
+  hud_->setViewMatrix(osg::Matrixd::identity());
+  osg::StateSet* ss = hud_->getOrCreateStateSet();
+  ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+  ss->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+  ss->setMode(GL_CULL_FACE, osg::StateAttribute::OFF);
+  ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+  ss->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+
+  constexpr unsigned kSegments = 96;
+  dial_xform_ = new osg::MatrixTransform;
+  dial_xform_->setDataVariance(osg::Object::DYNAMIC);
+  auto dial = make<osg::Geode>();
+  dial->addDrawable(
+      make_flat(disc_vertices(1.0, kSegments).get(), GL_TRIANGLE_FAN, kDialFace, 10).get());
+
+  // The elapsed part of the run as a tinted sector from 12 o'clock to the hand; it also tells the
+  // start (empty) from the end (full), where the hand alone looks the same.
+  auto wedge_vertices = make<osg::Vec3Array>();
+  elapsed_wedge_ = make_flat(wedge_vertices.get(), GL_TRIANGLE_FAN, kDialElapsed, 11);
+  elapsed_wedge_->setDataVariance(osg::Object::DYNAMIC);
+  elapsed_wedge_->setUseDisplayList(false);
+  elapsed_wedge_->setUseVertexBufferObjects(true);
+  dial->addDrawable(elapsed_wedge_.get());
+
+  dial->addDrawable(
+      make_flat(ring_vertices(0.93, 1.0, kSegments).get(), GL_TRIANGLE_STRIP, kDialRim, 12).get());
+  auto ticks = make<osg::Vec3Array>();
+  for (int hour = 1; hour < 12; ++hour) {
+    const bool quarter = hour % 3 == 0;
+    add_radial_quad(*ticks, 2.0 * kPi * hour / 12.0, quarter ? 0.68 : 0.76, 0.88,
+                    quarter ? 0.035 : 0.022, quarter ? 0.035 : 0.022);
+  }
+  dial->addDrawable(make_flat(ticks.get(), GL_TRIANGLES, kDialTick, 13).get());
+  auto noon = make<osg::Vec3Array>();
+  add_radial_quad(*noon, 0.0, 0.62, 0.90, 0.05, 0.05);
+  dial->addDrawable(make_flat(noon.get(), GL_TRIANGLES, kDialTickNoon, 13).get());
+  dial_xform_->addChild(dial.get());
+
+  hand_xform_ = new osg::MatrixTransform;
+  hand_xform_->setDataVariance(osg::Object::DYNAMIC);
+  auto hand = make<osg::Geode>();
+  auto hand_vertices = make<osg::Vec3Array>();
+  add_radial_quad(*hand_vertices, 0.0, -0.16, 0.84, 0.10, 0.035);
+  hand->addDrawable(make_flat(hand_vertices.get(), GL_TRIANGLES, kDialHand, 14).get());
+  hand->addDrawable(make_flat(disc_vertices(0.11, 24).get(), GL_TRIANGLE_FAN, kDialHand, 15).get());
+  hand_xform_->addChild(hand.get());
+  dial_xform_->addChild(hand_xform_.get());
+  hud_->addChild(dial_xform_.get());
+
+  osg::ref_ptr<osgText::Font> font = osgText::readRefFontFile("DejaVuSans.ttf");
+  auto labels = make<osg::Geode>();
+  time_label_ = make_label(font.get(), osgText::Text::RIGHT_BASE_LINE);
+  status_label_ = make_label(font.get(), osgText::Text::LEFT_BASE_LINE);
+  labels->addDrawable(time_label_.get());
+  labels->addDrawable(status_label_.get());
+  hud_->addChild(labels.get());
+  root_->addChild(hud_.get());
+}
+
+void TrajectoryScene::set_window_size(int width_px, int height_px) {
+  width_px_ = std::max(width_px, 1);
+  height_px_ = std::max(height_px, 1);
+  dial_ = dial_layout(width_px_, height_px_);
+  hud_->setProjectionMatrixAsOrtho2D(0.0, width_px_, 0.0, height_px_);
+  dial_xform_->setMatrix(osg::Matrixd::scale(dial_.radius_px, dial_.radius_px, 1.0) *
+                         osg::Matrixd::translate(dial_.centre_x_px, dial_.centre_y_px, 0.0));
+  const float size = to_f(dial_.label_size_px);
+  time_label_->setCharacterSize(size);
+  time_label_->setPosition(osg::Vec3(to_f(dial_.label_x_px), to_f(dial_.label_y_px), 0.0F));
+  status_label_->setCharacterSize(size);
+  status_label_->setPosition(
+      osg::Vec3(to_f(width_px_ - dial_.label_x_px), to_f(dial_.label_y_px), 0.0F));
+}
+
+void TrajectoryScene::set_status(const std::string& text) { status_label_->setText(text); }
+
+double TrajectoryScene::mass_scale(std::size_t i) const {
+  if (mass_stat_ < 0) return 1.0;
+  return mass_ratio_scale(stats_(mass_stat_, static_cast<Eigen::Index>(i)), mass0_[i]);
+}
+
+double TrajectoryScene::drawn_radius(std::size_t i) const {
+  return safe_radius(reader_.meta().bodies.at(i)) * mass_scale(i);
+}
+
+void TrajectoryScene::set_time(double t_s) {
+  const auto& meta = reader_.meta();
+  time_s_ = std::clamp(t_s, reader_.begin_time(), reader_.end_time());
+  reader_.positions_at(time_s_, positions_);
+  if (mass_stat_ >= 0) reader_.stats_at(time_s_, stats_);
+
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    const auto c = positions_.col(static_cast<Eigen::Index>(i));
+    const double r = drawn_radius(i);
+    bodies_[i]->setPosition(osg::Vec3d(c.x(), c.y(), c.z()));
+    bodies_[i]->setScale(osg::Vec3d(r, r, r));
+  }
+  for (std::size_t e = 0; e < springs_.size(); ++e) {
+    const auto [a, b] = meta.edges[e];
+    const auto pa = positions_.col(static_cast<Eigen::Index>(a));
+    const auto pb = positions_.col(static_cast<Eigen::Index>(b));
+    const osg::Vec3d from(pa.x(), pa.y(), pa.z());
+    osg::Vec3d along = osg::Vec3d(pb.x(), pb.y(), pb.z()) - from;
+    const double length = along.normalize();
+    if (!(length > 0) || !std::isfinite(length)) {
+      springs_[e]->setNodeMask(0);  // coincident bodies: nothing to draw between them
+      continue;
+    }
+    const double r =
+        kSpringRadiusFraction * std::min(safe_radius(meta.bodies[a]), safe_radius(meta.bodies[b]));
+    springs_[e]->setNodeMask(~0U);
+    springs_[e]->setMatrix(osg::Matrixd::scale(r, r, length) *
+                           osg::Matrixd::rotate(osg::Vec3d(0, 0, 1), along) *
+                           osg::Matrixd::translate(from));
+  }
+  update_dial();
+}
+
+void TrajectoryScene::update_dial() {
+  // The dial spans the traced run, as in the paper (6 o'clock is half of the program's run);
+  // frames stored after the trace ends (the settling phase) show a full dial.
+  const auto& meta = reader_.meta();
+  const double begin = meta.trace_end_s > meta.trace_begin_s ? meta.trace_begin_s : reader_.begin_time();
+  const double end = meta.trace_end_s > meta.trace_begin_s ? meta.trace_end_s : reader_.end_time();
+  const double fraction = dial_fraction(time_s_, begin, end);
+  const double angle = dial_hand_angle_deg(fraction) * kDegToRad;
+  // Positive rotation about +z is counter-clockwise on screen; the hand turns clockwise.
+  hand_xform_->setMatrix(osg::Matrixd::rotate(-angle, osg::Vec3d(0, 0, 1)));
+
+  auto* v = static_cast<osg::Vec3Array*>(elapsed_wedge_->getVertexArray());
+  v->clear();
+  if (angle > 0) {
+    const auto steps = static_cast<unsigned>(std::ceil(angle / (2.0 * kPi) * 96.0));
+    v->push_back(osg::Vec3(0.0F, 0.0F, 0.0F));
+    for (unsigned k = 0; k <= steps; ++k) v->push_back(on_circle(angle * k / steps, 0.93));
+  }
+  v->dirty();
+  auto* draw = static_cast<osg::DrawArrays*>(elapsed_wedge_->getPrimitiveSet(0));
+  draw->setCount(static_cast<GLsizei>(v->size()));
+  draw->dirty();
+  elapsed_wedge_->dirtyBound();
+
+  time_label_->setText(format_dial_time(time_s_, begin, end));
+}
+
+}  // namespace kanoko::scene

@@ -1,0 +1,139 @@
+// The 3-D scene of one run: bodies are lit spheres, springs are cylinders, and a clock dial HUD
+// shows where in the run we are. The same scene graph is drawn by `kanoko render` (offscreen)
+// and `kanoko view` (window); set_time() moves it to any trace time.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <osg/BoundingSphere>
+#include <osg/Camera>
+#include <osg/Geometry>
+#include <osg/Group>
+#include <osg/MatrixTransform>
+#include <osg/Matrixd>
+#include <osg/PositionAttitudeTransform>
+#include <osg/Vec3d>
+#include <osg/Vec4>
+#include <osgText/Text>
+#include <string>
+#include <vector>
+
+#include "src/scene/dial.hpp"
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::scene {
+
+/// Clear colour behind the scene (dark blue-grey, so dark body colours still read).
+[[nodiscard]] osg::Vec4 background_colour();
+
+/// The mesh every body shares: a unit sphere at the origin, 128 triangles wound counter-clockwise
+/// seen from outside, normals equal to positions.
+[[nodiscard]] osg::ref_ptr<osg::Geometry> unit_sphere_geometry();
+/// The mesh every spring shares: an open cylinder of radius 1 from z = 0 to z = 1.
+[[nodiscard]] osg::ref_ptr<osg::Geometry> unit_cylinder_geometry();
+
+/// Bounding sphere of every body over the whole run, sphere radii included: the positions of up
+/// to 64 evenly spaced stored frames (first and last always among them). Never empty: a run whose
+/// bodies all sit at one point gets the largest body radius (or 1) as radius.
+[[nodiscard]] osg::BoundingSphered run_bound(const trajectory::Reader& reader);
+
+/// Where the camera sits to frame the whole run.
+struct HomeView {
+  osg::Vec3d eye;
+  osg::Vec3d centre;
+  osg::Vec3d up;
+  double fovy_deg = 30.0;  ///< vertical field of view
+  double near_m = 0.1;     ///< clip planes that enclose the run bound
+  double far_m = 100.0;
+};
+
+/// Home view for a bound seen in a viewport of the given aspect (width / height): from a slightly
+/// elevated oblique direction (azimuth 35°, elevation 25°, z up), far enough that the whole
+/// bound fits both horizontally and vertically.
+[[nodiscard]] HomeView home_view(const osg::BoundingSphered& bound, double aspect);
+
+/// The camera a render uses: view and projection matrices and the viewport size.
+struct CameraMatrices {
+  osg::Matrixd view;
+  osg::Matrixd projection;
+  int width_px = 0;
+  int height_px = 0;
+
+  /// Window coordinates of a world point: x, y in pixels from the bottom-left corner, z the
+  /// depth (0 near .. 1 far).
+  [[nodiscard]] osg::Vec3d to_window(const osg::Vec3d& world) const;
+};
+
+/// The camera `kanoko render` uses for a run at the given image size: the home view of
+/// run_bound() with fixed near/far planes.
+[[nodiscard]] CameraMatrices render_camera(const trajectory::Reader& reader, int width_px,
+                                           int height_px);
+
+/// The scene graph of one run, kept in step with a trace time. Holds a reference to the reader,
+/// which must outlive it.
+class TrajectoryScene {
+ public:
+  /// Builds bodies, springs and the HUD for a window of the given size, at the run's first
+  /// frame.
+  TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px);
+
+  /// Root of everything to draw: the 3-D world and the HUD camera.
+  [[nodiscard]] osg::Group* root() const { return root_.get(); }
+  /// The 3-D part only (bodies and springs); what a camera manipulator or picker looks at.
+  [[nodiscard]] osg::Group* world() const { return world_.get(); }
+
+  /// Moves bodies, springs and the dial to trace time t (clamped to the stored frames).
+  void set_time(double t_s);
+  /// The trace time the scene shows.
+  [[nodiscard]] double time_s() const { return time_s_; }
+
+  /// Lays the HUD out for a new window size.
+  void set_window_size(int width_px, int height_px);
+  /// Width of the window (or image) the HUD is laid out for.
+  [[nodiscard]] int width_px() const { return width_px_; }
+  /// Height of the window (or image) the HUD is laid out for.
+  [[nodiscard]] int height_px() const { return height_px_; }
+  /// Text in the bottom-left corner (playback state in the viewer; empty in renders).
+  void set_status(const std::string& text);
+
+  /// Current dial placement (pixels, y up), for hit tests.
+  [[nodiscard]] const DialLayout& dial() const { return dial_; }
+  /// Body positions at the current time, 3×N.
+  [[nodiscard]] const Eigen::Matrix3Xd& positions() const { return positions_; }
+  /// Drawn sphere radius of body i at the current time (base radius × mass scale).
+  [[nodiscard]] double drawn_radius(std::size_t i) const;
+  /// The bound used for the home view.
+  [[nodiscard]] const osg::BoundingSphered& bound() const { return bound_; }
+
+ private:
+  void build_world();
+  void build_hud();
+  void update_dial();
+  /// Ratio drawn radius / base radius of body i from the mass statistic at the current time.
+  [[nodiscard]] double mass_scale(std::size_t i) const;
+
+  const trajectory::Reader& reader_;
+  osg::BoundingSphered bound_;
+  int mass_stat_ = -1;         ///< index of the "mass" statistic, or -1
+  std::vector<double> mass0_;  ///< each body's mass in frame 0 (reference for the volume)
+  Eigen::Matrix3Xd positions_;
+  Eigen::MatrixXd stats_;
+  double time_s_ = 0;
+  double spring_radius_ = 0;
+  DialLayout dial_;
+  int width_px_;
+  int height_px_;
+
+  osg::ref_ptr<osg::Group> root_;
+  osg::ref_ptr<osg::Group> world_;
+  std::vector<osg::ref_ptr<osg::PositionAttitudeTransform>> bodies_;
+  std::vector<osg::ref_ptr<osg::MatrixTransform>> springs_;
+  osg::ref_ptr<osg::Camera> hud_;
+  osg::ref_ptr<osg::MatrixTransform> dial_xform_;
+  osg::ref_ptr<osg::MatrixTransform> hand_xform_;
+  osg::ref_ptr<osg::Geometry> elapsed_wedge_;
+  osg::ref_ptr<osgText::Text> time_label_;
+  osg::ref_ptr<osgText::Text> status_label_;
+};
+
+}  // namespace kanoko::scene

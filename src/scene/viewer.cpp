@@ -1,0 +1,133 @@
+#include "src/scene/viewer.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <osgGA/TrackballManipulator>
+#include <osgViewer/GraphicsWindow>
+#include <osgViewer/Viewer>
+#include <osgViewer/ViewerEventHandlers>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "src/base/error.hpp"
+#include "src/base/interrupt.hpp"
+#include "src/scene/offscreen.hpp"
+#include "src/scene/playback.hpp"
+#include "src/scene/replay_clock.hpp"
+#include "src/scene/scene.hpp"
+
+namespace kanoko::scene {
+
+namespace {
+
+// Frames are paced to at most this rate; llvmpipe rarely gets there, a GPU would spin without it.
+constexpr std::chrono::milliseconds kMinFramePeriod{16};
+
+std::string no_display_message(const std::string& what) {
+  return what +
+         "; 'kanoko view' needs a window. To get a picture without a display, use "
+         "'kanoko render RUN.kntj -o out.png' (or run the viewer under xvfb-run)";
+}
+
+// The trackball, minus its Space = home binding: Space pauses playback here, and 'c' (in
+// PlaybackHandler) returns the camera home.
+class ReplayTrackball : public osgGA::TrackballManipulator {
+ public:
+  ReplayTrackball() { setAutoComputeHomePosition(false); }
+  void getUsage(osg::ApplicationUsage& /*usage*/) const override {
+    // The camera bindings are listed with the playback keys (playback_bindings()).
+  }
+
+ protected:
+  bool handleKeyDown(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& us) override {
+    if (ea.getKey() == osgGA::GUIEventAdapter::KEY_Space) return false;
+    return osgGA::TrackballManipulator::handleKeyDown(ea, us);
+  }
+};
+
+}  // namespace
+
+void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
+  if (!display_variable_set()) throw RunError(no_display_message("no display: DISPLAY is not set"));
+  if (!options.screenshot.empty()) check_image_output(options.screenshot);
+
+  const int w = options.size.width_px;
+  const int h = options.size.height_px;
+  TrajectoryScene scene(reader, w, h);
+  ReplayClock clock(
+      reader.begin_time(), reader.end_time(),
+      options.speed.value_or(ReplayClock::default_speed(reader.begin_time(), reader.end_time())));
+  std::vector<double> frame_times(reader.frame_count());
+  for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
+
+  // Declared after the clock and scene it refers to, so it is destroyed first.
+  osgViewer::Viewer viewer;
+  // Single-threaded: the update callback edits geometry that the draw reads.
+  viewer.setThreadingModel(osgViewer::Viewer::SingleThreaded);
+  viewer.setUpViewInWindow(48, 48, w, h);
+  viewer.realize();
+  if (!viewer.isRealized()) {
+    const char* d = std::getenv("DISPLAY");
+    throw RunError(no_display_message(std::string("cannot open a window on display '") +
+                                      (d != nullptr ? d : "") + "'"));
+  }
+  auto* window = dynamic_cast<osgViewer::GraphicsWindow*>(viewer.getCamera()->getGraphicsContext());
+  if (window != nullptr) {
+    window->setWindowName(options.title);
+    const osg::GraphicsContext::Traits* traits = window->getTraits();
+    if (traits != nullptr) scene.set_window_size(traits->width, traits->height);
+  }
+
+  const HomeView home =
+      home_view(scene.bound(), static_cast<double>(scene.width_px()) / scene.height_px());
+  osg::Camera* camera = viewer.getCamera();
+  camera->setClearColor(background_colour());
+  camera->setProjectionMatrixAsPerspective(
+      home.fovy_deg, static_cast<double>(scene.width_px()) / scene.height_px(), home.near_m,
+      home.far_m);
+  osg::ref_ptr<CaptureCallback> capture = new CaptureCallback;
+  if (!options.screenshot.empty()) camera->setFinalDrawCallback(capture.get());
+
+  scene.root()->setUpdateCallback(new ReplayUpdateCallback(clock, scene));
+  viewer.setSceneData(scene.root());
+  osg::ref_ptr<ReplayTrackball> manipulator = new ReplayTrackball;
+  manipulator->setHomePosition(home.eye, home.centre, home.up);
+  viewer.setCameraManipulator(manipulator.get());
+  viewer.addEventHandler(new PlaybackHandler(clock, scene, frame_times));
+  osg::ref_ptr<osg::ApplicationUsage> usage = new osg::ApplicationUsage;
+  usage->setDescription("Kanoko: " + options.title);
+  viewer.addEventHandler(new osgViewer::HelpHandler(usage.get()));
+  viewer.addEventHandler(new osgViewer::StatsHandler);
+
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto last = start;
+  bool first_frame = true;
+  while (!viewer.done()) {
+    const auto now = Clock::now();
+    clock.advance(std::chrono::duration<double>(now - last).count());
+    last = now;
+    if (!options.screenshot.empty()) capture->arm();
+    viewer.frame(clock.time_s());
+    if (first_frame) keep_gl_driver_loaded();
+    first_frame = false;
+    check_interrupt();
+    if (options.exit_after_s &&
+        std::chrono::duration<double>(Clock::now() - start).count() >= *options.exit_after_s) {
+      break;
+    }
+    const auto spent = Clock::now() - now;
+    if (spent < kMinFramePeriod) std::this_thread::sleep_for(kMinFramePeriod - spent);
+  }
+
+  if (!options.screenshot.empty()) {
+    if (capture->image() == nullptr || capture->image()->data() == nullptr) {
+      throw RunError("no frame was drawn, so there is no screenshot for " +
+                     options.screenshot.string());
+    }
+    write_image_atomically(*capture->image(), options.screenshot);
+  }
+}
+
+}  // namespace kanoko::scene

@@ -1,0 +1,31 @@
+// `kanoko view`: the interactive window. Playback is driven by our ReplayClock (the osganimate
+// pattern: the loop advances the clock by wall time and calls viewer.frame(trace time)).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "src/scene/render.hpp"
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::scene {
+
+/// How to open the viewer.
+struct ViewOptions {
+  ImageSize size{1024, 768};
+  /// Trace seconds per wall second; default ReplayClock::default_speed() (~20 s per run).
+  std::optional<double> speed;
+  /// Close the window after this many wall seconds (for scripted runs and tests).
+  std::optional<double> exit_after_s;
+  /// If set, the last frame shown is written here (atomically) when the viewer closes.
+  std::filesystem::path screenshot;
+  /// Window title.
+  std::string title = "Kanoko";
+};
+
+/// Opens the window and plays the run until the window is closed (Esc) or exit_after_s passes.
+/// Throws RunError when there is no display (DISPLAY unset, or the window cannot be opened);
+/// the message points to `kanoko render` for pictures without a display.
+void run_viewer(const trajectory::Reader& reader, const ViewOptions& options);
+
+}  // namespace kanoko::scene

@@ -1,0 +1,62 @@
+// A tiny trajectory for the scene tests: three bodies in pure red, green and blue at known fixed
+// places, one spring between red and green, eleven frames from t = 0 to 10 s.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <filesystem>
+#include <string>
+
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::test {
+
+/// Body positions of the tiny run (columns: red, green, blue).
+inline Eigen::Matrix3Xd tiny_run_positions() {
+  Eigen::Matrix3Xd p(3, 3);
+  p.col(0) << -2.0, 0.0, 0.0;
+  p.col(1) << 2.0, 0.5, 0.0;
+  p.col(2) << 0.0, 1.5, 1.5;
+  return p;
+}
+
+inline constexpr double kTinyRunEnd_s = 10.0;
+inline constexpr float kTinyRunRadius = 0.6F;
+
+/// Writes the tiny run to `path`. With `growing_blue_mass`, the blue body's "mass" statistic is
+/// 1 at t = 0 and 8 from t = 5 s on (so its drawn radius doubles); otherwise all masses are 1.
+inline void write_tiny_run(const std::filesystem::path& path, bool growing_blue_mass = false) {
+  trajectory::Metadata meta;
+  const std::array<std::array<float, 3>, 3> colours{
+      {{1.0F, 0.0F, 0.0F}, {0.0F, 1.0F, 0.0F}, {0.0F, 0.0F, 1.0F}}};
+  const std::array<const char*, 3> names{"red", "green", "blue"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    trajectory::BodyInfo b;
+    b.name = names[i];
+    b.host = "node" + std::to_string(i);
+    b.rank = static_cast<std::int64_t>(i);
+    b.colour_rgb = colours[i];
+    b.radius = kTinyRunRadius;
+    meta.bodies.push_back(b);
+  }
+  meta.edges = {{0U, 1U}};
+  meta.stat_names = {trajectory::stat::kLoad, trajectory::stat::kMass};
+  meta.dt_s = 0.1;
+  meta.steps_per_frame = 10;
+  meta.interval_s = 1.0;
+  meta.trace_begin_s = 0.0;
+  meta.trace_end_s = kTinyRunEnd_s;
+  meta.integrator = "rk4";
+  trajectory::Writer writer(path, meta);
+  const Eigen::Matrix3Xd positions = tiny_run_positions();
+  const Eigen::Matrix3Xd velocities = Eigen::Matrix3Xd::Zero(3, 3);
+  for (int k = 0; k <= 10; ++k) {
+    const double t = kTinyRunEnd_s * k / 10.0;
+    Eigen::MatrixXd stats = Eigen::MatrixXd::Ones(2, 3);
+    if (growing_blue_mass && t >= 5.0) stats(1, 2) = 8.0;
+    writer.append_frame(t, positions, velocities, stats);
+  }
+  writer.commit();
+}
+
+}  // namespace kanoko::test

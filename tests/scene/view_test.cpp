@@ -1,0 +1,183 @@
+// The viewer: playback keys and dial clicks (dispatched without a display through an embedded
+// window), `kanoko view` without a display, and a scripted run under Xvfb.
+#include <gtest/gtest.h>
+
+#include <osgDB/ReadFile>
+#include <osgViewer/Viewer>
+#include <string>
+#include <vector>
+
+#include "src/scene/offscreen.hpp"
+#include "src/scene/playback.hpp"
+#include "src/scene/replay_clock.hpp"
+#include "src/scene/scene.hpp"
+#include "tests/scene/tiny_run.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace kanoko::scene {
+namespace {
+
+using test::TempDir;
+
+constexpr int kW = 320;
+constexpr int kH = 240;
+
+// A viewer on an embedded window (no GL context): events go through the real osgViewer
+// dispatch to the PlaybackHandler.
+class PlaybackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::write_tiny_run(dir_ / "run.kntj");
+    reader_ = std::make_unique<trajectory::Reader>(dir_ / "run.kntj");
+    scene_ = std::make_unique<TrajectoryScene>(*reader_, kW, kH);
+    clock_ = std::make_unique<ReplayClock>(0.0, test::kTinyRunEnd_s, 1.0);
+    std::vector<double> frames;
+    for (std::size_t k = 0; k < reader_->frame_count(); ++k)
+      frames.push_back(reader_->frame_time(k));
+    window_ = viewer_.setUpViewerAsEmbeddedInWindow(0, 0, kW, kH);
+    scene_->root()->setUpdateCallback(new ReplayUpdateCallback(*clock_, *scene_));
+    viewer_.setSceneData(scene_->root());
+    viewer_.addEventHandler(new PlaybackHandler(*clock_, *scene_, frames));
+  }
+
+  void dispatch() {
+    viewer_.advance();  // events are only taken when older than the frame's reference time
+    viewer_.eventTraversal();
+  }
+  void key(int k) {
+    window_->getEventQueue()->keyPress(k);
+    window_->getEventQueue()->keyRelease(k);
+    dispatch();
+  }
+  // Click at window pixel (x, y) with y up; the window's queue takes y down, like X11.
+  void click(double x, double y) {
+    window_->getEventQueue()->mouseButtonPress(static_cast<float>(x), static_cast<float>(kH - y),
+                                               1);
+    window_->getEventQueue()->mouseButtonRelease(static_cast<float>(x), static_cast<float>(kH - y),
+                                                 1);
+    dispatch();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<trajectory::Reader> reader_;
+  std::unique_ptr<TrajectoryScene> scene_;
+  std::unique_ptr<ReplayClock> clock_;
+  osgViewer::Viewer viewer_;
+  osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window_;
+};
+
+TEST_F(PlaybackTest, SpaceTogglesPause) {
+  key(' ');
+  EXPECT_TRUE(clock_->paused());
+  key(' ');
+  EXPECT_FALSE(clock_->paused());
+}
+
+TEST_F(PlaybackTest, PlusAndMinusChangeSpeed) {
+  key('+');
+  EXPECT_DOUBLE_EQ(clock_->speed(), 2.0);
+  key('-');
+  key('-');
+  EXPECT_DOUBLE_EQ(clock_->speed(), 0.5);
+  key(osgGA::GUIEventAdapter::KEY_KP_Add);
+  EXPECT_DOUBLE_EQ(clock_->speed(), 1.0);
+}
+
+TEST_F(PlaybackTest, ArrowsStepFramesAndHomeRestarts) {
+  clock_->seek(3.5);
+  key(osgGA::GUIEventAdapter::KEY_Right);
+  EXPECT_TRUE(clock_->paused());
+  EXPECT_DOUBLE_EQ(clock_->time_s(), 4.0);
+  key(osgGA::GUIEventAdapter::KEY_Left);
+  key(osgGA::GUIEventAdapter::KEY_Left);
+  EXPECT_DOUBLE_EQ(clock_->time_s(), 2.0);
+  key('r');
+  EXPECT_TRUE(clock_->reversed());
+  key(osgGA::GUIEventAdapter::KEY_Home);
+  EXPECT_DOUBLE_EQ(clock_->time_s(), 0.0);
+  EXPECT_FALSE(clock_->reversed());
+  clock_->seek(7.0);
+  key('0');
+  EXPECT_DOUBLE_EQ(clock_->time_s(), 0.0);
+}
+
+TEST_F(PlaybackTest, ClickOnTheDialTogglesPauseElsewhereNot) {
+  const DialLayout d = scene_->dial();
+  click(d.centre_x_px + 0.3 * d.radius_px, d.centre_y_px - 0.2 * d.radius_px);
+  EXPECT_TRUE(clock_->paused());
+  click(d.centre_x_px, d.centre_y_px);
+  EXPECT_FALSE(clock_->paused());
+  click(20.0, 200.0);
+  EXPECT_FALSE(clock_->paused());
+  click(d.centre_x_px - 1.2 * d.radius_px, d.centre_y_px);  // just outside the disc
+  EXPECT_FALSE(clock_->paused());
+}
+
+TEST_F(PlaybackTest, UpdateTraversalMovesTheSceneToTheClock) {
+  clock_->seek(7.5);
+  viewer_.updateTraversal();
+  EXPECT_DOUBLE_EQ(scene_->time_s(), 7.5);
+}
+
+TEST(PlaybackStatus, SaysStateSpeedAndDirection) {
+  ReplayClock c(0.0, 10.0, 0.5);
+  EXPECT_EQ(playback_status(c), "playing  0.5 s/s   h: help");
+  c.pause();
+  c.reverse();
+  EXPECT_EQ(playback_status(c), "paused   0.5 s/s  reverse   h: help");
+}
+
+// Runs kanoko with DISPLAY removed from its environment.
+test::CommandResult run_kanoko_without_display(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{"env", "-u", "DISPLAY", test::kanoko_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return test::run_program(argv);
+}
+
+TEST(ViewCommand, WithoutDisplayFailsAndPointsToRender) {
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const auto r =
+      run_kanoko_without_display({"view", (dir / "run.kntj").string(), "--exit-after", "1"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(r.exit_code, 128) << "crashed: " << r.err;
+  EXPECT_NE(r.err.find("display"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kanoko render"), std::string::npos) << r.err;
+}
+
+TEST(ViewCommand, HelpListsThePlaybackKeys) {
+  const auto r = test::run_kanoko({"view", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const auto& b : playback_bindings())
+    EXPECT_NE(r.out.find(b.key), std::string::npos) << b.key;
+}
+
+TEST(ViewCommand, ScriptedRunUnderXWritesAScreenshot) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const auto shot = dir / "shot.png";
+  const auto r = test::run_kanoko({"view", (dir / "run.kntj").string(), "--size", "320x240",
+                                   "--exit-after", "1", "--screenshot", shot.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(std::filesystem::exists(shot));
+  EXPECT_GT(std::filesystem::file_size(shot), 0U);
+  osg::ref_ptr<osg::Image> image = osgDB::readImageFile(shot.string());
+  ASSERT_TRUE(image.valid());
+  EXPECT_EQ(image->s(), 320);
+  EXPECT_EQ(image->t(), 240);
+  // The viewer starts at the same home view as the renderer: the red body is where it projects.
+  const trajectory::Reader reader(dir / "run.kntj");
+  const CameraMatrices cam = render_camera(reader, 320, 240);
+  const Eigen::Matrix3Xd p = test::tiny_run_positions();
+  const osg::Vec3d red = cam.to_window(osg::Vec3d(p(0, 0), p(1, 0), p(2, 0)));
+  const unsigned char* px =
+      image->data(static_cast<unsigned>(red.x()), static_cast<unsigned>(red.y()));
+  EXPECT_GT(px[0], 140);
+  EXPECT_LT(px[1], 70);
+  EXPECT_LT(px[2], 70);
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"run.kntj", "shot.png"}));
+}
+
+}  // namespace
+}  // namespace kanoko::scene
