@@ -20,14 +20,21 @@ class Rk4 final : public Stepper {
     f_(t + dt, tmp_, k4_);
     y += (dt / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
     evaluations_ += 4;
+    ++steps_;
   }
 
+  // Every step starts from a fresh evaluation: nothing is cached between steps.
+  void restart() override {}
+
   [[nodiscard]] std::uint64_t evaluations() const override { return evaluations_; }
+  [[nodiscard]] std::uint64_t substeps() const override { return steps_; }
+  [[nodiscard]] std::uint64_t rejected_substeps() const override { return 0; }
 
  private:
   DerivativeFn f_;
   Eigen::VectorXd k1_, k2_, k3_, k4_, tmp_;
   std::uint64_t evaluations_ = 0;
+  std::uint64_t steps_ = 0;
 };
 
 }  // namespace

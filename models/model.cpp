@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "integrators/direct_forces.hpp"
 #include "models/layout.hpp"
 #include "src/base/check.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -32,6 +31,19 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mappi
     } else {
       communication_scale_ = m.communication->gain / timeline.interval_s;  // per byte (or message) per second
     }
+  }
+  if (m.repulsion) {
+    repulsion_params_.strength = m.repulsion->strength;
+    repulsion_params_.softening = m.repulsion->softening;
+    repulsion_params_.theta = m.repulsion->theta;
+    switch (m.repulsion->evaluator) {
+      case mapping::ForceEvaluator::Auto: repulsion_params_.evaluator = integrators::Evaluator::Auto; break;
+      case mapping::ForceEvaluator::Direct: repulsion_params_.evaluator = integrators::Evaluator::Direct; break;
+      case mapping::ForceEvaluator::BarnesHut: repulsion_params_.evaluator = integrators::Evaluator::BarnesHut; break;
+    }
+    repulsion_params_.multipole = m.repulsion->multipole == mapping::Multipole::Quadrupole
+                                      ? integrators::Multipole::Quadrupole
+                                      : integrators::Multipole::Monopole;
   }
   const auto cols = static_cast<Eigen::Index>(n);
   force_.resize(3, cols);
@@ -112,9 +124,7 @@ void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& 
     force_.col(a) += f;
     force_.col(b) -= f;
   }
-  if (mapping_.repulsion && mapping_.repulsion->strength > 0) {
-    integrators::add_repulsion_direct(x, mapping_.repulsion->strength, mapping_.repulsion->softening, force_);
-  }
+  if (repulsion_params_.strength > 0) integrators::add_repulsion(x, repulsion_params_, scratch_, force_);
   if (!pulls_.empty()) {
     const bool symmetric = mapping_.communication->mode == CommunicationMode::Symmetric;
     for (const Pull& p : pulls_) {
@@ -158,21 +168,50 @@ void Model::current_stats(Eigen::MatrixXd& out) const {
 double Model::energy(const Eigen::VectorXd& y) const {
   const auto n = static_cast<Eigen::Index>(body_count());
   const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
-  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
-  double e = 0.5 * (v.colwise().squaredNorm().transpose().array() * mass_.array()).sum();
+  double e = kinetic_energy(y);
   for (std::size_t s = 0; s < edges_.size(); ++s) {
     const double stretch = (x.col(edges_[s][0]) - x.col(edges_[s][1])).norm() - spring_length_[s];
     e += 0.5 * mapping_.springs.k * stretch * stretch;
   }
-  if (mapping_.repulsion && mapping_.repulsion->strength > 0) {
-    const double eps2 = mapping_.repulsion->softening * mapping_.repulsion->softening;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      for (Eigen::Index j = i + 1; j < n; ++j) {
-        e += mapping_.repulsion->strength / std::sqrt((x.col(i) - x.col(j)).squaredNorm() + eps2);
-      }
-    }
+  if (repulsion_params_.strength > 0) {
+    integrators::ForceScratch scratch;  // energy() is called rarely; keep the stepping scratch apart
+    e += integrators::repulsion_potential(x, repulsion_params_, scratch);
+  }
+  if (mapping_.centre && mapping_.centre->strength > 0) {
+    e += 0.5 * mapping_.centre->strength * (x.colwise() - initial_centroid_).colwise().squaredNorm().sum();
   }
   return e;
+}
+
+double Model::kinetic_energy(const Eigen::VectorXd& y) const {
+  const auto n = static_cast<Eigen::Index>(body_count());
+  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
+  return 0.5 * (v.colwise().squaredNorm().transpose().array() * mass_.array()).sum();
+}
+
+double Model::forcing_power(const Eigen::VectorXd& y) const {
+  if (pulls_.empty()) return 0.0;
+  const auto n = static_cast<Eigen::Index>(body_count());
+  const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
+  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
+  const bool symmetric = mapping_.communication->mode == CommunicationMode::Symmetric;
+  double p = 0;
+  for (const Pull& pull : pulls_) {
+    const Eigen::Vector3d d = x.col(pull.to) - x.col(pull.from);
+    const double r = d.norm();
+    if (r < 1e-12) continue;  // the same cut-off as derivative()
+    const Eigen::Vector3d f = (pull.weight / r) * d;
+    p += f.dot(v.col(pull.from));
+    if (symmetric) p -= f.dot(v.col(pull.to));
+  }
+  return p;
+}
+
+double Model::friction_power(const Eigen::VectorXd& y) const {
+  if (!mapping_.friction || mapping_.friction->beta <= 0) return 0.0;
+  const auto n = static_cast<Eigen::Index>(body_count());
+  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
+  return mapping_.friction->beta * (v.colwise().squaredNorm().transpose().array() * mass_.array()).sum();
 }
 
 }  // namespace kanoko::models

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "integrators/forces.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/trace/timeline.hpp"
 
@@ -50,8 +51,16 @@ class Model {
   void set_interval(std::size_t bin);
   [[nodiscard]] std::size_t current_interval() const { return bin_; }
 
-  /// dy/dt at state y under the current interval's forcing. No allocation.
+  /// dy/dt at state y under the current interval's forcing. O(N + E) besides the repulsion, which
+  /// uses the mapping's evaluator. No allocation once the first call has sized the scratch.
   void derivative(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt);
+
+  /// Threads for the repulsion (0 = all cores). The trajectory does not depend on it.
+  void set_threads(int threads) { repulsion_params_.threads = threads; }
+  /// How the repulsion is evaluated (from the mapping's [forces.repulsion]).
+  [[nodiscard]] const integrators::RepulsionParams& repulsion_params() const { return repulsion_params_; }
+  /// Counts from the last repulsion evaluation.
+  [[nodiscard]] const integrators::ForceStats& force_stats() const { return scratch_.stats(); }
 
   [[nodiscard]] const Eigen::VectorXd& masses() const { return mass_; }
   [[nodiscard]] const std::vector<Pull>& pulls() const { return pulls_; }
@@ -61,8 +70,17 @@ class Model {
   /// The statistics of the current interval, S×N in stat_names() order.
   void current_stats(Eigen::MatrixXd& out) const;
 
-  /// Mechanical energy: kinetic + spring + repulsion potential (no forcing potential).
+  /// Mechanical energy: kinetic + spring + repulsion + centre-pull potential (no forcing
+  /// potential). The repulsion potential uses the mapping's evaluator (Barnes–Hut gives it to the
+  /// accuracy of its forces), so it costs about one force evaluation.
   [[nodiscard]] double energy(const Eigen::VectorXd& y) const;
+  /// Σ ½ m_i |v_i|² with the current interval's masses.
+  [[nodiscard]] double kinetic_energy(const Eigen::VectorXd& y) const;
+  /// Rate at which the current interval's communication pulls do work on the bodies, Σ F_i · v_i.
+  /// O(number of pulls).
+  [[nodiscard]] double forcing_power(const Eigen::VectorXd& y) const;
+  /// Rate at which friction removes energy, Σ β m_i |v_i|² (≥ 0). O(N).
+  [[nodiscard]] double friction_power(const Eigen::VectorXd& y) const;
 
  private:
   const mapping::Mapping& mapping_;
@@ -76,6 +94,8 @@ class Model {
   Eigen::VectorXd mass_;
   std::vector<Pull> pulls_;
   Eigen::Matrix3Xd force_;  ///< scratch, sized once
+  integrators::RepulsionParams repulsion_params_;
+  integrators::ForceScratch scratch_;  ///< the repulsion's buffers, reused by every evaluation
   // Cumulative traffic through the current interval, for the statistics.
   std::size_t totals_through_ = 0;  ///< bins [0, totals_through_) are summed in totals_
   Eigen::Matrix<double, 4, Eigen::Dynamic> totals_;  ///< bytes sent, recv, msgs sent, recv

@@ -3,9 +3,10 @@
 set -euo pipefail
 packages=(
   cmake g++ ninja-build pkg-config
-  libeigen3-dev libboost-program-options-dev libtoml11-dev libgtest-dev
+  libeigen3-dev libboost-program-options-dev libtoml11-dev libgtest-dev libbenchmark-dev
   libopenscenegraph-dev libgl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
-  xvfb xauth fonts-dejavu-core
+  xvfb xauth fonts-dejavu-core ffmpeg
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include "src/base/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,18 +8,34 @@
 #include <fstream>
 #include <sstream>
 
+#include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
 
 namespace kanoko {
 
 AtomicOutputFile::AtomicOutputFile(std::filesystem::path target) : target_(std::move(target)) {
-  temp_ = target_;
-  temp_ += ".tmp-" + std::to_string(::getpid());
-  file_ = std::fopen(temp_.c_str(), "wb");
-  if (file_ == nullptr) {
-    throw InputError(FileLoc{target_.string()},
-                     std::string("cannot write output: ") + std::strerror(errno));
+  // "<target>.tmp-<pid>", created exclusively: a second writer to the same target in this process
+  // (or a stale file of an earlier process with the same pid) gets "-1", "-2", ... appended
+  // instead of truncating a temporary that is still in use.
+  for (unsigned attempt = 0;; ++attempt) {
+    temp_ = target_;
+    temp_ += ".tmp-" + std::to_string(::getpid()) + (attempt == 0 ? std::string() : "-" + std::to_string(attempt));
+    const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      file_ = ::fdopen(fd, "wb");
+      if (file_ == nullptr) {
+        const std::string why = std::strerror(errno);
+        ::close(fd);
+        std::error_code ec;
+        std::filesystem::remove(temp_, ec);
+        throw InputError(FileLoc{target_.string()}, "cannot write output: " + why);
+      }
+      break;
+    }
+    if (errno != EEXIST || attempt >= 1000) {
+      throw InputError(FileLoc{target_.string()}, std::string("cannot write output: ") + std::strerror(errno));
+    }
   }
   register_temporary_file(temp_);
 }
@@ -29,6 +46,7 @@ AtomicOutputFile::~AtomicOutputFile() {
 
 void AtomicOutputFile::write(const void* data, std::size_t bytes) {
   if (bytes == 0) return;
+  KANOKO_ASSERT(file_ != nullptr, "write after commit() or discard()");
   if (std::fwrite(data, 1, bytes, file_) != bytes) {
     const std::string why = std::strerror(errno);
     discard();
@@ -38,6 +56,7 @@ void AtomicOutputFile::write(const void* data, std::size_t bytes) {
 }
 
 void AtomicOutputFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) {
+  KANOKO_ASSERT(file_ != nullptr, "write after commit() or discard()");
   if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0 ||
       std::fwrite(data, 1, bytes, file_) != bytes || std::fseek(file_, 0, SEEK_END) != 0) {
     const std::string why = std::strerror(errno);

@@ -14,7 +14,8 @@ namespace kanoko {
 /// without commit() removes it.
 class AtomicOutputFile {
  public:
-  /// Opens "<target>.tmp-<pid>" for binary writing. Throws InputError if the folder is not writable.
+  /// Opens "<target>.tmp-<pid>" for binary writing ("-1", "-2", ... appended if that name is
+  /// taken, by another writer to the same target). Throws InputError if the folder is not writable.
   explicit AtomicOutputFile(std::filesystem::path target);
   AtomicOutputFile(const AtomicOutputFile&) = delete;
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;

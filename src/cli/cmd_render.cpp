@@ -1,5 +1,7 @@
-// kanoko render: one picture of a simulated run, drawn offscreen (works without a display).
+// kanoko render: a picture or an animation of a simulated run, drawn offscreen (works without a
+// display).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -7,34 +9,96 @@
 #include "src/base/error.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/scene/inspect.hpp"
 #include "src/scene/render.hpp"
+#include "src/scene/video.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::cli {
 
+namespace {
+
+bool is_video_file(const std::filesystem::path& output) {
+  std::string ext = output.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* v : {".mp4", ".mkv", ".mov", ".webm", ".avi", ".gif"}) {
+    if (ext == v) return true;
+  }
+  return false;
+}
+
+// A trace time given on the command line, checked against the run.
+double run_time(const po::variables_map& vm, const char* name, double begin, double end) {
+  const double t = vm[name].as<double>();
+  // Allow a hair of rounding at the ends (times typed from printed values).
+  const double tolerance = 1e-9 * std::max(1.0, std::abs(end - begin));
+  if (!std::isfinite(t) || t < begin - tolerance || t > end + tolerance) {
+    throw InputError(FileLoc{std::string("--") + name},
+                     "time " + std::to_string(t) + " s is outside the run, which goes from " +
+                         std::to_string(begin) + " s to " + std::to_string(end) + " s");
+  }
+  return std::clamp(t, begin, end);
+}
+
+double positive(const po::variables_map& vm, const char* name, const char* what) {
+  const double x = vm[name].as<double>();
+  if (!std::isfinite(x) || x <= 0) {
+    throw InputError(FileLoc{std::string("--") + name},
+                     std::string("expected a positive ") + what + ", got " + std::to_string(x));
+  }
+  return x;
+}
+
+}  // namespace
+
 int cmd_render(const Args& args) {
   const CommandSpec spec{
-      "render", "RUN.kntj -o OUT.png [--frame SECONDS] [--size WxH]",
-      "Draws the run at one trace time to an image, without opening a window: bodies as lit\n"
-      "spheres (volume follows mass when the run stores it), springs as cylinders, and the clock\n"
-      "dial (12 o'clock = start of the run, clockwise, 6 o'clock = half-way). The camera frames\n"
-      "every body over the whole run. With DISPLAY set it draws in a GLX pbuffer, otherwise with\n"
-      "EGL (no X server needed). The image is written atomically.",
+      "render",
+      "RUN.kntj -o OUT.png|OUT.mp4|'frames/%05d.png' [--frame SECONDS] [--size WxH] "
+      "[--camera fixed|orbit|follow] [--fps N] [--from S] [--to S] [--speed X]",
+      "Draws the run without opening a window: bodies as lit spheres (volume follows mass when\n"
+      "the run stores it), springs as cylinders coloured by tension (blue shorter, red longer\n"
+      "than at the start), and the clock dial (12 o'clock = start of the run, clockwise,\n"
+      "6 o'clock = half-way). With DISPLAY set it draws in a GLX pbuffer, otherwise with EGL (no\n"
+      "X server needed).\n\n"
+      "A .png (or other image) output is one picture at one trace time (--frame), written\n"
+      "atomically. A video output (.mp4, .mkv, .mov: H.264; .webm, .avi, .gif: ffmpeg's default\n"
+      "codec) animates the run from --from to --to at --speed trace seconds per video second\n"
+      "(default: the range in 10 s) through the 'ffmpeg' program; a name with %d (e.g.\n"
+      "frames/%05d.png) writes numbered images instead, from 0. The camera is fixed on the whole\n"
+      "run, orbits it once, or follows one body (--follow). A progress bar shows on stderr.",
       "  kanoko render ring.kntj -o ring.png\n"
-      "  kanoko render ring.kntj --frame 1.5 --size 1280x720 -o ring-1.5s.png\n"};
+      "  kanoko render ring.kntj --frame 1.5 --size 1280x720 -o ring-1.5s.png\n"
+      "  kanoko render ring.kntj -o ring.mp4 --camera orbit --fps 30 --size 1280x720\n"
+      "  kanoko render ring.kntj -o 'frames/%05d.png' --from 0 --to 2 --speed 0.5\n"
+      "  kanoko render mesh.kntj -o follow.mp4 --camera follow --follow 'n(1,1,1)'\n"};
 
   std::string run;
   std::string output;
   std::string size_text;
   std::string backend_text;
+  std::string camera_text;
+  std::string follow_text;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
-      "output,o", po::value<std::string>(&output)->required(), "image to write (.png)")(
-      "frame", po::value<double>(), "trace time to draw, in seconds (default: end of the run)")(
+      "output,o", po::value<std::string>(&output)->required(),
+      "image (.png), video (.mp4 ...) or image sequence (name with %d) to write")(
+      "frame", po::value<double>(),
+      "picture: trace time to draw, in seconds (default: end of the run)")(
       "time", po::value<double>(), "same as --frame")(
-      "size", po::value<std::string>(&size_text)->default_value("800x600"),
-      "image size in pixels, WIDTHxHEIGHT")(
+      "size", po::value<std::string>(&size_text),
+      "size in pixels, WIDTHxHEIGHT (default 800x600 for a picture, 640x480 for a video)")(
+      "camera", po::value<std::string>(&camera_text),
+      "animation: fixed (default), orbit (one turn around the run) or follow (one body)")(
+      "follow", po::value<std::string>(&follow_text),
+      "animation: the body the follow camera looks at, by name or index (default 0)")(
+      "fps", po::value<double>(), "animation: frames per second (default 25)")(
+      "from", po::value<double>(), "animation: first trace time (default: start of the run)")(
+      "to", po::value<double>(), "animation: last trace time (default: end of the run)")(
+      "speed", po::value<double>(),
+      "animation: trace seconds per video second (default: the range in 10 s)")(
       "backend", po::value<std::string>(&backend_text)->default_value("auto"),
       "offscreen OpenGL: auto (GLX if DISPLAY is set, else EGL), glx or egl");
   po::positional_options_description positional;
@@ -42,33 +106,67 @@ int cmd_render(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
+  const bool animation = is_video_file(output) || scene::is_image_sequence(output);
   if (vm.count("frame") != 0U && vm.count("time") != 0U) {
     throw InputError(FileLoc{"kanoko render"}, "give the time with --frame or --time, not both");
   }
-  scene::RenderOptions render;
-  render.size = scene::parse_image_size(size_text, "--size");
-  render.backend = scene::parse_backend(backend_text, "--backend");
+  for (const char* name : animation ? std::array<const char*, 6>{"frame", "time", "", "", "", ""}
+                                    : std::array<const char*, 6>{"camera", "follow", "fps", "from",
+                                                                 "to", "speed"}) {
+    if (*name == '\0' || vm.count(name) == 0U) continue;
+    throw InputError(FileLoc{std::string("--") + name},
+                     animation ? "--" + std::string(name) +
+                                     " picks one picture; for a video use --from/--to"
+                               : "--" + std::string(name) +
+                                     " applies to animations; name a video (.mp4) or an image "
+                                     "sequence (frames/%05d.png) as the output");
+  }
+  const scene::Backend backend = scene::parse_backend(backend_text, "--backend");
 
-  const trajectory::Reader reader(run);
-  const double begin = reader.begin_time();
-  const double end = reader.end_time();
-  render.time_s = end;
-  for (const char* name : {"frame", "time"}) {
-    if (vm.count(name) == 0U) continue;
-    const double t = vm[name].as<double>();
-    // Allow a hair of rounding at the ends (times typed from printed values).
-    const double tolerance = 1e-9 * std::max(1.0, std::abs(end - begin));
-    if (!std::isfinite(t) || t < begin - tolerance || t > end + tolerance) {
-      throw InputError(FileLoc{std::string("--") + name},
-                       "time " + std::to_string(t) + " s is outside the run, which goes from " +
-                           std::to_string(begin) + " s to " + std::to_string(end) + " s");
+  if (!animation) {
+    scene::RenderOptions render;
+    render.size = scene::parse_image_size(size_text.empty() ? "800x600" : size_text, "--size");
+    render.backend = backend;
+    const trajectory::Reader reader(run);
+    scene::check_has_bodies(reader, run);
+    render.time_s = reader.end_time();
+    for (const char* name : {"frame", "time"}) {
+      if (vm.count(name) != 0U)
+        render.time_s = run_time(vm, name, reader.begin_time(), reader.end_time());
     }
-    render.time_s = std::clamp(t, begin, end);
+    const scene::RenderResult result = scene::render_to_file(reader, render, output);
+    std::cout << "wrote " << output << " (" << render.size.width_px << 'x'
+              << render.size.height_px << ", t = " << render.time_s << " s, "
+              << scene::backend_name(result.backend_used) << ")\n";
+    return 0;
   }
 
-  const scene::RenderResult result = scene::render_to_file(reader, render, output);
-  std::cout << "wrote " << output << " (" << render.size.width_px << 'x' << render.size.height_px
-            << ", t = " << render.time_s << " s, " << scene::backend_name(result.backend_used)
+  scene::VideoOptions video;
+  video.size = scene::parse_image_size(size_text.empty() ? "640x480" : size_text, "--size");
+  video.backend = backend;
+  if (!camera_text.empty()) video.camera = scene::parse_camera_path(camera_text, "--camera");
+  if (!follow_text.empty() && video.camera != scene::CameraPath::follow) {
+    throw InputError(FileLoc{"--follow"}, "--follow needs --camera follow");
+  }
+  if (vm.count("fps") != 0U) video.fps = positive(vm, "fps", "number of frames per second");
+  const trajectory::Reader reader(run);
+  scene::check_has_bodies(reader, run);
+  video.begin_s = reader.begin_time();
+  video.end_s = reader.end_time();
+  if (vm.count("from") != 0U) video.begin_s = run_time(vm, "from", reader.begin_time(), reader.end_time());
+  if (vm.count("to") != 0U) video.end_s = run_time(vm, "to", reader.begin_time(), reader.end_time());
+  if (video.end_s < video.begin_s) {
+    throw InputError(FileLoc{"--to"}, "--to must not be before --from");
+  }
+  video.speed = vm.count("speed") != 0U
+                    ? positive(vm, "speed", "number of trace seconds per video second")
+                    : std::max(video.end_s - video.begin_s, 1e-9) / scene::kDefaultVideoDuration_s;
+  if (!follow_text.empty()) video.follow_body = scene::find_body(reader, follow_text, "--follow");
+
+  const scene::VideoResult result = scene::render_video(reader, video, output);
+  std::cout << "wrote " << output << " (" << result.frames << " frames, " << video.size.width_px
+            << 'x' << video.size.height_px << " at " << video.fps << " fps, t = " << video.begin_s
+            << " .. " << video.end_s << " s, " << scene::backend_name(result.backend_used)
             << ")\n";
   return 0;
 }

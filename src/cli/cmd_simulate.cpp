@@ -1,7 +1,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "integrators/forces.hpp"
 #include "integrators/integrator.hpp"
+#include "src/base/error.hpp"
 #include "src/base/progress.hpp"
 #include "src/cli/options.hpp"
 #include "src/sim/simulate.hpp"
@@ -12,16 +14,32 @@ int cmd_simulate(const Args& args) {
   std::string integrators_text;
   for (const auto& e : integrators::registry()) {
     integrators_text += "  " + e.name + " (order " + std::to_string(e.order) + ", " +
-                        std::to_string(e.evaluations_per_step) + " force evaluations per step): " + e.description + "\n";
+                        std::to_string(e.evaluations_per_step) + " force evaluation" +
+                        (e.evaluations_per_step == 1 ? "" : "s") + " per step): " + e.description + "\n";
   }
+  std::string evaluators_text;
+  for (const auto& name : integrators::evaluator_names()) evaluators_text += (evaluators_text.empty() ? "" : ", ") + name;
   const CommandSpec spec{
-      "simulate", "TRACE --mapping MAP -o RUN.kntj [--force]",
+      "simulate", "TRACE --mapping MAP -o RUN.kntj [--force] [--integrator NAME] [--evaluator NAME] [--threads N]",
       "Reads TRACE (Kanoko native .kntr), bins it into the mapping's intervals, builds the physical\n"
-      "system the mapping describes, integrates its equations of motion with a fixed step and writes\n"
-      "the trajectory file RUN (docs/trajectory-format.md). If RUN already exists and was made from the\n"
-      "same trace, mapping and integrator, it is reused (use --force to recompute). On any error, or\n"
-      "Ctrl-C, no output file is left behind and a previous RUN is untouched.\n\n"
-      "Integrators (choose with 'integrator' in [simulation] of the mapping):\n" + integrators_text,
+      "system the mapping describes, integrates its equations of motion and writes the trajectory\n"
+      "file RUN (docs/trajectory-format.md). Steps never straddle an interval boundary: the step dt is\n"
+      "reduced to divide the interval, and the adaptive integrator's substeps land on every step's end.\n"
+      "If RUN already exists and was made from the same trace, mapping, integrator and force settings\n"
+      "(command-line overrides included), it is reused (use --force to recompute). On any error, or\n"
+      "Ctrl-C, no output file is left behind and a previous RUN is untouched. At the end a summary gives\n"
+      "the steps, force evaluations, wall time, body-steps per second, the energy put in by forcing and\n"
+      "taken out by friction, and the largest speed.\n\n"
+      "Integrators (choose with 'integrator' in [simulation] of the mapping, or --integrator):\n" +
+          integrators_text +
+          "\nRepulsion evaluators (choose with 'evaluator' in [forces.repulsion], or --evaluator): " +
+          evaluators_text +
+          ".\n  direct: exact all-pairs sum, O(N^2), SIMD and multi-threaded.\n"
+          "  barnes-hut: octree rebuilt every evaluation, O(N log N); opening angle theta (default 0.5),\n"
+          "    monopole or quadrupole far field.\n"
+          "  auto: direct up to " + std::to_string(integrators::kAutoDirectMaxBodies) +
+          " bodies, Barnes-Hut above.\n"
+          "The trajectory is bit-identical for every --threads value and every CPU's SIMD width.",
       "  kanoko simulate traces/fib22-ring.kntr --mapping mappings/paper-fibonacci.toml -o ring.kntj\n"
       "  kanoko simulate traces/mesh-skewed-light.kntr --mapping mappings/paper-mesh.toml -o mesh.kntj\n"};
   po::options_description options("Options");
@@ -30,7 +48,12 @@ int cmd_simulate(const Args& args) {
       "mapping,m", po::value(&mapping)->required(), "mapping file (.toml)")(
       "output,o", po::value(&output)->required(), "trajectory file to write (.kntj)")(
       "force,f", po::bool_switch(), "recompute even when the cached trajectory matches")(
-      "quiet,q", po::bool_switch(), "no progress bar or summary");
+      "quiet,q", po::bool_switch(), "no progress bar or summary")(
+      "integrator", po::value<std::string>(), "integrator, overriding [simulation] integrator (see below)")(
+      "evaluator", po::value<std::string>(), "repulsion evaluator: auto, direct or barnes-hut")(
+      "theta", po::value<double>(), "Barnes-Hut opening angle, 0 to 1 (default 0.5)")(
+      "multipole", po::value<std::string>(), "Barnes-Hut far field: monopole or quadrupole")(
+      "threads,j", po::value<int>()->default_value(0), "threads for the force evaluation (0 = all cores)");
   po::positional_options_description positional;
   positional.add("trace", 1);
   po::variables_map vm;
@@ -41,25 +64,46 @@ int cmd_simulate(const Args& args) {
   so.mapping = mapping;
   so.output = output;
   so.force = vm["force"].as<bool>();
+  if (vm.count("integrator") != 0U) so.integrator = vm["integrator"].as<std::string>();
+  if (vm.count("evaluator") != 0U) so.evaluator = vm["evaluator"].as<std::string>();
+  if (vm.count("theta") != 0U) so.theta = vm["theta"].as<double>();
+  if (vm.count("multipole") != 0U) so.multipole = vm["multipole"].as<std::string>();
+  so.threads = vm["threads"].as<int>();
+  if (so.threads < 0) throw InputError(FileLoc{"kanoko simulate --threads"}, "--threads must be 0 (all cores) or more");
   const bool quiet = vm["quiet"].as<bool>();
   so.progress = !quiet;
   const sim::SimulateSummary s = sim::simulate(so);
   if (quiet) return 0;
   if (s.reused) {
     std::cerr << "kanoko simulate: " << output
-              << " is up to date (same trace, mapping and integrator); reusing it. Use --force to recompute.\n";
+              << " is up to date (same trace, mapping, integrator and force settings); reusing it. Use --force to "
+                 "recompute.\n";
     return 0;
   }
-  char line[512];
+  char line[1024];
+  const double body_steps_per_s =
+      s.wall_s > 0 ? static_cast<double>(s.steps) * static_cast<double>(s.bodies) / s.wall_s : 0.0;
+  std::string forces = s.evaluator.empty()
+                           ? std::string("no repulsion")
+                           : s.evaluator + " repulsion (" + s.simd + ", " + std::to_string(s.threads) + " threads)";
+  std::string substeps;
+  if (s.substeps != s.steps) {
+    substeps = " (" + std::to_string(s.substeps) + " substeps, " + std::to_string(s.rejected_substeps) + " rejected)";
+  }
+  const double balance = s.final_energy - s.initial_energy -
+                         (s.energy_from_forcing - s.energy_to_friction + s.energy_from_mass_changes);
   std::snprintf(line, sizeof line,
                 "kanoko simulate: wrote %s: %zu bodies, %zu springs, %llu frames over %.3g s of trace time\n"
-                "  %llu steps of dt = %.4g s, %llu force evaluations, %s wall (%.3g body-steps/s), "
-                "largest speed %.3g, final energy %.4g\n",
+                "  %s: %llu steps of dt = %.4g s%s, %llu force evaluations, %s\n"
+                "  %s wall (%.3g body-steps/s; trajectory writing %.1f %%), largest speed %.3g\n"
+                "  energy: %.4g at the start, %+.4g from forcing, %+.4g to friction, %+.4g from mass changes,"
+                " %.4g at the end (unaccounted %.2g)\n",
                 output.c_str(), s.bodies, s.springs, static_cast<unsigned long long>(s.frames), s.simulated_s,
-                static_cast<unsigned long long>(s.steps), s.dt_s, static_cast<unsigned long long>(s.evaluations),
-                format_duration(s.wall_s).c_str(),
-                s.wall_s > 0 ? static_cast<double>(s.steps) * static_cast<double>(s.bodies) / s.wall_s : 0.0,
-                s.max_speed, s.final_energy);
+                s.integrator.c_str(), static_cast<unsigned long long>(s.steps), s.dt_s, substeps.c_str(),
+                static_cast<unsigned long long>(s.evaluations), forces.c_str(), format_duration(s.wall_s).c_str(),
+                body_steps_per_s, s.wall_s > 0 ? 100.0 * s.write_wall_s / s.wall_s : 0.0, s.max_speed,
+                s.initial_energy, s.energy_from_forcing, -s.energy_to_friction, s.energy_from_mass_changes,
+                s.final_energy, balance);
   std::cerr << line;
   return 0;
 }

@@ -6,6 +6,7 @@
 #include "src/base/error.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/scene/navigation.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/viewer.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -14,11 +15,13 @@ namespace kanoko::cli {
 
 namespace {
 std::string key_help() {
-  std::string text = "Keys and mouse:\n";
-  for (const auto& b : scene::playback_bindings()) {
-    std::string key = b.key;
-    key.resize(std::max<std::size_t>(key.size(), 38), ' ');
-    text += "  " + key + b.action + '\n';
+  std::string text = "Keys and mouse (also shown by 'h' in the window):\n";
+  for (const auto* group : {&scene::playback_bindings(), &scene::navigation_bindings()}) {
+    for (const auto& b : *group) {
+      std::string key = b.key;
+      key.resize(std::max<std::size_t>(key.size(), 38), ' ');
+      text += "  " + key + b.action + '\n';
+    }
   }
   return text;
 }
@@ -38,6 +41,8 @@ int cmd_view(const Args& args) {
   std::string run;
   std::string size_text;
   std::string screenshot;
+  std::string select;
+  bool paused = false;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -47,7 +52,10 @@ int cmd_view(const Args& args) {
       "playback speed in trace seconds per wall second (default: whole run in ~20 s)")(
       "exit-after", po::value<double>(), "close the window after this many wall seconds")(
       "screenshot", po::value<std::string>(&screenshot),
-      "write the last frame shown to this image (.png) when the window closes");
+      "write the last frame shown to this image (.png) when the window closes")(
+      "select", po::value<std::string>(&select),
+      "select this body (name or index) at the start: highlighted, statistics shown")(
+      "paused", po::bool_switch(&paused), "start paused (the paused panel shows)");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -74,8 +82,11 @@ int cmd_view(const Args& args) {
     view.exit_after_s = seconds;
   }
   view.screenshot = screenshot;
+  view.select = select;
+  view.start_paused = paused;
 
   const trajectory::Reader reader(run);
+  scene::check_has_bodies(reader, run);
   view.title = "Kanoko - " + run;
   scene::run_viewer(reader, view);
   return 0;

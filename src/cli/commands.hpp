@@ -15,5 +15,6 @@ int cmd_export(const Args& args);
 int cmd_generate(const Args& args);
 int cmd_render(const Args& args);
 int cmd_view(const Args& args);
+int cmd_capture(const Args& args);
 
 }  // namespace kanoko::cli

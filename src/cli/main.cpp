@@ -26,6 +26,7 @@ const std::vector<Subcommand>& subcommands() {
       {"render", "draw a trajectory to a PNG, headless", cmd_render},
       {"view", "open the interactive 3-D viewer on a trajectory", cmd_view},
       {"generate", "write the paper's example programs as native traces", cmd_generate},
+      {"capture", "run an MPI program with libkanoko-capture and write its trace", cmd_capture},
   };
   return table;
 }

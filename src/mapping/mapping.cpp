@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <sstream>
 #include <toml.hpp>
@@ -28,6 +29,23 @@ const char* to_string(SpringTopology t) {
     case SpringTopology::Ring: return "ring";
     case SpringTopology::Mesh: return "mesh";
     case SpringTopology::Explicit: return "explicit";
+  }
+  return "?";
+}
+
+const char* to_string(ForceEvaluator e) {
+  switch (e) {
+    case ForceEvaluator::Auto: return "auto";
+    case ForceEvaluator::Direct: return "direct";
+    case ForceEvaluator::BarnesHut: return "barnes-hut";
+  }
+  return "?";
+}
+
+const char* to_string(Multipole m) {
+  switch (m) {
+    case Multipole::Monopole: return "monopole";
+    case Multipole::Quadrupole: return "quadrupole";
   }
   return "?";
 }
@@ -94,8 +112,13 @@ class Section {
     }
     if ((min_exclusive ? x <= min : x < min) || x > max) {
       std::ostringstream os;
-      os << "'" << key << "' = " << x << " is out of range: expected " << (min_exclusive ? "> " : ">= ") << min;
-      if (max < 1e300) os << " and <= " << max;
+      os << "'" << key << "' = " << x;
+      if (x > max && max >= 1e300) {
+        os << " is too large";
+      } else {
+        os << " is out of range: expected " << (min_exclusive ? "> " : ">= ") << min;
+        if (max < 1e300) os << " and <= " << max;
+      }
       error(*v, os.str());
       return std::nullopt;
     }
@@ -292,6 +315,110 @@ std::string syntax_message(const std::string& what) {
 
 constexpr double kHuge = 1e300;
 
+/// TOML files are UTF-8, and toml11 3.7 trusts the lead byte of a sequence: a lone 0xEE in a
+/// quoted key makes it read past the end of its buffer (found by fuzz_mapping). Refuse invalid
+/// UTF-8 (truncated, overlong, surrogate or out-of-range sequences) before toml11 sees it.
+void check_utf8(const std::string& text, const std::string& name) {
+  std::int64_t line = 1, column = 1;
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t len = 1;
+    bool ok = true;
+    if (c >= 0x80) {
+      unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+      if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+      } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0) lo = 0xA0;  // overlong
+        if (c == 0xED) hi = 0x9F;  // surrogates
+      } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0) lo = 0x90;  // overlong
+        if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+      } else {
+        ok = false;
+      }
+      for (std::size_t k = 1; ok && k < len; ++k) {
+        const auto b = i + k < n ? static_cast<unsigned char>(text[i + k]) : 0U;
+        ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
+      }
+    }
+    if (!ok) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(c));
+      throw InputError(FileLoc{name, line, column},
+                       std::string("invalid UTF-8 (byte ") + byte + "): a mapping file must be UTF-8 text");
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      column += static_cast<std::int64_t>(len);  // columns count bytes, as toml11's do
+    }
+    i += len;
+  }
+}
+
+/// toml11 parses arrays, inline tables and dotted keys recursively and frees its tree recursively,
+/// so `a = [[[[…` a hundred thousand deep overflows the stack. No mapping nests more than a few
+/// levels: refuse deep nesting before toml11 sees it. The scan knows strings and comments; outside
+/// them it tracks bracket depth and the dots in one key (the dots of numbers never accumulate,
+/// since ',', '=' and brackets end a run).
+void check_nesting(const std::string& text, const std::string& name) {
+  constexpr int kMaxDepth = 32;
+  int depth = 0, dots = 0;
+  std::int64_t line = 1, column = 0;
+  const std::size_t n = text.size();
+  auto too_deep = [&] {
+    throw InputError(FileLoc{name, line, column},
+                     "nesting deeper than " + std::to_string(kMaxDepth) + " levels: not a Kanoko mapping");
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+      dots = 0;
+    } else if (c == '#') {
+      while (i + 1 < n && text[i + 1] != '\n') ++i;
+    } else if (c == '"' || c == '\'') {
+      const bool triple = i + 2 < n && text[i + 1] == c && text[i + 2] == c;
+      i += triple ? 3 : 1;
+      column += triple ? 2 : 0;
+      for (; i < n; ++i) {
+        ++column;
+        if (text[i] == '\n') {
+          ++line;
+          column = 0;
+          if (!triple) break;  // a one-line string ends here (as a syntax error)
+        } else if (text[i] == '\\' && c == '"') {
+          ++i;
+          ++column;
+        } else if (text[i] == c && (!triple || (i + 2 < n && text[i + 1] == c && text[i + 2] == c))) {
+          if (triple) {
+            i += 2;
+            column += 2;
+          }
+          break;
+        }
+      }
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) too_deep();
+      dots = 0;
+    } else if (c == ']' || c == '}') {
+      depth = std::max(0, depth - 1);
+      dots = 0;
+    } else if (c == ',' || c == '=') {
+      dots = 0;
+    } else if (c == '.') {
+      if (++dots > kMaxDepth) too_deep();
+    }
+  }
+}
+
 void read_simulation(Section s, Mapping& m) {
   auto& sim = m.simulation;
   if (auto v = s.number("interval", 0, kHuge, true)) sim.interval_s = *v;
@@ -299,8 +426,11 @@ void read_simulation(Section s, Mapping& m) {
   if (auto v = s.integer("frame_every", 1, 1'000'000)) sim.frame_every = static_cast<std::uint32_t>(*v);
   if (auto v = s.string("integrator")) sim.integrator = *v;  // checked against the registry by sim
   if (auto v = s.number("settle", 0, kHuge)) sim.settle_s = *v;
+  if (auto v = s.number("tolerance", 0, 1, true)) sim.tolerance = *v;
   if (const toml::value* dt = s.get("dt"); dt != nullptr && sim.dt_s > sim.interval_s) {
-    s.error(*dt, "'dt' must not exceed 'interval' (" + std::to_string(sim.interval_s) +
+    std::ostringstream interval;
+    interval << sim.interval_s;
+    s.error(*dt, "'dt' must not exceed 'interval' (" + interval.str() +
                      " s): the forcing changes every interval and a step may not straddle it");
   }
   s.report_unknown_keys();
@@ -365,6 +495,9 @@ void read_forces(Section s, Mapping& m, const std::string& file, DiagnosticList&
     RepulsionSpec spec;
     if (auto v = r.number("strength", 0, kHuge)) spec.strength = *v;
     if (auto v = r.number("softening", 0, kHuge)) spec.softening = *v;
+    if (auto v = r.choice("evaluator", {"auto", "direct", "barnes-hut"})) spec.evaluator = static_cast<ForceEvaluator>(*v);
+    if (auto v = r.number("theta", 0, 1)) spec.theta = *v;
+    if (auto v = r.choice("multipole", {"monopole", "quadrupole"})) spec.multipole = static_cast<Multipole>(*v);
     r.report_unknown_keys();
     m.repulsion = spec;
   }
@@ -402,6 +535,8 @@ Mapping parse_mapping_text(const std::string& text, const std::string& name) {
   m.path = name;
   m.text = text;
   toml::value root;
+  check_utf8(text, name);
+  check_nesting(text, name);
   try {
     std::istringstream in(text);
     root = toml::parse(in, name);

@@ -40,6 +40,7 @@ struct SimulationSpec {
   std::uint32_t frame_every = 1;  ///< store one frame every k steps
   std::string integrator = "rk4";
   double settle_s = 0;         ///< keep integrating this long after the trace ends, no forcing
+  double tolerance = 1e-6;     ///< error per step allowed to adaptive integrators
 };
 
 /// [bodies]
@@ -69,9 +70,18 @@ struct SpringSpec {
 };
 
 /// [forces.repulsion]: R Σ (x_i - x_j)/|x_i - x_j|³, all pairs.
+/// How the repulsion is summed (integrators/forces.hpp): exactly over all pairs, or with a
+/// Barnes–Hut octree; `Auto` chooses by the number of bodies.
+enum class ForceEvaluator { Auto, Direct, BarnesHut };
+/// What Barnes–Hut keeps of a far cell: its total charge, or also its second moments.
+enum class Multipole { Monopole, Quadrupole };
+
 struct RepulsionSpec {
   double strength = 0;   ///< R
   double softening = 0;  ///< ε in (|d|² + ε²)^{3/2}; 0 = the paper's exact law
+  ForceEvaluator evaluator = ForceEvaluator::Auto;
+  double theta = 0.5;    ///< Barnes–Hut opening angle θ (dimensionless); 0 opens every cell
+  Multipole multipole = Multipole::Monopole;
 };
 
 /// [forces.communication]: attraction along each pair that communicated in the interval.
@@ -123,5 +133,9 @@ Mapping parse_mapping_text(const std::string& text, const std::string& name);
 /// Names used in mapping files, for docs and suggestions.
 const char* to_string(Placement p);
 const char* to_string(SpringTopology t);
+/// "auto", "direct", "barnes-hut".
+const char* to_string(ForceEvaluator e);
+/// "monopole", "quadrupole".
+const char* to_string(Multipole m);
 
 }  // namespace kanoko::mapping

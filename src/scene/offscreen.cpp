@@ -164,8 +164,9 @@ osg::ref_ptr<osg::GraphicsContext> make_glx_pbuffer(int width_px, int height_px)
   return gc;
 }
 
-// Draws one frame of `request` with `viewer` already attached to a context.
-osg::ref_ptr<osg::Image> draw_with(osgViewer::Viewer& viewer, const OffscreenRequest& request) {
+// Draws `frames` frames of `request` with `viewer` already attached to a context.
+void draw_with(osgViewer::Viewer& viewer, const OffscreenRequest& request, std::size_t frames,
+               const FramePrepare& prepare, const FrameConsume& consume) {
   osg::Camera* camera = viewer.getCamera();
   camera->setViewport(new osg::Viewport(0, 0, request.width_px, request.height_px));
   camera->setDrawBuffer(GL_BACK);
@@ -189,16 +190,25 @@ osg::ref_ptr<osg::Image> draw_with(osgViewer::Viewer& viewer, const OffscreenReq
   viewer.setCameraManipulator(nullptr);
   viewer.realize();
   if (!viewer.isRealized()) throw RunError("the offscreen OpenGL context could not be realized");
-  capture->arm();
-  viewer.frame();
-  keep_gl_driver_loaded();
-  if (capture->image() == nullptr || capture->image()->data() == nullptr ||
-      capture->image()->s() != request.width_px || capture->image()->t() != request.height_px) {
-    throw RunError("reading the rendered pixels back failed");
+  for (std::size_t k = 0; k < frames; ++k) {
+    if (prepare) {
+      osg::Matrixd view = request.view;
+      osg::Matrixd projection = request.projection;
+      prepare(k, view, projection);
+      camera->setViewMatrix(view);
+      camera->setProjectionMatrix(projection);
+    }
+    capture->arm();
+    viewer.frame();
+    keep_gl_driver_loaded();
+    if (capture->image() == nullptr || capture->image()->data() == nullptr ||
+        capture->image()->s() != request.width_px || capture->image()->t() != request.height_px) {
+      camera->setFinalDrawCallback(nullptr);
+      throw RunError("reading the rendered pixels back failed");
+    }
+    consume(k, *capture->image());
   }
-  osg::ref_ptr<osg::Image> image = capture->image();
   camera->setFinalDrawCallback(nullptr);
-  return image;
 }
 
 }  // namespace
@@ -260,10 +270,19 @@ void CaptureCallback::operator()(osg::RenderInfo& render_info) const {
 }
 
 OffscreenResult draw_offscreen(const OffscreenRequest& request) {
+  OffscreenResult result;
+  result.backend_used =
+      draw_offscreen_frames(request, 1, nullptr, [&](std::size_t /*frame*/, const osg::Image& i) {
+        result.image = new osg::Image(i, osg::CopyOp::DEEP_COPY_ALL);
+      });
+  return result;
+}
+
+Backend draw_offscreen_frames(const OffscreenRequest& request, std::size_t frames,
+                              const FramePrepare& prepare, const FrameConsume& consume) {
   if (request.scene == nullptr || request.width_px < 1 || request.height_px < 1) {
     throw RunError("offscreen draw needs a scene and a positive size");
   }
-  OffscreenResult result;
   const bool try_glx = request.backend == Backend::glx ||
                        (request.backend == Backend::automatic && display_variable_set());
   if (request.backend == Backend::glx && !display_variable_set()) {
@@ -277,9 +296,8 @@ OffscreenResult draw_offscreen(const OffscreenRequest& request) {
       osgViewer::Viewer viewer;
       viewer.setThreadingModel(osgViewer::Viewer::SingleThreaded);
       viewer.getCamera()->setGraphicsContext(gc.get());
-      result.image = draw_with(viewer, request);
-      result.backend_used = Backend::glx;
-      return result;
+      draw_with(viewer, request, frames, prepare, consume);
+      return Backend::glx;
     }
     if (request.backend == Backend::glx) {
       throw RunError(std::string("cannot create a GLX pbuffer on display '") +
@@ -292,10 +310,9 @@ OffscreenResult draw_offscreen(const OffscreenRequest& request) {
   {
     osgViewer::Viewer viewer;
     viewer.setUpViewerAsEmbeddedInWindow(0, 0, request.width_px, request.height_px);
-    result.image = draw_with(viewer, request);
+    draw_with(viewer, request, frames, prepare, consume);
   }
-  result.backend_used = Backend::egl;
-  return result;
+  return Backend::egl;
 }
 
 void check_image_output(const std::filesystem::path& target) {

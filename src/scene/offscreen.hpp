@@ -3,7 +3,9 @@
 // (headless.md §4). Also the pixel capture both the renderer and the viewer's screenshot use.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <osg/Camera>
 #include <osg/Image>
 #include <osg/Matrixd>
@@ -66,6 +68,19 @@ struct OffscreenResult {
 /// Draws one frame offscreen and returns its pixels. Throws RunError if no context can be made
 /// (no display for GLX; EGL unavailable), naming what was tried.
 [[nodiscard]] OffscreenResult draw_offscreen(const OffscreenRequest& request);
+
+/// Called before frame k of a sequence: moves the scene and sets the camera's view and
+/// projection for it.
+using FramePrepare =
+    std::function<void(std::size_t frame, osg::Matrixd& view, osg::Matrixd& projection)>;
+/// Called with the pixels of frame k (RGB, request size, origin bottom-left).
+using FrameConsume = std::function<void(std::size_t frame, const osg::Image& image)>;
+
+/// Draws `frames` frames of request.scene in one offscreen context (request.view and
+/// request.projection are the starting camera; `prepare` may change them per frame) and hands
+/// each frame's pixels to `consume`. Returns the backend used; throws like draw_offscreen().
+Backend draw_offscreen_frames(const OffscreenRequest& request, std::size_t frames,
+                              const FramePrepare& prepare, const FrameConsume& consume);
 
 /// Keeps the OpenGL driver modules that are loaded now (Mesa's *_dri.so, libgallium*) loaded until
 /// the process exits. Closing the last GL display unloads the driver, and a driver's lazily

@@ -1,5 +1,6 @@
 #include "src/scene/playback.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <osgViewer/View>
 #include <utility>
@@ -10,11 +11,16 @@ const std::vector<KeyBinding>& playback_bindings() {
   static const std::vector<KeyBinding> bindings = {
       {"Space", "pause / resume playback"},
       {"click on dial", "pause / resume playback"},
+      {"click on a body or spring", "select it: highlight and statistics panel (empty space clears)"},
       {"+ / -", "play faster / slower (x2 / x0.5)"},
       {"Left / Right", "step one stored frame back / forward (pauses)"},
       {"r", "reverse the playing direction"},
       {"Home / 0", "restart from the beginning of the run"},
       {"c", "camera back to the home view"},
+      {"l / g / k", "body labels / ground grid and axes / spring tension colours on or off"},
+      {"t / T", "longer / shorter trails (off below 1/40 of the run)"},
+      {"[ / ]", "smaller / larger bodies"},
+      {"paused panel (top right)", "click - / + and on/off to change speed and the view"},
       {"left drag / middle drag / right drag", "rotate / pan / zoom the camera"},
       {"h", "show / hide the help screen"},
       {"Esc", "quit"},
@@ -73,6 +79,25 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
         case '0':
           clock_.restart();
           return true;
+        case 'l':
+        case 'g':
+        case 'k':
+        case 't':
+        case 'T':
+        case '[':
+        case ']': {
+          VisualOptions v = scene_.visual();
+          const double run_s = clock_.end_s() - clock_.begin_s();
+          if (ea.getKey() == 'l') v.labels = !v.labels;
+          if (ea.getKey() == 'g') v.grid = !v.grid;
+          if (ea.getKey() == 'k') v.tension_colours = !v.tension_colours;
+          if (ea.getKey() == 't') v.trail_s = longer_trail(v.trail_s, run_s);
+          if (ea.getKey() == 'T') v.trail_s = shorter_trail(v.trail_s, run_s);
+          if (ea.getKey() == '[') v.body_scale /= 1.25;
+          if (ea.getKey() == ']') v.body_scale *= 1.25;
+          scene_.set_visual(v);
+          return true;
+        }
         case 'c':
           if (auto* view = dynamic_cast<osgViewer::View*>(&aa); view != nullptr) view->home();
           return true;
@@ -84,9 +109,28 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
       // Normalised coordinates are y-up whatever the event source's orientation.
       const double x = 0.5 * (static_cast<double>(ea.getXnormalized()) + 1.0) * scene_.width_px();
       const double y = 0.5 * (static_cast<double>(ea.getYnormalized()) + 1.0) * scene_.height_px();
-      if (!dial_contains(scene_.dial(), x, y)) return false;
+      if (panel_ != nullptr && panel_->click(x, y)) return true;
+      press_x_px_ = x;
+      press_y_px_ = y;
+      pressed_ = true;
+      if (!dial_contains(scene_.dial(), x, y)) return false;  // the camera may start a drag
+      pressed_ = false;
       clock_.toggle_pause();
       return true;
+    }
+    case GEA::RELEASE: {
+      if (ea.getButton() != GEA::LEFT_MOUSE_BUTTON || !pressed_) return false;
+      pressed_ = false;
+      const double x = 0.5 * (static_cast<double>(ea.getXnormalized()) + 1.0) * scene_.width_px();
+      const double y = 0.5 * (static_cast<double>(ea.getYnormalized()) + 1.0) * scene_.height_px();
+      // A drag moves the camera; only a click (press and release in one place) picks.
+      if (std::hypot(x - press_x_px_, y - press_y_px_) > kClickSlop_px) return false;
+      const auto* view = dynamic_cast<osgViewer::View*>(&aa);
+      if (view == nullptr) return false;
+      const osg::Camera* camera = view->getCamera();
+      scene_.select(scene_.pick_at(camera->getViewMatrix(), camera->getProjectionMatrix(),
+                                   ea.getXnormalized(), ea.getYnormalized()));
+      return false;
     }
     default:
       return false;
@@ -108,6 +152,7 @@ void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
     scene_.set_status(status);
     status_ = std::move(status);
   }
+  if (panel_ != nullptr) panel_->refresh();
   traverse(node, nv);
 }
 

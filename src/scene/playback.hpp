@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/scene/control_panel.hpp"
 #include "src/scene/replay_clock.hpp"
 #include "src/scene/scene.hpp"
 
@@ -27,7 +28,8 @@ struct KeyBinding {
 
 /// Keyboard and mouse control of a ReplayClock: space pauses/resumes, +/- change speed, arrows
 /// step one stored frame (pausing), r reverses, Home or 0 restarts, c returns the camera home,
-/// a left click on the dial pauses/resumes. Also keeps the scene's HUD laid out on resize.
+/// a left click on the dial pauses/resumes, a left click elsewhere selects the body or spring
+/// under the pointer (analytic picking, TrajectoryScene::pick_at) or clears the selection. Also keeps the scene's HUD laid out on resize.
 /// `clock` and `scene` must outlive the handler's use by the viewer.
 class PlaybackHandler : public osgGA::GUIEventHandler {
  public:
@@ -39,13 +41,19 @@ class PlaybackHandler : public osgGA::GUIEventHandler {
   bool handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& aa) override;
   /// Adds the playback keys to OSG's help screen ('h').
   void getUsage(osg::ApplicationUsage& usage) const override;
+  /// The paused panel that gets clicks first (may be null; must outlive the handler's use).
+  void set_control_panel(ControlPanel* panel) { panel_ = panel; }
 
  private:
   ReplayClock& clock_;
   TrajectoryScene& scene_;
   std::vector<double> frame_times_s_;
-  int window_width_px_ = 0;
-  int window_height_px_ = 0;
+  ControlPanel* panel_ = nullptr;
+  // A press and release closer than this is a click (picks), farther apart a camera drag.
+  static constexpr double kClickSlop_px = 4.0;
+  bool pressed_ = false;
+  double press_x_px_ = 0;
+  double press_y_px_ = 0;
 };
 
 /// Update callback for the scene root: sets the scene to the clock's time and the status line.
@@ -55,11 +63,14 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   ReplayUpdateCallback(const ReplayClock& clock, TrajectoryScene& scene);
   /// Runs during the update traversal of every frame.
   void operator()(osg::Node* node, osg::NodeVisitor* nv) override;
+  /// The paused panel to refresh each frame (may be null; must outlive the callback's use).
+  void set_control_panel(ControlPanel* panel) { panel_ = panel; }
 
  private:
   const ReplayClock& clock_;
   TrajectoryScene& scene_;
   std::string status_;
+  ControlPanel* panel_ = nullptr;
 };
 
 }  // namespace kanoko::scene

@@ -47,7 +47,8 @@ RenderResult render_image(const trajectory::Reader& reader, const RenderOptions&
   while (ss > 1 && std::max(w, h) * ss > kMaxSupersampledSide_px) --ss;
   // The HUD is laid out in output pixels; its orthographic projection maps them onto the larger
   // framebuffer, so text and dial scale with the supersampling.
-  TrajectoryScene scene(reader, w, h);
+  TrajectoryScene scene(reader, w, h, options.style);
+  scene.set_framebuffer_height(h * ss);
   scene.set_time(options.time_s);
 
   RenderResult result;

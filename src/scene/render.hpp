@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <osg/Image>
 #include <string_view>
 
@@ -30,6 +31,8 @@ struct RenderOptions {
   /// multisampling.
   int supersample = 2;
   Backend backend = Backend::automatic;
+  /// How bodies are drawn; by default chosen from the body count (body_style_for()).
+  std::optional<BodyStyle> style;
 };
 
 /// A rendered picture and the camera that drew it.

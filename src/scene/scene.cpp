@@ -1,11 +1,17 @@
 #include "src/scene/scene.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <osg/BlendFunc>
 #include <osg/Geode>
 #include <osg/Geometry>
+#include <osg/LineWidth>
+#include <osg/Point>
+#include <osg/PointSprite>
+#include <osg/PolygonMode>
 #include <osg/Program>
 #include <osg/Shader>
 #include <osg/Uniform>
@@ -14,6 +20,7 @@
 #include <utility>
 
 #include "src/base/check.hpp"
+#include "src/base/error.hpp"
 
 namespace kanoko::scene {
 
@@ -42,6 +49,18 @@ const osg::Vec4 kDialTick{0.62F, 0.65F, 0.70F, 1.0F};
 const osg::Vec4 kDialTickNoon{0.95F, 0.96F, 0.98F, 1.0F};
 const osg::Vec4 kDialHand{1.0F, 0.62F, 0.12F, 1.0F};
 const osg::Vec4 kLabelColour{0.86F, 0.88F, 0.92F, 1.0F};
+const osg::Vec3 kHighlight{1.0F, 0.9F, 0.25F};
+const osg::Vec3 kSpringNeutral{kSpringColour.r(), kSpringColour.g(), kSpringColour.b()};
+const osg::Vec3 kSpringCompressed{0.25F, 0.5F, 1.0F};
+const osg::Vec3 kSpringStretched{1.0F, 0.3F, 0.2F};
+// Strain (relative length change) at which the tension colour saturates.
+constexpr double kFullTensionStrain = 0.25;
+const osg::Vec4 kGridColour{0.5F, 0.55F, 0.65F, 0.35F};
+// Trails are polylines through this many samples of the last trail_s seconds.
+constexpr int kTrailSamples = 24;
+const osg::Vec4 kPanelBackground{0.0F, 0.0F, 0.0F, 0.62F};
+// The highlight cage around a selected body is this much larger than the body.
+constexpr double kHighlightScale = 1.3;
 
 // Per-pixel Blinn-Phong with a key light from the upper left, a weak fill from the lower right
 // and a faint rim, in eye space. GLSL 1.20 with the compatibility built-ins (OSG is a GL2 build).
@@ -74,6 +93,48 @@ void main() {
   gl_FragColor = vec4(c, 1.0);
 }
 )";
+
+// Sphere impostors: one point per body, sized to the sphere's projected diameter, shaded with the
+// same lights as the meshes from a normal rebuilt per fragment (headless.md §5: 10k sprites run
+// interactively on llvmpipe where 10k meshes do not).
+const char* const kImpostorVertexShader = R"(#version 120
+attribute float kanoko_radius;
+uniform float kanoko_viewport_height;
+varying vec3 v_colour;
+void main() {
+  vec4 eye = gl_ModelViewMatrix * gl_Vertex;
+  gl_Position = gl_ProjectionMatrix * eye;
+  float depth = max(-eye.z, 1e-6);
+  gl_PointSize = max(2.0, kanoko_radius * gl_ProjectionMatrix[1][1] * kanoko_viewport_height / depth);
+  v_colour = gl_Color.rgb;
+}
+)";
+
+const char* const kImpostorFragmentShader = R"(#version 120
+varying vec3 v_colour;
+void main() {
+  vec2 p = gl_PointCoord * 2.0 - 1.0;
+  p.y = -p.y;
+  float d2 = dot(p, p);
+  if (d2 > 1.0) discard;
+  vec3 n = vec3(p, sqrt(1.0 - d2));
+  vec3 key = normalize(vec3(-0.45, 0.60, 0.66));
+  vec3 fill = normalize(vec3(0.55, -0.35, 0.40));
+  float diffuse = max(dot(n, key), 0.0);
+  float fill_diffuse = max(dot(n, fill), 0.0);
+  float specular = pow(max(dot(n, normalize(key + vec3(0.0, 0.0, 1.0))), 0.0), 48.0);
+  float rim = pow(1.0 - n.z, 3.0);
+  vec3 c = v_colour * (0.20 + 0.72 * diffuse + 0.18 * fill_diffuse)
+         + vec3(0.38) * specular + v_colour * 0.22 * rim;
+  gl_FragColor = vec4(c, 1.0);
+}
+)";
+
+// Cloud bodies: flat dots a few pixels wide.
+constexpr float kCloudPointSize_px = 3.0F;
+// Host spheres of the cloud are drawn only up to this many hosts.
+constexpr std::size_t kMaxHostSpheres = 512;
+const osg::Vec3 kHostSphereColour{0.45F, 0.55F, 0.75F};
 
 float to_f(double x) { return static_cast<float>(x); }
 
@@ -233,6 +294,26 @@ osg::ref_ptr<osgText::Text> make_label(osgText::Font* font, osgText::Text::Align
 }  // namespace
 
 osg::ref_ptr<osg::Geometry> unit_sphere_geometry() { return build_unit_sphere(); }
+
+void check_has_bodies(const trajectory::Reader& reader, const std::string& file) {
+  if (reader.meta().body_count() == 0) {
+    throw InputError(FileLoc{file},
+                     "the run has no bodies, so there is nothing to draw; check that the "
+                     "mapping's bodies match ranks in the trace");
+  }
+}
+
+osg::ref_ptr<osgText::Font> monospace_font() {
+  // osgText resolves a bare file name through its own search path only, and then silently falls
+  // back to a proportional face; the Debian path comes first for that reason.
+  for (const char* name :
+       {"/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", "DejaVuSansMono.ttf"}) {
+    if (osg::ref_ptr<osgText::Font> font = osgText::readRefFontFile(name); font.valid()) {
+      return font;
+    }
+  }
+  return nullptr;
+}
 osg::ref_ptr<osg::Geometry> unit_cylinder_geometry() { return build_unit_cylinder(); }
 
 osg::Vec4 background_colour() { return {0.035F, 0.04F, 0.06F, 1.0F}; }
@@ -320,8 +401,18 @@ CameraMatrices render_camera(const trajectory::Reader& reader, int width_px, int
   return c;
 }
 
-TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px)
-    : reader_(reader), width_px_(width_px), height_px_(height_px) {
+BodyStyle body_style_for(std::size_t bodies) {
+  if (bodies > kCloudThreshold) return BodyStyle::cloud;
+  if (bodies > kImpostorThreshold) return BodyStyle::impostors;
+  return BodyStyle::meshes;
+}
+
+TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px,
+                                 std::optional<BodyStyle> style)
+    : reader_(reader),
+      width_px_(width_px),
+      height_px_(height_px),
+      style_(style.value_or(body_style_for(reader.meta().body_count()))) {
   const auto& meta = reader_.meta();
   // The reader refuses files without frames or with edges to missing bodies.
   KANOKO_ASSERT(reader_.frame_count() > 0, "a trajectory has at least one frame");
@@ -363,11 +454,21 @@ void TrajectoryScene::build_world() {
 
   auto springs = make<osg::Group>();
   springs->setName("springs");
-  springs->setStateSet(
-      colour_state(osg::Vec3(kSpringColour.r(), kSpringColour.g(), kSpringColour.b())).get());
+  const auto f0 = reader_.frame(0);
+  spring_colour_values_.assign(meta.edges.size(), kSpringNeutral);
   for (std::size_t e = 0; e < meta.edges.size(); ++e) {
+    const auto [a, b] = meta.edges[e];
+    spring_length0_.push_back((f0.positions.col(a) - f0.positions.col(b)).norm());
+  }
+  const bool cylinders = style_ == BodyStyle::meshes && meta.edges.size() <= kCylinderSpringLimit;
+  // A cloud of tens of thousands of bodies shows no readable springs; they stay pickable.
+  if (!cylinders && style_ != BodyStyle::cloud) build_spring_lines();
+  for (std::size_t e = 0; cylinders && e < meta.edges.size(); ++e) {
     auto xf = make<osg::MatrixTransform>();
     xf->setDataVariance(osg::Object::DYNAMIC);
+    osg::ref_ptr<osg::StateSet> state = colour_state(kSpringNeutral);
+    spring_colours_.emplace_back(state->getUniform("kanoko_colour"));
+    xf->setStateSet(state.get());
     xf->addChild(cylinder_geode.get());
     springs->addChild(xf.get());
     springs_.push_back(xf);
@@ -376,7 +477,8 @@ void TrajectoryScene::build_world() {
 
   auto bodies = make<osg::Group>();
   bodies->setName("bodies");
-  for (std::size_t i = 0; i < meta.body_count(); ++i) {
+  if (style_ != BodyStyle::meshes) build_point_bodies();
+  for (std::size_t i = 0; style_ == BodyStyle::meshes && i < meta.body_count(); ++i) {
     const auto& info = meta.bodies[i];
     auto pat = make<osg::PositionAttitudeTransform>();
     pat->setName(info.name);
@@ -389,7 +491,215 @@ void TrajectoryScene::build_world() {
     bodies_.push_back(pat);
   }
   world_->addChild(bodies.get());
+
+  // The selected body gets a wire cage; a selected spring takes the highlight colour.
+  body_highlight_ = new osg::PositionAttitudeTransform;
+  body_highlight_->setName("selection");
+  body_highlight_->setDataVariance(osg::Object::DYNAMIC);
+  body_highlight_->setNodeMask(0);
+  osg::ref_ptr<osg::StateSet> cage = colour_state(kHighlight);
+  cage->setAttributeAndModes(
+      new osg::PolygonMode(osg::PolygonMode::FRONT_AND_BACK, osg::PolygonMode::LINE));
+  body_highlight_->setStateSet(cage.get());
+  body_highlight_->addChild(sphere_geode.get());
+  world_->addChild(body_highlight_.get());
   root_->addChild(world_.get());
+  build_decorations();
+}
+
+void TrajectoryScene::build_spring_lines() {
+  const std::size_t m = reader_.meta().edges.size();
+  spring_lines_ = make<osg::Geometry>();
+  spring_lines_->setName("spring lines");
+  spring_lines_->setDataVariance(osg::Object::DYNAMIC);
+  spring_lines_->setUseDisplayList(false);
+  spring_lines_->setUseVertexBufferObjects(true);
+  spring_lines_->setVertexArray(new osg::Vec3Array(static_cast<unsigned>(2 * m)));
+  spring_lines_->setColorArray(new osg::Vec4Array(static_cast<unsigned>(2 * m)),
+                               osg::Array::BIND_PER_VERTEX);
+  spring_lines_->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(2 * m)));
+  osg::StateSet* ss = spring_lines_->getOrCreateStateSet();
+  ss->setAttributeAndModes(new osg::Program, osg::StateAttribute::ON);  // fixed function
+  ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+  auto geode = make<osg::Geode>();
+  geode->addDrawable(spring_lines_.get());
+  world_->addChild(geode.get());
+}
+
+void TrajectoryScene::build_point_bodies() {
+  const auto& meta = reader_.meta();
+  const std::size_t n = meta.body_count();
+  points_ = make<osg::Geometry>();
+  points_->setName(style_ == BodyStyle::cloud ? "body cloud" : "body impostors");
+  points_->setDataVariance(osg::Object::DYNAMIC);
+  points_->setUseDisplayList(false);
+  points_->setUseVertexBufferObjects(true);
+  points_->setVertexArray(new osg::Vec3Array(static_cast<unsigned>(n)));
+  auto colours = make<osg::Vec4Array>();
+  for (const auto& b : meta.bodies) {
+    colours->push_back(osg::Vec4(b.colour_rgb[0], b.colour_rgb[1], b.colour_rgb[2], 1.0F));
+  }
+  points_->setColorArray(colours.get(), osg::Array::BIND_PER_VERTEX);
+  points_->addPrimitiveSet(new osg::DrawArrays(GL_POINTS, 0, static_cast<GLsizei>(n)));
+  // The bound is recomputed from the vertices on dirtyBound(); culling stays correct.
+  osg::StateSet* ss = points_->getOrCreateStateSet();
+  if (style_ == BodyStyle::impostors) {
+    constexpr unsigned kRadiusAttribute = 6;
+    points_->setVertexAttribArray(kRadiusAttribute, new osg::FloatArray(static_cast<unsigned>(n)),
+                                  osg::Array::BIND_PER_VERTEX);
+    auto program = make<osg::Program>();
+    program->setName("kanoko impostors");
+    program->addShader(new osg::Shader(osg::Shader::VERTEX, kImpostorVertexShader));
+    program->addShader(new osg::Shader(osg::Shader::FRAGMENT, kImpostorFragmentShader));
+    program->addBindAttribLocation("kanoko_radius", kRadiusAttribute);
+    ss->setAttributeAndModes(program.get(), osg::StateAttribute::ON);
+    ss->setTextureAttributeAndModes(0, new osg::PointSprite, osg::StateAttribute::ON);
+    ss->setMode(GL_VERTEX_PROGRAM_POINT_SIZE, osg::StateAttribute::ON);
+    viewport_height_ = new osg::Uniform("kanoko_viewport_height", to_f(height_px_));
+    ss->addUniform(viewport_height_.get());
+  } else {
+    ss->setAttributeAndModes(new osg::Program, osg::StateAttribute::ON);  // fixed function
+    ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    cloud_point_ = new osg::Point(kCloudPointSize_px);
+    ss->setAttributeAndModes(cloud_point_.get());
+    // One translucent sphere per host around its bodies: the aggregate the eye can read.
+    std::map<std::string, std::size_t> hosts;
+    host_of_body_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      host_of_body_[i] = hosts.emplace(meta.bodies[i].host, hosts.size()).first->second;
+    }
+    if (hosts.size() <= kMaxHostSpheres) {
+      auto sphere = make<osg::Geode>();
+      sphere->addDrawable(unit_sphere_geometry().get());
+      auto group = make<osg::Group>();
+      group->setName("host spheres");
+      osg::StateSet* hs = group->getOrCreateStateSet();
+      hs->addUniform(new osg::Uniform("kanoko_colour", kHostSphereColour));
+      hs->setMode(GL_BLEND, osg::StateAttribute::ON);
+      hs->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+      hs->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+      hs->setAttributeAndModes(
+          new osg::PolygonMode(osg::PolygonMode::FRONT_AND_BACK, osg::PolygonMode::LINE));
+      for (std::size_t h = 0; h < hosts.size(); ++h) {
+        auto pat = make<osg::PositionAttitudeTransform>();
+        pat->setDataVariance(osg::Object::DYNAMIC);
+        pat->addChild(sphere.get());
+        group->addChild(pat.get());
+        host_spheres_.push_back(pat);
+      }
+      world_->addChild(group.get());
+    }
+  }
+  auto geode = make<osg::Geode>();
+  geode->addDrawable(points_.get());
+  world_->addChild(geode.get());
+}
+
+void TrajectoryScene::set_framebuffer_height(int height_px) {
+  if (viewport_height_.valid()) viewport_height_->set(to_f(std::max(height_px, 1)));
+  // Dots keep their size in window pixels when a renderer draws at a multiple of the window.
+  if (cloud_point_.valid()) {
+    cloud_point_->setSize(kCloudPointSize_px * to_f(std::max(height_px, 1)) /
+                          to_f(std::max(height_px_, 1)));
+  }
+}
+
+void TrajectoryScene::update_point_bodies() {
+  const std::size_t n = reader_.meta().body_count();
+  auto* v = static_cast<osg::Vec3Array*>(points_->getVertexArray());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = positions_.col(static_cast<Eigen::Index>(i));
+    (*v)[i] = osg::Vec3(to_f(c.x()), to_f(c.y()), to_f(c.z()));
+  }
+  v->dirty();
+  if (style_ == BodyStyle::impostors) {
+    auto* radii = static_cast<osg::FloatArray*>(points_->getVertexAttribArray(6));
+    for (std::size_t i = 0; i < n; ++i) (*radii)[i] = to_f(drawn_radius(i));
+    radii->dirty();
+  }
+  points_->dirtyBound();
+  if (host_spheres_.empty()) return;
+  // Centre and RMS spread of each host's bodies.
+  const std::size_t hosts = host_spheres_.size();
+  std::vector<Eigen::Vector3d> sum(hosts, Eigen::Vector3d::Zero());
+  std::vector<double> sum2(hosts, 0.0);
+  std::vector<std::size_t> count(hosts, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t h = host_of_body_[i];
+    const Eigen::Vector3d p = positions_.col(static_cast<Eigen::Index>(i));
+    sum[h] += p;
+    sum2[h] += p.squaredNorm();
+    ++count[h];
+  }
+  for (std::size_t h = 0; h < hosts; ++h) {
+    const double k = static_cast<double>(std::max<std::size_t>(count[h], 1));
+    const Eigen::Vector3d centre = sum[h] / k;
+    const double spread = std::sqrt(std::max(sum2[h] / k - centre.squaredNorm(), 0.0));
+    const double r = std::max(spread, safe_radius(reader_.meta().bodies[0]));
+    host_spheres_[h]->setPosition(osg::Vec3d(centre.x(), centre.y(), centre.z()));
+    host_spheres_[h]->setScale(osg::Vec3d(r, r, r));
+  }
+}
+
+void TrajectoryScene::build_decorations() {
+  // Fixed-function, unlit, outside world_ so its shader does not apply.
+  decorations_ = new osg::Group;
+  decorations_->setName("decorations");
+  osg::StateSet* ss = decorations_->getOrCreateStateSet();
+  ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+  ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+  ss->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+
+  // Ground grid one bound radius below the centre, 2 radii wide, and axes from its centre.
+  const osg::Vec3d c = bound_.center();
+  const double r = bound_.radius();
+  const double ground = c.z() - r;
+  constexpr int kLines = 10;
+  auto grid_vertices = make<osg::Vec3Array>();
+  for (int k = 0; k <= kLines; ++k) {
+    const double u = -r + 2.0 * r * k / kLines;
+    grid_vertices->push_back(osg::Vec3(to_f(c.x() + u), to_f(c.y() - r), to_f(ground)));
+    grid_vertices->push_back(osg::Vec3(to_f(c.x() + u), to_f(c.y() + r), to_f(ground)));
+    grid_vertices->push_back(osg::Vec3(to_f(c.x() - r), to_f(c.y() + u), to_f(ground)));
+    grid_vertices->push_back(osg::Vec3(to_f(c.x() + r), to_f(c.y() + u), to_f(ground)));
+  }
+  auto grid = make<osg::Geode>();
+  grid->addDrawable(make_flat(grid_vertices.get(), GL_LINES, kGridColour, 0).get());
+  const osg::Vec3 origin(to_f(c.x()), to_f(c.y()), to_f(ground));
+  const float axis = to_f(0.5 * r);
+  const std::array<std::pair<osg::Vec3, osg::Vec4>, 3> axes{{
+      {osg::Vec3(axis, 0.0F, 0.0F), osg::Vec4(0.9F, 0.3F, 0.3F, 1.0F)},
+      {osg::Vec3(0.0F, axis, 0.0F), osg::Vec4(0.3F, 0.85F, 0.3F, 1.0F)},
+      {osg::Vec3(0.0F, 0.0F, axis), osg::Vec4(0.35F, 0.5F, 1.0F, 1.0F)},
+  }};
+  for (const auto& [direction, colour] : axes) {
+    auto v = make<osg::Vec3Array>();
+    v->push_back(origin);
+    v->push_back(origin + direction);
+    grid->addDrawable(make_flat(v.get(), GL_LINES, colour, 0).get());
+  }
+  grid->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(1.5F));
+  grid_ = grid;
+  grid_->setNodeMask(0);
+  decorations_->addChild(grid_.get());
+
+  trails_ = make<osg::Geometry>();
+  trails_->setName("trails");
+  trails_->setDataVariance(osg::Object::DYNAMIC);
+  trails_->setUseDisplayList(false);
+  trails_->setUseVertexBufferObjects(true);
+  trails_->setVertexArray(new osg::Vec3Array);
+  trails_->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+  auto trail_geode = make<osg::Geode>();
+  trail_geode->addDrawable(trails_.get());
+  trail_geode->setNodeMask(0);
+  decorations_->addChild(trail_geode.get());
+
+  labels_ = new osg::Geode;
+  labels_->setName("labels");
+  labels_->setNodeMask(0);
+  decorations_->addChild(labels_.get());
+  root_->addChild(decorations_.get());
 }
 
 void TrajectoryScene::build_hud() {
@@ -454,6 +764,11 @@ void TrajectoryScene::build_hud() {
   status_label_ = make_label(font.get(), osgText::Text::LEFT_BASE_LINE);
   labels->addDrawable(time_label_.get());
   labels->addDrawable(status_label_.get());
+  osg::ref_ptr<osgText::Font> mono = monospace_font();
+  inspect_panel_ = make_label(mono.valid() ? mono.get() : font.get(), osgText::Text::LEFT_TOP);
+  inspect_panel_->setDrawMode(osgText::Text::TEXT | osgText::Text::FILLEDBOUNDINGBOX);
+  inspect_panel_->setBoundingBoxColor(kPanelBackground);
+  labels->addDrawable(inspect_panel_.get());
   hud_->addChild(labels.get());
   root_->addChild(hud_.get());
 }
@@ -462,6 +777,7 @@ void TrajectoryScene::set_window_size(int width_px, int height_px) {
   width_px_ = std::max(width_px, 1);
   height_px_ = std::max(height_px, 1);
   dial_ = dial_layout(width_px_, height_px_);
+  set_framebuffer_height(height_px_);
   hud_->setProjectionMatrixAsOrtho2D(0.0, width_px_, 0.0, height_px_);
   dial_xform_->setMatrix(osg::Matrixd::scale(dial_.radius_px, dial_.radius_px, 1.0) *
                          osg::Matrixd::translate(dial_.centre_x_px, dial_.centre_y_px, 0.0));
@@ -469,6 +785,10 @@ void TrajectoryScene::set_window_size(int width_px, int height_px) {
   time_label_->setCharacterSize(size);
   time_label_->setPosition(osg::Vec3(to_f(dial_.label_x_px), to_f(dial_.label_y_px), 0.0F));
   status_label_->setCharacterSize(size);
+  const float panel_size = std::max(11.0F, 0.8F * size);
+  inspect_panel_->setCharacterSize(panel_size);
+  inspect_panel_->setBoundingBoxMargin(0.4F * panel_size);
+  inspect_panel_->setPosition(osg::Vec3(panel_size, to_f(height_px_) - panel_size, 0.0F));
   status_label_->setPosition(
       osg::Vec3(to_f(width_px_ - dial_.label_x_px), to_f(dial_.label_y_px), 0.0F));
 }
@@ -481,7 +801,7 @@ double TrajectoryScene::mass_scale(std::size_t i) const {
 }
 
 double TrajectoryScene::drawn_radius(std::size_t i) const {
-  return safe_radius(reader_.meta().bodies.at(i)) * mass_scale(i);
+  return safe_radius(reader_.meta().bodies.at(i)) * mass_scale(i) * visual_.body_scale;
 }
 
 void TrajectoryScene::set_time(double t_s) {
@@ -495,6 +815,18 @@ void TrajectoryScene::set_time(double t_s) {
     const double r = drawn_radius(i);
     bodies_[i]->setPosition(osg::Vec3d(c.x(), c.y(), c.z()));
     bodies_[i]->setScale(osg::Vec3d(r, r, r));
+  }
+  if (points_.valid()) update_point_bodies();
+  if (spring_lines_.valid()) {
+    auto* v = static_cast<osg::Vec3Array*>(spring_lines_->getVertexArray());
+    for (std::size_t e = 0; e < meta.edges.size(); ++e) {
+      for (std::size_t end = 0; end < 2; ++end) {
+        const auto c = positions_.col(static_cast<Eigen::Index>(meta.edges[e][end]));
+        (*v)[2 * e + end] = osg::Vec3(to_f(c.x()), to_f(c.y()), to_f(c.z()));
+      }
+    }
+    v->dirty();
+    spring_lines_->dirtyBound();
   }
   for (std::size_t e = 0; e < springs_.size(); ++e) {
     const auto [a, b] = meta.edges[e];
@@ -514,7 +846,174 @@ void TrajectoryScene::set_time(double t_s) {
                            osg::Matrixd::rotate(osg::Vec3d(0, 0, 1), along) *
                            osg::Matrixd::translate(from));
   }
+  update_springs();
   update_dial();
+  update_selection();
+  update_labels();
+  update_trails();
+}
+
+osg::Vec3 tension_colour(double length, double length0) {
+  if (!(length0 > 0) || !std::isfinite(length)) return kSpringNeutral;
+  const double strain = std::clamp((length / length0 - 1.0) / kFullTensionStrain, -1.0, 1.0);
+  const osg::Vec3 towards = strain < 0 ? kSpringCompressed : kSpringStretched;
+  const auto w = static_cast<float>(std::abs(strain));
+  return kSpringNeutral * (1.0F - w) + towards * w;
+}
+
+osg::Vec3 TrajectoryScene::spring_colour(std::size_t e) const {
+  return spring_colour_values_.at(e);
+}
+
+void TrajectoryScene::update_springs() {
+  const auto& edges = reader_.meta().edges;
+  auto* line_colours =
+      spring_lines_.valid() ? static_cast<osg::Vec4Array*>(spring_lines_->getColorArray()) : nullptr;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    osg::Vec3 colour = kSpringNeutral;
+    if (selection_ && selection_->kind == Pick::Kind::spring && selection_->index == e) {
+      colour = kHighlight;
+    } else if (visual_.tension_colours) {
+      const auto [a, b] = edges[e];
+      colour = tension_colour((positions_.col(a) - positions_.col(b)).norm(), spring_length0_[e]);
+    }
+    spring_colour_values_[e] = colour;
+    if (e < spring_colours_.size()) spring_colours_[e]->set(colour);
+    if (line_colours != nullptr) {
+      (*line_colours)[2 * e] = (*line_colours)[2 * e + 1] = osg::Vec4(colour, 1.0F);
+    }
+  }
+  if (line_colours != nullptr) line_colours->dirty();
+}
+
+void TrajectoryScene::set_visual(const VisualOptions& options) {
+  const bool labels_changed = options.labels != visual_.labels;
+  visual_ = options;
+  visual_.body_scale = std::clamp(options.body_scale, 0.25, 4.0);
+  visual_.trail_s = std::isfinite(options.trail_s) ? std::max(options.trail_s, 0.0) : 0.0;
+  grid_->setNodeMask(visual_.grid ? ~0U : 0U);
+  if (labels_changed && visual_.labels && labels_->getNumDrawables() == 0) {
+    // Built on first use: thousands of text drawables cost memory nobody asked for.
+    osg::ref_ptr<osgText::Font> font = osgText::readRefFontFile("DejaVuSans.ttf");
+    const auto& bodies = reader_.meta().bodies;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      auto text = make_label(font.get(), osgText::Text::LEFT_BOTTOM);
+      text->setAutoRotateToScreen(true);
+      text->setCharacterSizeMode(osgText::Text::SCREEN_COORDS);
+      text->setCharacterSize(14.0F);
+      text->setText(bodies[i].name.empty() ? std::to_string(i) : bodies[i].name);
+      labels_->addDrawable(text.get());
+    }
+  }
+  labels_->setNodeMask(visual_.labels ? ~0U : 0U);
+  set_time(time_s_);
+}
+
+void TrajectoryScene::update_labels() {
+  if (!visual_.labels) return;
+  for (unsigned i = 0; i < labels_->getNumDrawables(); ++i) {
+    auto* text = static_cast<osgText::Text*>(labels_->getDrawable(i));
+    const auto c = positions_.col(static_cast<Eigen::Index>(i));
+    const double r = drawn_radius(i);
+    text->setPosition(osg::Vec3(to_f(c.x() + 0.8 * r), to_f(c.y()), to_f(c.z() + 0.8 * r)));
+  }
+}
+
+void TrajectoryScene::update_trails() {
+  osg::Node* geode = trails_->getParent(0);
+  const std::size_t n = reader_.meta().body_count();
+  if (!(visual_.trail_s > 0) || n > kMaxTrailBodies) {
+    geode->setNodeMask(0);
+    return;
+  }
+  geode->setNodeMask(~0U);
+  auto* vertices = static_cast<osg::Vec3Array*>(trails_->getVertexArray());
+  auto* colours = static_cast<osg::Vec4Array*>(trails_->getColorArray());
+  vertices->resize(n * kTrailSamples);
+  colours->resize(n * kTrailSamples);
+  const auto& bodies = reader_.meta().bodies;
+  Eigen::Matrix3Xd p;
+  for (int k = 0; k < kTrailSamples; ++k) {
+    // Oldest sample first; the last one is now.
+    const double age = visual_.trail_s * (kTrailSamples - 1 - k) / (kTrailSamples - 1);
+    reader_.positions_at(std::max(time_s_ - age, reader_.begin_time()), p);
+    const float alpha = 0.85F * static_cast<float>(k + 1) / kTrailSamples;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto c = p.col(static_cast<Eigen::Index>(i));
+      const std::size_t v = i * kTrailSamples + static_cast<std::size_t>(k);
+      (*vertices)[v] = osg::Vec3(to_f(c.x()), to_f(c.y()), to_f(c.z()));
+      const auto& rgb = bodies[i].colour_rgb;
+      (*colours)[v] = osg::Vec4(rgb[0], rgb[1], rgb[2], alpha);
+    }
+  }
+  vertices->dirty();
+  colours->dirty();
+  if (trails_->getNumPrimitiveSets() != n) {
+    trails_->removePrimitiveSet(0, trails_->getNumPrimitiveSets());
+    for (std::size_t i = 0; i < n; ++i) {
+      trails_->addPrimitiveSet(new osg::DrawArrays(
+          GL_LINE_STRIP, static_cast<GLint>(i * kTrailSamples), kTrailSamples));
+    }
+  }
+  trails_->dirtyBound();
+}
+
+std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view,
+                                             const osg::Matrixd& projection, double x_normalised,
+                                             double y_normalised) const {
+  const osg::Matrixd window_from_world = view * projection;
+  const osg::Matrixd world_from_window = osg::Matrixd::inverse(window_from_world);
+  const osg::Vec3d near_point = osg::Vec3d(x_normalised, y_normalised, -1.0) * world_from_window;
+  const osg::Vec3d far_point = osg::Vec3d(x_normalised, y_normalised, 1.0) * world_from_window;
+  Ray ray;
+  ray.origin = Eigen::Vector3d(near_point.x(), near_point.y(), near_point.z());
+  ray.direction = Eigen::Vector3d(far_point.x(), far_point.y(), far_point.z()) - ray.origin;
+  std::vector<double> radii(reader_.meta().body_count());
+  double smallest = 0;
+  for (std::size_t i = 0; i < radii.size(); ++i) {
+    radii[i] = drawn_radius(i);
+    smallest = i == 0 ? radii[i] : std::min(smallest, radii[i]);
+  }
+  // Springs are thin; accept clicks within two of their drawn radii.
+  const double spring_tolerance = 2.0 * kSpringRadiusFraction * (smallest > 0 ? smallest : 0.1);
+  return pick(ray, positions_, radii, reader_.meta().edges, spring_tolerance);
+}
+
+void TrajectoryScene::select(const std::optional<Pick>& pick) {
+  selection_ = pick;
+  if (selection_) {
+    const std::size_t limit =
+        selection_->kind == Pick::Kind::body ? reader_.meta().body_count() : reader_.meta().edges.size();
+    KANOKO_ASSERT(selection_->index < limit, "selection of a missing body or spring");
+  }
+  update_springs();
+  update_selection();
+}
+
+std::string TrajectoryScene::inspect_text() const {
+  if (!selection_) return {};
+  std::string text = selection_->kind == Pick::Kind::body
+                         ? describe_body(reader_, selection_->index, time_s_)
+                         : describe_spring(reader_, selection_->index, time_s_);
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+void TrajectoryScene::update_selection() {
+  if (selection_ && selection_->kind == Pick::Kind::body) {
+    const std::size_t i = selection_->index;
+    const auto c = positions_.col(static_cast<Eigen::Index>(i));
+    const double r = kHighlightScale * drawn_radius(i);
+    body_highlight_->setPosition(osg::Vec3d(c.x(), c.y(), c.z()));
+    body_highlight_->setScale(osg::Vec3d(r, r, r));
+    body_highlight_->setNodeMask(~0U);
+  } else {
+    body_highlight_->setNodeMask(0);
+  }
+  const std::string text = inspect_text();
+  // Text layout is redone on every setText, so only when the words change.
+  if (text != inspect_panel_->getText().createUTF8EncodedString()) inspect_panel_->setText(text);
+  inspect_panel_->setNodeMask(text.empty() ? 0U : ~0U);
 }
 
 void TrajectoryScene::update_dial() {

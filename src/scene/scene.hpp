@@ -11,14 +11,18 @@
 #include <osg/Group>
 #include <osg/MatrixTransform>
 #include <osg/Matrixd>
+#include <osg/Point>
 #include <osg/PositionAttitudeTransform>
+#include <osg/Uniform>
 #include <osg/Vec3d>
 #include <osg/Vec4>
 #include <osgText/Text>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "src/scene/dial.hpp"
+#include "src/scene/inspect.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -69,13 +73,53 @@ struct CameraMatrices {
 [[nodiscard]] CameraMatrices render_camera(const trajectory::Reader& reader, int width_px,
                                            int height_px);
 
+/// Visual parameters of the scene (the viewer's paused panel changes them).
+struct VisualOptions {
+  double body_scale = 1.0;      ///< multiplies every drawn body radius; clamped to 0.25..4
+  bool labels = false;          ///< body names beside the bodies
+  bool grid = false;            ///< a ground grid under the run and x/y/z axes at its centre
+  bool tension_colours = true;  ///< springs blue when shorter than at the start, red when longer
+  double trail_s = 0;           ///< trails of the last trail_s trace seconds; 0 draws none
+};
+
+/// Throws InputError naming `file` if the run has no bodies (nothing to draw or view).
+void check_has_bodies(const trajectory::Reader& reader, const std::string& file);
+
+/// DejaVu Sans Mono for the panels (columns of label and value line up), from Debian's
+/// fonts-dejavu-core; falls back to osgText's default font if it is missing.
+[[nodiscard]] osg::ref_ptr<osgText::Font> monospace_font();
+
+/// Colour of a spring whose length is `length` and was `length0` at the start: grey when
+/// unchanged, towards blue when compressed and red when stretched (saturating at ±25%).
+[[nodiscard]] osg::Vec3 tension_colour(double length, double length0);
+
+/// How bodies are drawn. Picking is analytic, so it works the same for all three.
+enum class BodyStyle {
+  meshes,     ///< a lit low-poly sphere per body (one shared mesh, a transform each)
+  impostors,  ///< one point sprite per body, shaded as a sphere in the fragment shader
+  cloud,      ///< small points, no springs, a wire sphere per host (up to 512 hosts) around
+              ///< its bodies' centre with their RMS spread as radius
+};
+/// Above this many bodies the scene uses impostors (llvmpipe's cost follows triangles).
+inline constexpr std::size_t kImpostorThreshold = 2000;
+/// Above this many bodies the scene draws a cloud aggregated by host (the paper's suggestion).
+inline constexpr std::size_t kCloudThreshold = 50000;
+/// Above this many springs (or with impostor bodies), springs are lines, not cylinders.
+inline constexpr std::size_t kCylinderSpringLimit = 4000;
+/// The style used for a run with this many bodies.
+[[nodiscard]] BodyStyle body_style_for(std::size_t bodies);
+
+/// Trails are drawn only for runs with at most this many bodies (each costs a polyline).
+inline constexpr std::size_t kMaxTrailBodies = 2000;
+
 /// The scene graph of one run, kept in step with a trace time. Holds a reference to the reader,
 /// which must outlive it.
 class TrajectoryScene {
  public:
   /// Builds bodies, springs and the HUD for a window of the given size, at the run's first
-  /// frame.
-  TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px);
+  /// frame. `style` overrides body_style_for() (benchmarks compare the styles).
+  TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px,
+                  std::optional<BodyStyle> style = std::nullopt);
 
   /// Root of everything to draw: the 3-D world and the HUD camera.
   [[nodiscard]] osg::Group* root() const { return root_.get(); }
@@ -86,6 +130,12 @@ class TrajectoryScene {
   void set_time(double t_s);
   /// The trace time the scene shows.
   [[nodiscard]] double time_s() const { return time_s_; }
+
+  /// How the bodies are drawn.
+  [[nodiscard]] BodyStyle body_style() const { return style_; }
+  /// Height in pixels of the framebuffer the scene is drawn into (sizes the impostors); set by
+  /// set_window_size(), and by renderers that draw at a multiple of the window size.
+  void set_framebuffer_height(int height_px);
 
   /// Lays the HUD out for a new window size.
   void set_window_size(int width_px, int height_px);
@@ -105,10 +155,40 @@ class TrajectoryScene {
   /// The bound used for the home view.
   [[nodiscard]] const osg::BoundingSphered& bound() const { return bound_; }
 
+  /// What a click at normalised window coordinates (-1..1, y up) hits, seen through a camera
+  /// with these matrices: analytic ray–sphere and ray–segment tests on the current positions.
+  [[nodiscard]] std::optional<Pick> pick_at(const osg::Matrixd& view,
+                                            const osg::Matrixd& projection, double x_normalised,
+                                            double y_normalised) const;
+  /// Selects a body or spring (highlighted, its statistics in the panel at the top left), or
+  /// clears the selection.
+  void select(const std::optional<Pick>& pick);
+  /// The current selection.
+  [[nodiscard]] const std::optional<Pick>& selection() const { return selection_; }
+  /// Text of the inspect panel (empty without a selection).
+  [[nodiscard]] std::string inspect_text() const;
+
+  /// Changes the visual parameters (takes effect at once).
+  void set_visual(const VisualOptions& options);
+  /// The current visual parameters.
+  [[nodiscard]] const VisualOptions& visual() const { return visual_; }
+  /// Current colour of spring e (tension colour, neutral, or the highlight when selected).
+  [[nodiscard]] osg::Vec3 spring_colour(std::size_t e) const;
+  /// The HUD camera (pixels, y up), where the viewer adds its panels.
+  [[nodiscard]] osg::Camera* hud() const { return hud_.get(); }
+
  private:
   void build_world();
   void build_hud();
   void update_dial();
+  void update_selection();
+  void update_springs();
+  void update_labels();
+  void update_trails();
+  void build_decorations();
+  void build_point_bodies();
+  void build_spring_lines();
+  void update_point_bodies();
   /// Ratio drawn radius / base radius of body i from the mass statistic at the current time.
   [[nodiscard]] double mass_scale(std::size_t i) const;
 
@@ -134,6 +214,25 @@ class TrajectoryScene {
   osg::ref_ptr<osg::Geometry> elapsed_wedge_;
   osg::ref_ptr<osgText::Text> time_label_;
   osg::ref_ptr<osgText::Text> status_label_;
+
+  std::optional<Pick> selection_;
+  osg::ref_ptr<osg::PositionAttitudeTransform> body_highlight_;
+  VisualOptions visual_;
+  std::vector<double> spring_length0_;  ///< length of each spring in frame 0
+  std::vector<osg::ref_ptr<osg::Uniform>> spring_colours_;  ///< cylinder springs
+  std::vector<osg::Vec3> spring_colour_values_;
+  BodyStyle style_ = BodyStyle::meshes;
+  osg::ref_ptr<osg::Geometry> points_;        ///< impostor or cloud bodies
+  osg::ref_ptr<osg::Uniform> viewport_height_;  ///< impostors: framebuffer height in pixels
+  osg::ref_ptr<osg::Point> cloud_point_;        ///< cloud: dot size
+  osg::ref_ptr<osg::Geometry> spring_lines_;  ///< springs drawn as lines
+  std::vector<std::size_t> host_of_body_;     ///< cloud: host index of each body
+  std::vector<osg::ref_ptr<osg::PositionAttitudeTransform>> host_spheres_;
+  osg::ref_ptr<osg::Group> decorations_;  ///< grid, labels, trails (not lit, not picked)
+  osg::ref_ptr<osg::Node> grid_;
+  osg::ref_ptr<osg::Geode> labels_;
+  osg::ref_ptr<osg::Geometry> trails_;
+  osg::ref_ptr<osgText::Text> inspect_panel_;
 };
 
 }  // namespace kanoko::scene

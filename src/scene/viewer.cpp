@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <osgGA/TrackballManipulator>
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
 #include <osgViewer/ViewerEventHandlers>
@@ -12,6 +11,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/scene/navigation.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
@@ -30,22 +30,6 @@ std::string no_display_message(const std::string& what) {
          "'kanoko render RUN.kntj -o out.png' (or run the viewer under xvfb-run)";
 }
 
-// The trackball, minus its Space = home binding: Space pauses playback here, and 'c' (in
-// PlaybackHandler) returns the camera home.
-class ReplayTrackball : public osgGA::TrackballManipulator {
- public:
-  ReplayTrackball() { setAutoComputeHomePosition(false); }
-  void getUsage(osg::ApplicationUsage& /*usage*/) const override {
-    // The camera bindings are listed with the playback keys (playback_bindings()).
-  }
-
- protected:
-  bool handleKeyDown(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& us) override {
-    if (ea.getKey() == osgGA::GUIEventAdapter::KEY_Space) return false;
-    return osgGA::TrackballManipulator::handleKeyDown(ea, us);
-  }
-};
-
 }  // namespace
 
 void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
@@ -55,13 +39,22 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   const int w = options.size.width_px;
   const int h = options.size.height_px;
   TrajectoryScene scene(reader, w, h);
+  VisualOptions visual;
+  visual.grid = true;  // orientation while flying around; renders stay uncluttered
+  scene.set_visual(visual);
   ReplayClock clock(
       reader.begin_time(), reader.end_time(),
       options.speed.value_or(ReplayClock::default_speed(reader.begin_time(), reader.end_time())));
+  if (!options.select.empty()) {
+    scene.select(Pick{Pick::Kind::body, find_body(reader, options.select, "--select"), 0.0});
+  }
+  if (options.start_paused) clock.pause();
   std::vector<double> frame_times(reader.frame_count());
   for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
 
-  // Declared after the clock and scene it refers to, so it is destroyed first.
+  ControlPanel panel(clock, scene);
+
+  // Declared after the clock, scene and panel it refers to, so it is destroyed first.
   osgViewer::Viewer viewer;
   // Single-threaded: the update callback edits geometry that the draw reads.
   viewer.setThreadingModel(osgViewer::Viewer::SingleThreaded);
@@ -89,12 +82,19 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   osg::ref_ptr<CaptureCallback> capture = new CaptureCallback;
   if (!options.screenshot.empty()) camera->setFinalDrawCallback(capture.get());
 
-  scene.root()->setUpdateCallback(new ReplayUpdateCallback(clock, scene));
+  osg::ref_ptr<osgGA::KeySwitchMatrixManipulator> manipulators = make_manipulators(home);
+  osg::ref_ptr<NavigationHandler> navigation = new NavigationHandler(*manipulators, scene);
+  osg::ref_ptr<ReplayUpdateCallback> replay = new ReplayUpdateCallback(clock, scene);
+  // Nested, so the camera follows the body after the scene moved to the new time.
+  replay->addNestedCallback(new FollowCallback(*navigation));
+  scene.root()->setUpdateCallback(replay.get());
   viewer.setSceneData(scene.root());
-  osg::ref_ptr<ReplayTrackball> manipulator = new ReplayTrackball;
-  manipulator->setHomePosition(home.eye, home.centre, home.up);
-  viewer.setCameraManipulator(manipulator.get());
-  viewer.addEventHandler(new PlaybackHandler(clock, scene, frame_times));
+  viewer.setCameraManipulator(manipulators.get());
+  replay->set_control_panel(&panel);
+  osg::ref_ptr<PlaybackHandler> playback = new PlaybackHandler(clock, scene, frame_times);
+  playback->set_control_panel(&panel);
+  viewer.addEventHandler(playback.get());
+  viewer.addEventHandler(navigation.get());
   osg::ref_ptr<osg::ApplicationUsage> usage = new osg::ApplicationUsage;
   usage->setDescription("Kanoko: " + options.title);
   viewer.addEventHandler(new osgViewer::HelpHandler(usage.get()));

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include "src/scene/render.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -19,6 +20,10 @@ struct ViewOptions {
   std::optional<double> exit_after_s;
   /// If set, the last frame shown is written here (atomically) when the viewer closes.
   std::filesystem::path screenshot;
+  /// Body to select at the start (name, or index if no body has that name); empty: none.
+  std::string select;
+  /// Start paused (the paused panel shows).
+  bool start_paused = false;
   /// Window title.
   std::string title = "Kanoko";
 };

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <vector>
 
+#include "integrators/forces.hpp"
 #include "integrators/integrator.hpp"
 #include "models/model.hpp"
 #include "src/base/error.hpp"
@@ -43,11 +44,62 @@ std::array<float, 3> palette_colour(std::size_t i) {
   return kOkabeIto[i % kOkabeIto.size()];
 }
 
+/// The member of `values` whose name is `value`; an InputError located at `option` otherwise.
+template <class Enum>
+Enum parse_name(const std::string& value, const std::vector<Enum>& values, const char* (*name)(Enum),
+                const std::string& option) {
+  std::vector<std::string> names;
+  for (Enum e : values) {
+    if (value == name(e)) return e;
+    names.emplace_back(name(e));
+  }
+  std::string valid;
+  for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
+  throw InputError(FileLoc{"kanoko simulate " + option},
+                   "'" + value + "' is not valid" + did_you_mean(value, names) + "; valid: " + valid);
+}
+
 }  // namespace
+
+void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
+  if (options.integrator) {
+    if (integrators::find_integrator(*options.integrator) == nullptr) {
+      throw InputError(FileLoc{"kanoko simulate --integrator"},
+                       "unknown integrator '" + *options.integrator + "'" +
+                           did_you_mean(*options.integrator, integrators::integrator_names()) +
+                           " (see 'kanoko simulate --help')");
+    }
+    m.simulation.integrator = *options.integrator;
+  }
+  const bool repulsion_override = options.evaluator || options.theta || options.multipole;
+  if (repulsion_override && !m.repulsion) {
+    throw InputError(FileLoc{"kanoko simulate"},
+                     "--evaluator, --theta and --multipole choose how the repulsion is computed, but " +
+                         m.path + " has no [forces.repulsion]");
+  }
+  if (options.evaluator) {
+    using mapping::ForceEvaluator;
+    m.repulsion->evaluator = parse_name<ForceEvaluator>(
+        *options.evaluator, {ForceEvaluator::Auto, ForceEvaluator::Direct, ForceEvaluator::BarnesHut},
+        mapping::to_string, "--evaluator");
+  }
+  if (options.theta) {
+    if (!(*options.theta >= 0.0 && *options.theta <= 1.0)) {
+      throw InputError(FileLoc{"kanoko simulate --theta"},
+                       "theta = " + format_g(*options.theta) + " is out of range: expected 0 to 1");
+    }
+    m.repulsion->theta = *options.theta;
+  }
+  if (options.multipole) {
+    using mapping::Multipole;
+    m.repulsion->multipole = parse_name<Multipole>(*options.multipole, {Multipole::Monopole, Multipole::Quadrupole},
+                                                   mapping::to_string, "--multipole");
+  }
+}
 
 std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapping& m) {
   Fnv1a64 h;
-  h.update("kanoko-input-v1");
+  h.update("kanoko-input-v2");
   h.update_value(trajectory::kVersionMajor);
   std::ifstream in(trace, std::ios::binary);
   if (!in) throw InputError(FileLoc{trace.string()}, "cannot open trace");
@@ -57,7 +109,19 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
     h.update(buf.data(), static_cast<std::size_t>(in.gcount()));
   }
   h.update(m.text);
-  h.update(m.simulation.integrator);
+  // The effective settings, after command-line overrides. Each string is length-prefixed so that
+  // no two different lists hash alike.
+  auto update_string = [&h](const std::string& s) {
+    h.update_value(static_cast<std::uint64_t>(s.size()));
+    h.update(s);
+  };
+  update_string(m.simulation.integrator);
+  h.update_value(m.simulation.tolerance);
+  if (m.repulsion) {
+    update_string(mapping::to_string(m.repulsion->evaluator));
+    h.update_value(m.repulsion->theta);
+    update_string(mapping::to_string(m.repulsion->multipole));
+  }
   return h.digest();
 }
 
@@ -72,7 +136,8 @@ trace::Timeline read_timeline(const std::filesystem::path& trace, const mapping:
 
 SimulateSummary simulate(const SimulateOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const mapping::Mapping m = mapping::parse_mapping_file(options.mapping);
+  mapping::Mapping m = mapping::parse_mapping_file(options.mapping);
+  apply_overrides(options, m);
   const integrators::IntegratorInfo* integrator = integrators::find_integrator(m.simulation.integrator);
   if (integrator == nullptr) {
     throw InputError(m.where("simulation.integrator"),
@@ -90,10 +155,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
 
   const trace::Timeline timeline = read_timeline(options.trace, m);
   models::Model model(m, timeline);
+  model.set_threads(options.threads);
   const std::size_t n = model.body_count();
 
   // A step never straddles an interval boundary: the step is reduced until it divides the
-  // interval exactly, so the forcing and masses are constant within every step.
+  // interval exactly, so the forcing and masses are constant within every step. Adaptive
+  // integrators take substeps inside each step and land exactly on its end.
   const double interval = m.simulation.interval_s;
   const auto steps_per_interval = static_cast<std::uint64_t>(std::ceil(interval / m.simulation.dt_s - 1e-9));
   const double dt = interval / static_cast<double>(steps_per_interval);
@@ -127,19 +194,36 @@ SimulateSummary simulate(const SimulateOptions& options) {
 
   trajectory::Writer writer(options.output, meta);
   Eigen::VectorXd y = model.initial_state();
+  integrators::StepperOptions stepper_options;
+  stepper_options.tolerance = m.simulation.tolerance;
   auto stepper = integrator->create(
       [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
-      y.size());
+      y.size(), stepper_options);
   const auto cols = static_cast<Eigen::Index>(n);
   Eigen::MatrixXd stats;
   auto write_frame = [&](std::uint64_t step) {
+    const auto write_start = std::chrono::steady_clock::now();
     model.current_stats(stats);
-    summary.max_speed = std::max(summary.max_speed,
-                                 Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols).colwise().norm().maxCoeff());
-    writer.append_frame(static_cast<double>(step) * dt, Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols),
+    writer.append_frame(timeline.begin_s + static_cast<double>(step) * dt, Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols),
                         Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols), stats);
+    summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   };
   write_frame(0);
+
+  // Energy account: the powers of forcing and friction at the start of the current step, and the
+  // kinetic energy that a change of masses adds or removes (velocities are kept across it).
+  summary.initial_energy = model.energy(y);
+  double forcing_power = model.forcing_power(y);
+  double friction_power = model.friction_power(y);
+  double max_speed2 = Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols).colwise().squaredNorm().maxCoeff();
+  auto enter_interval = [&](std::size_t bin) {
+    const double kinetic_before = model.kinetic_energy(y);
+    model.set_interval(bin);
+    stepper->restart();  // the derivative changed: cached stages are stale
+    summary.energy_from_mass_changes += model.kinetic_energy(y) - kinetic_before;
+    forcing_power = model.forcing_power(y);
+    friction_power = model.friction_power(y);
+  };
 
   const double start_radius = std::max(1e-300, (model.initial_positions().colwise() -
                                                 model.initial_positions().rowwise().mean())
@@ -149,7 +233,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   ProgressBar bar("simulate", total_steps, "steps", options.progress);
   for (std::uint64_t step = 0; step < total_steps; ++step) {
     const std::size_t bin = static_cast<std::size_t>(step / steps_per_interval);
-    if (bin != model.current_interval()) model.set_interval(bin);
+    if (bin != model.current_interval()) enter_interval(bin);
     stepper->step(static_cast<double>(step) * dt, dt, y);
     const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, cols);
     if (!y.allFinite() || x.array().abs().maxCoeff() > kBlowUpRadii * start_radius) {
@@ -169,9 +253,21 @@ SimulateSummary simulate(const SimulateOptions& options) {
                      " s is probably too large for these forces: lower 'dt' in [simulation] of " +
                      options.mapping.string() + ", or raise the friction 'beta', or lower the force gains");
     }
+    {
+      const double forcing_after = model.forcing_power(y);
+      const double friction_after = model.friction_power(y);
+      summary.energy_from_forcing += 0.5 * dt * (forcing_power + forcing_after);
+      summary.energy_to_friction += 0.5 * dt * (friction_power + friction_after);
+      forcing_power = forcing_after;
+      friction_power = friction_after;
+      max_speed2 = std::max(max_speed2, Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols)
+                                            .colwise()
+                                            .squaredNorm()
+                                            .maxCoeff());
+    }
     if ((step + 1) % frame_every == 0 || step + 1 == total_steps) {
       const std::size_t frame_bin = static_cast<std::size_t>((step + 1) / steps_per_interval);
-      if (frame_bin != model.current_interval() && (step + 1) < total_steps) model.set_interval(frame_bin);
+      if (frame_bin != model.current_interval() && (step + 1) < total_steps) enter_interval(frame_bin);
       write_frame(step + 1);
     }
     if (step % 256 == 0) {
@@ -180,10 +276,21 @@ SimulateSummary simulate(const SimulateOptions& options) {
     }
   }
   bar.finish();
+  const auto commit_start = std::chrono::steady_clock::now();
   writer.commit();
+  summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_start).count();
 
   summary.steps = total_steps;
   summary.evaluations = stepper->evaluations();
+  summary.substeps = stepper->substeps();
+  summary.rejected_substeps = stepper->rejected_substeps();
+  summary.integrator = integrator->name;
+  summary.max_speed = std::sqrt(max_speed2);
+  if (model.repulsion_params().strength > 0) {
+    summary.evaluator = integrators::to_string(integrators::resolve_evaluator(model.repulsion_params().evaluator, n));
+    summary.simd = integrators::to_string(model.force_stats().simd);
+    summary.threads = model.force_stats().threads;
+  }
   summary.frames = writer.frame_count();
   summary.bodies = n;
   summary.springs = model.spring_edges().size();

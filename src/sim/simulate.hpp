@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "src/mapping/mapping.hpp"
@@ -16,6 +17,14 @@ struct SimulateOptions {
   std::filesystem::path output;
   bool force = false;     ///< recompute even if the output's input hash matches
   bool progress = true;   ///< progress bar on stderr
+  // Command-line overrides of the mapping (part of the input hash, like the mapping itself).
+  std::optional<std::string> integrator;  ///< [simulation] integrator
+  std::optional<std::string> evaluator;   ///< [forces.repulsion] evaluator
+  std::optional<double> theta;            ///< [forces.repulsion] theta
+  std::optional<std::string> multipole;   ///< [forces.repulsion] multipole
+  /// Threads for the force evaluation, 0 = all cores. Not hashed: the trajectory is bit-identical
+  /// for every thread count.
+  int threads = 0;
 };
 
 /// What a run did, for the summary line.
@@ -29,12 +38,31 @@ struct SimulateSummary {
   double dt_s = 0;          ///< the step actually used
   double simulated_s = 0;   ///< trace time covered
   double wall_s = 0;
-  double max_speed = 0;
+  double max_speed = 0;     ///< largest body speed at the end of any step
   double final_energy = 0;
   std::uint64_t input_hash = 0;
+  std::uint64_t substeps = 0;           ///< integrator steps (more than `steps` for adaptive ones)
+  std::uint64_t rejected_substeps = 0;  ///< substeps rejected by an adaptive integrator
+  std::string integrator;               ///< the integrator used
+  std::string evaluator;                ///< the repulsion evaluator used ("auto" resolved), or ""
+  std::string simd;                     ///< the SIMD kernels of the force evaluation
+  int threads = 0;                      ///< threads of the force evaluation
+  // Energy account (mapping units): final − initial = forcing − friction + mass changes + the
+  // integration (and Barnes–Hut) error. Work terms integrate power over every step (trapezoid rule).
+  double initial_energy = 0;         ///< mechanical energy at t = 0 (Model::energy)
+  double energy_from_forcing = 0;    ///< work done by the communication pulls
+  double energy_to_friction = 0;     ///< energy dissipated by friction (≥ 0)
+  double energy_from_mass_changes = 0;  ///< kinetic energy change when masses jump between intervals
+  double write_wall_s = 0;           ///< wall time spent writing the trajectory (in wall_s)
 };
 
-/// Digest of everything that determines the trajectory: trace bytes, mapping text, integrator,
+/// Applies the command-line overrides in `options` to `m`. Throws InputError (located on the
+/// command line) for an unknown integrator, evaluator or multipole, a θ outside [0, 1], or an
+/// evaluator override without [forces.repulsion].
+void apply_overrides(const SimulateOptions& options, mapping::Mapping& m);
+
+/// Digest of everything that determines the trajectory: trace bytes, mapping text, the effective
+/// integrator, tolerance and repulsion evaluator, θ and multipole (so command-line overrides count),
 /// trajectory format version. Reads the trace file once.
 std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapping& m);
 

@@ -53,6 +53,18 @@ struct StateInterval {
   std::string_view name;  ///< valid only during the callback
 };
 
+/// One node's part in a collective operation (barrier, broadcast, reduction, ...). The entries of
+/// one operation share `group`; together they name its participants.
+struct Collective {
+  double begin_s = 0;
+  double end_s = 0;
+  EntityIndex entity = 0;
+  std::string_view name;    ///< the operation ("allreduce"); valid only during the callback
+  std::uint64_t bytes = 0;  ///< bytes this node contributes
+  std::int64_t root = -1;   ///< entity index of the root, -1 when the operation has none
+  std::string_view group;   ///< the operation instance ("w.12"), "" if unknown; valid during the callback
+};
+
 /// Consumer of a trace stream. Readers call these in non-decreasing time order of the events'
 /// first time stamps; entities are announced before they are used.
 class TraceSink {
@@ -63,6 +75,8 @@ class TraceSink {
   virtual void on_message(const Message& m) = 0;
   virtual void on_load(const LoadSample& s) = 0;
   virtual void on_state(const StateInterval& s) = 0;
+  /// A node's part in a collective. Sinks that have no use for collectives ignore them.
+  virtual void on_collective(const Collective& /*c*/) {}
   /// The end of the trace; `end_s` is the declared or observed end time.
   virtual void on_end(double end_s) = 0;
 };

@@ -15,6 +15,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/base/suggest.hpp"
 
 namespace kanoko::trace {
 namespace {
@@ -26,9 +27,31 @@ constexpr int kSupportedMajor = 1;
 struct Token {
   std::string_view text;   ///< unquoted content
   std::size_t column = 0;  ///< 1-based column of the token's first character
+  std::size_t end_column = 0;  ///< 1-based column just past its last character (quotes included)
   bool quoted = false;        ///< a whole quoted string (always positional)
   bool quoted_value = false;  ///< key="value": text is key=value, unescaped
 };
+
+/// Text from the input as shown in a message: at most 40 bytes, control characters escaped, so
+/// that an error stays one short line whatever the input holds.
+std::string shown(std::string_view s) {
+  constexpr std::size_t kMaxShown = 40;
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (s.size() > kMaxShown) out += "...";
+  return out;
+}
+
+const std::vector<std::string> kEntryTypes{"node", "link", "msg", "load", "state", "coll", "end"};
 
 /// Parser state for one file: the line being parsed, the declared ids, the clock.
 class NativeParser {
@@ -37,17 +60,54 @@ class NativeParser {
 
   void parse_line(std::string_view line) {
     ++line_number_;
+    if (line.size() > kMaxLineBytes) fail_at(line_number_, 1, "line is longer than 16 MiB: not a native trace (binary file?)");
+    if (const void* nul = std::memchr(line.data(), '\0', line.size())) {
+      const auto column = static_cast<std::size_t>(static_cast<const char*>(nul) - line.data()) + 1;
+      fail_at(line_number_, column, "binary content (NUL byte): not a text trace");
+    }
     tokenize(line);
     if (tokens_.empty()) return;
-    dispatch();
+    try {
+      dispatch();
+    } catch (const InputError& e) {
+      // A sink may refuse an event (a timeline too long to bin) without knowing where it came
+      // from; point at the entry's time field.
+      relocate(e, line_number_, tokens_.size() > 1 ? tokens_[1].column : tokens_[0].column);
+      throw;
+    }
   }
 
   void finish() {
     if (!seen_header_) fail_at(std::max<std::int64_t>(line_number_, 1), 1, "empty trace: expected 'kntr 1' as the first entry");
-    sink_.on_end(declared_end_ >= 0 ? declared_end_ : max_time_);
+    try {
+      sink_.on_end(declared_end_ >= 0 ? declared_end_ : max_time_);
+    } catch (const InputError& e) {
+      if (end_line_ > 0) relocate(e, end_line_, end_column_);
+      relocate(e, std::max<std::int64_t>(line_number_, 1), 1);
+      throw;
+    }
   }
 
+  /// The number the next line will have.
+  [[nodiscard]] std::int64_t next_line_number() const { return line_number_ + 1; }
+
  private:
+  /// Rethrows a location-less single diagnostic from a sink at line:column of this file; returns
+  /// (so that the caller rethrows unchanged) for errors that already have a location.
+  void relocate(const InputError& e, std::int64_t line, std::size_t column) const {
+    const auto& ds = e.diagnostics();
+    if (ds.size() == 1 && ds[0].loc.file.empty() && ds[0].loc.line == 0) fail_at(line, column, ds[0].message);
+  }
+
+  /// Records a time the run reaches, and where, for the observed end.
+  void note_time(const Token& t, double time) {
+    if (time > max_time_) {
+      max_time_ = time;
+      end_line_ = line_number_;
+      end_column_ = t.column;
+    }
+  }
+
   [[noreturn]] void fail_at(std::int64_t line, std::size_t column, const std::string& msg) const {
     throw InputError(FileLoc{name_, line, static_cast<std::int64_t>(column)}, msg);
   }
@@ -80,6 +140,8 @@ class NativeParser {
     unescaped_.clear();
     std::size_t i = 0;
     const std::size_t n = line.size();
+    // A UTF-8 byte order mark (Windows editors write one) is not part of the first entry.
+    if (line_number_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
     while (i < n) {
       const char c = line[i];
       if (is_separator(c)) {
@@ -95,6 +157,7 @@ class NativeParser {
         t.quoted = true;
         std::string s;
         i = parse_quoted(line, i, s);
+        t.end_column = i + 1;
         unescaped_.push_back(std::move(s));
       } else {
         std::size_t j = i;
@@ -117,6 +180,7 @@ class NativeParser {
           ++j;
         }
         if (!t.quoted_value) t.text = line.substr(i, j - i);
+        t.end_column = j + 1;
         i = j;
       }
       tokens_.push_back(t);
@@ -134,11 +198,11 @@ class NativeParser {
     double v = 0;
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) {
-      if (r.ec == std::errc::result_out_of_range) fail(t, "time '" + std::string(t.text) + "' is out of range");
-      fail(t, "expected a time in seconds, found '" + std::string(t.text) + "'");
+      if (r.ec == std::errc::result_out_of_range) fail(t, "time '" + shown(t.text) + "' is out of range");
+      fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
     }
-    if (!std::isfinite(v)) fail(t, "time must be finite, found '" + std::string(t.text) + "'");
-    if (v < 0) fail(t, "time must be >= 0, found " + std::string(t.text));
+    if (!std::isfinite(v)) fail(t, "time must be finite, found '" + shown(t.text) + "'");
+    if (v < 0) fail(t, "time must be >= 0, found " + shown(t.text));
     return v;
   }
 
@@ -146,7 +210,7 @@ class NativeParser {
     double v = 0;
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size() || !std::isfinite(v)) {
-      fail(t, std::string("expected ") + what + ", found '" + std::string(t.text) + "'");
+      fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
     }
     return v;
   }
@@ -156,11 +220,11 @@ class NativeParser {
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) {
       if (r.ec == std::errc::result_out_of_range) {
-        fail(t, std::string(what) + " '" + std::string(t.text) + "' is too large (max 9223372036854775807)");
+        fail(t, std::string(what) + " '" + shown(t.text) + "' is too large (max 9223372036854775807)");
       }
-      fail(t, std::string("expected ") + what + " (an integer), found '" + std::string(t.text) + "'");
+      fail(t, std::string("expected ") + what + " (an integer), found '" + shown(t.text) + "'");
     }
-    if (v < min_value) fail(t, std::string(what) + " must be >= " + std::to_string(min_value) + ", found " + std::string(t.text));
+    if (v < min_value) fail(t, std::string(what) + " must be >= " + std::to_string(min_value) + ", found " + shown(t.text));
     return v;
   }
 
@@ -179,11 +243,11 @@ class NativeParser {
       ++positional_;
     }
     if (positional_ < count) {
-      const Token& last = tokens_.back();
-      fail_at(line_number_, last.column + last.text.size(),
+      // Just after the last positional field, where the missing one belongs.
+      fail_at(line_number_, tokens_[positional_ - 1].end_column,
               "missing field: expected '" + std::string(shape) + "'");
     }
-    if (positional_ > count) fail(tokens_[count], "unexpected extra field '" + std::string(tokens_[count].text) + "'; expected '" + shape + "'");
+    if (positional_ > count) fail(tokens_[count], "unexpected extra field '" + shown(tokens_[count].text) + "'; expected '" + shape + "'");
   }
 
   /// Parses key=value options after the positional fields. `allowed` lists valid keys.
@@ -193,21 +257,23 @@ class NativeParser {
     for (std::size_t i = positional_; i < tokens_.size(); ++i) {
       const Token& t = tokens_[i];
       const std::size_t eq = t.text.find('=');
-      if (t.quoted || eq == std::string_view::npos) fail(t, "expected key=value after the fields, found '" + std::string(t.text) + "'");
+      if (t.quoted || eq == std::string_view::npos) fail(t, "expected key=value after the fields, found '" + shown(t.text) + "'");
       const std::string_view key = t.text.substr(0, eq);
       std::size_t k = 0;
       while (k < K && key != allowed[k]) ++k;
       if (k == K) {
+        if (K == 0) fail(t, "unknown option '" + shown(key) + "': this entry takes none");
         std::string valid;
-        for (const char* a : allowed) valid += std::string(valid.empty() ? "" : ", ") + a;
-        fail(t, "unknown option '" + std::string(key) + "'" + (K == 0 ? std::string(" (this entry takes none)") : " (valid: " + valid + ")"));
+        const std::vector<std::string> names(allowed.begin(), allowed.end());
+        for (const auto& a : names) valid += (valid.empty() ? "" : ", ") + a;
+        fail(t, "unknown option '" + shown(key) + "'" + did_you_mean(key, names) + "; valid options: " + valid);
       }
-      if (found[k] != nullptr) fail(t, "option '" + std::string(key) + "' given twice");
+      if (found[k] != nullptr) fail(t, "option '" + shown(key) + "' given twice");
       Token v;
       v.column = t.column + eq + 1;
       v.quoted = t.quoted_value;
       v.text = t.text.substr(eq + 1);
-      if (v.text.empty() && !t.quoted_value) fail(t, "option '" + std::string(key) + "' has no value");
+      if (v.text.empty() && !t.quoted_value) fail(t, "option '" + shown(key) + "' has no value");
       values[k] = v;
       found[k] = &values[k];
     }
@@ -216,11 +282,11 @@ class NativeParser {
 
   void advance_clock(const Token& t, double time) {
     if (time < last_time_) {
-      fail(t, "time goes backwards: " + std::string(t.text) + " after " + format_time(last_time_) +
+      fail(t, "time goes backwards: " + shown(t.text) + " after " + format_time(last_time_) +
                   " (entries must be sorted by time)");
     }
     last_time_ = time;
-    max_time_ = std::max(max_time_, time);
+    note_time(t, time);
   }
 
   static std::string format_time(double t) {
@@ -232,14 +298,16 @@ class NativeParser {
   void dispatch() {
     const Token& type = tokens_[0];
     if (!seen_header_) {
-      if (type.text != "kntr") fail(type, "expected 'kntr 1' as the first entry, found '" + std::string(type.text) + "' (is this a Kanoko native trace?)");
+      if (type.quoted || type.text != "kntr") fail(type, "expected 'kntr 1' as the first entry, found '" + shown(type.text) + "' (is this a Kanoko native trace?)");
       expect_positional(2, "kntr VERSION");
       const std::int64_t major = integer_field(tokens_[1], "format version", 1);
       if (major > kSupportedMajor) fail(tokens_[1], "native trace version " + std::to_string(major) + " is newer than this kanoko reads (" + std::to_string(kSupportedMajor) + ")");
+      options<0>({}, empty_values_);
       seen_header_ = true;
       return;
     }
-    const std::string_view kind = type.text;
+    // An entry type is a bare word; a quoted one is a string, never a type.
+    const std::string_view kind = type.quoted ? std::string_view() : type.text;
     if (declared_end_ >= 0) fail(type, "entry after 'end'");
     if (kind == "node") {
       entry_node();
@@ -251,15 +319,21 @@ class NativeParser {
       entry_load();
     } else if (kind == "state") {
       entry_state();
+    } else if (kind == "coll") {
+      entry_coll();
     } else if (kind == "end") {
       expect_positional(2, "end TIME");
       const double t = time_field(tokens_[1]);
       advance_clock(tokens_[1], t);
+      options<0>({}, empty_values_);
       declared_end_ = t;
+      end_line_ = line_number_;
+      end_column_ = tokens_[1].column;
     } else if (kind == "kntr") {
       fail(type, "'kntr' header given twice");
     } else {
-      fail(type, "unknown entry type '" + std::string(kind) + "' (valid: node, link, msg, load, state, end)");
+      fail(type, "unknown entry type '" + shown(type.text) + "'" + did_you_mean(type.text, kEntryTypes) +
+                     "; valid: node, link, msg, load, state, coll, end");
     }
   }
 
@@ -311,7 +385,7 @@ class NativeParser {
     if (opt[1] != nullptr) {
       m.recv_s = time_field(*opt[1]);
       if (m.recv_s < m.send_s) fail(*opt[1], "receive time is before the send time");
-      max_time_ = std::max(max_time_, m.recv_s);
+      note_time(*opt[1], m.recv_s);
     }
     sink_.on_message(m);
   }
@@ -341,8 +415,29 @@ class NativeParser {
     if (tokens_[4].text.empty()) fail(tokens_[4], "state name is empty");
     s.name = tokens_[4].text;
     options<0>({}, empty_values_);
-    max_time_ = std::max(max_time_, s.end_s);
+    note_time(tokens_[3], s.end_s);
     sink_.on_state(s);
+  }
+
+  void entry_coll() {
+    expect_positional(6, "coll TIME NODE DURATION NAME BYTES [root=NODE] [group=S]");
+    Collective c;
+    c.begin_s = time_field(tokens_[1]);
+    advance_clock(tokens_[1], c.begin_s);
+    c.entity = node_field(tokens_[2]);
+    const double duration = number_field(tokens_[3], "a duration in seconds");
+    if (duration < 0) fail(tokens_[3], "duration must be >= 0, found " + shown(tokens_[3].text));
+    c.end_s = c.begin_s + duration;
+    if (!std::isfinite(c.end_s)) fail(tokens_[3], "collective end time overflows");
+    if (tokens_[4].text.empty()) fail(tokens_[4], "collective name is empty");
+    c.name = tokens_[4].text;
+    c.bytes = static_cast<std::uint64_t>(integer_field(tokens_[5], "byte count"));
+    std::array<Token, 2> values;
+    const auto opt = options<2>({"root", "group"}, values);
+    if (opt[0] != nullptr) c.root = static_cast<std::int64_t>(node_field(*opt[0]));
+    if (opt[1] != nullptr) c.group = opt[1]->text;
+    note_time(tokens_[3], c.end_s);
+    sink_.on_collective(c);
   }
 
   std::string name_;
@@ -355,6 +450,8 @@ class NativeParser {
   bool seen_header_ = false;
   double last_time_ = 0;
   double max_time_ = 0;
+  std::int64_t end_line_ = 0;    ///< where the end of the run was set (declared or observed)
+  std::size_t end_column_ = 0;
   double declared_end_ = -1;
   std::unordered_map<std::int64_t, EntityIndex> node_index_;
   std::unordered_set<std::int64_t> link_ids_;
@@ -401,8 +498,10 @@ class LineSplitter {
 
  private:
   void check_length() const {
+    // Bounds memory while a line is still being read; parse_line checks complete lines.
     if (carry_.size() > kMaxLineBytes) {
-      throw InputError(FileLoc{name_}, "a line is longer than 16 MiB: not a native trace (binary file?)");
+      throw InputError(FileLoc{name_, parser_.next_line_number(), 1},
+                       "line is longer than 16 MiB: not a native trace (binary file?)");
     }
   }
   NativeParser& parser_;

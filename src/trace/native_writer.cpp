@@ -32,7 +32,20 @@ std::string quote_native_string(std::string_view s) {
 
 NativeWriter::NativeWriter(std::ostream& out, const std::string& comment) : out_(out) {
   out_ << "kntr 1\n";
-  if (!comment.empty()) out_ << "# " << comment << '\n';
+  if (!comment.empty()) {
+    // Every line of the comment stays a comment line.
+    out_ << "# ";
+    for (std::size_t i = 0; i < comment.size(); ++i) {
+      const char c = comment[i];
+      if (c == '\r') continue;
+      if (c == '\n') {
+        if (i + 1 < comment.size()) out_ << "\n# ";
+      } else {
+        out_ << c;
+      }
+    }
+    out_ << '\n';
+  }
 }
 
 void NativeWriter::on_entity(const Entity& e) {
@@ -53,7 +66,7 @@ void NativeWriter::on_message(const Message& m) {
   last_time_s_ = m.send_s;
   out_ << "msg " << number(m.send_s) << ' ' << entity_ids_.at(m.src) << ' ' << entity_ids_.at(m.dst) << ' '
        << m.bytes;
-  if (m.tag >= 0) out_ << " tag=" << m.tag;
+  if (m.tag != -1) out_ << " tag=" << m.tag;  // -1 is "unknown"; other negative tags are kept
   if (m.recv_s >= 0) out_ << " recv=" << number(m.recv_s);
   out_ << '\n';
 }
@@ -67,6 +80,15 @@ void NativeWriter::on_state(const StateInterval& s) {
   last_time_s_ = s.begin_s;
   out_ << "state " << number(s.begin_s) << ' ' << entity_ids_.at(s.entity) << ' ' << number(s.end_s - s.begin_s)
        << ' ' << quote_native_string(s.name) << '\n';
+}
+
+void NativeWriter::on_collective(const Collective& c) {
+  last_time_s_ = c.begin_s;
+  out_ << "coll " << number(c.begin_s) << ' ' << entity_ids_.at(c.entity) << ' ' << number(c.end_s - c.begin_s)
+       << ' ' << quote_native_string(c.name) << ' ' << c.bytes;
+  if (c.root >= 0) out_ << " root=" << entity_ids_.at(static_cast<std::size_t>(c.root));
+  if (!c.group.empty()) out_ << " group=" << quote_native_string(c.group);
+  out_ << '\n';
 }
 
 void NativeWriter::on_end(double end_s) { out_ << "end " << number(end_s) << '\n'; }

@@ -11,8 +11,10 @@
 namespace kanoko::trace {
 
 /// Streams events to `out` as native trace entries. Events must arrive in non-decreasing time
-/// order (as every reader delivers them). Times are written with 17 significant digits, so a
-/// write → read round trip is exact.
+/// order (as every reader delivers them). Numbers are written in their shortest exact decimal
+/// form, so a write → read round trip is exact, with one limit of the format: a state is stored
+/// as begin and duration, and an end that is not begin + some double (a rounding tie) comes back
+/// one ulp away. Line breaks in names become spaces.
 class NativeWriter final : public TraceSink {
  public:
   explicit NativeWriter(std::ostream& out, const std::string& comment = {});
@@ -22,6 +24,7 @@ class NativeWriter final : public TraceSink {
   void on_message(const Message& m) override;
   void on_load(const LoadSample& s) override;
   void on_state(const StateInterval& s) override;
+  void on_collective(const Collective& c) override;
   void on_end(double end_s) override;
 
  private:

@@ -2,15 +2,46 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <tuple>
 
 #include "src/base/check.hpp"
+#include "src/base/error.hpp"
 
 namespace kanoko::trace {
+namespace {
+
+// Trace times are decimals and binary floating point cannot hold most of them: 0.3 / 0.1 is
+// 2.9999999999999996. A time within this relative distance of a boundary counts as on it, so a
+// message sent at "0.3" with an interval of 0.1 lands in bin 3 as a person expects.
+constexpr double kBoundarySnap = 1e-9;
+
+/// t in units of bins from 0, snapped onto a boundary when within rounding of it.
+double bin_position(double t, double interval_s) {
+  const double q = t / interval_s;
+  const double r = std::round(q);
+  return std::abs(q - r) <= kBoundarySnap * std::max(1.0, r) ? r : q;
+}
+
+std::string format_seconds(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", t);
+  return buf;
+}
+
+}  // namespace
 
 std::size_t Timeline::bin_of(double t) const {
   if (!(t > begin_s) || bin_count == 0) return 0;
-  const auto b = static_cast<std::size_t>(std::floor((t - begin_s) / interval_s));
-  return std::min(b, bin_count - 1);
+  const double pos = std::floor(bin_position(t - begin_s, interval_s));
+  if (!(pos < static_cast<double>(bin_count - 1))) return bin_count - 1;
+  return static_cast<std::size_t>(pos);
+}
+
+double Timeline::bin_width_s(std::size_t bin) const {
+  const double lo = static_cast<double>(bin) * interval_s;
+  if (bin + 1 < bin_count) return interval_s;
+  return std::max(0.0, std::min(end_s - begin_s, lo + interval_s) - lo);
 }
 
 TimelineBuilder::TimelineBuilder(TimelineOptions options) : options_(std::move(options)) {
@@ -19,8 +50,32 @@ TimelineBuilder::TimelineBuilder(TimelineOptions options) : options_(std::move(o
   tl_.pair_begin.push_back(0);
 }
 
+void TimelineBuilder::check_size(std::size_t bins, std::size_t entities) const {
+  if (bins <= kMaxBins && (entities == 0 || bins <= kMaxCells / entities)) return;
+  throw InputError(FileLoc{}, "the trace is too long for an interval of " + format_seconds(tl_.interval_s) +
+                                  " s: " + std::to_string(entities) + " nodes over " + std::to_string(bins) +
+                                  "+ intervals exceed kanoko's limit of " + std::to_string(kMaxBins) +
+                                  " intervals and " + std::to_string(kMaxCells) +
+                                  " node-intervals; use a larger 'interval' in the mapping");
+}
+
+std::size_t TimelineBuilder::bin_index(double t) const {
+  if (!(t > 0)) return 0;
+  const double pos = std::floor(bin_position(t, tl_.interval_s));
+  if (!(pos < static_cast<double>(kMaxBins))) check_size(kMaxBins + 1, tl_.entity_count());
+  return static_cast<std::size_t>(pos);
+}
+
+std::size_t TimelineBuilder::bins_covering(double t) const {
+  if (!(t > 0)) return 0;
+  const double pos = std::ceil(bin_position(t, tl_.interval_s));
+  if (!(pos <= static_cast<double>(kMaxBins))) check_size(kMaxBins + 1, tl_.entity_count());
+  return static_cast<std::size_t>(pos);
+}
+
 void TimelineBuilder::ensure_bins(std::size_t count) {
   if (count <= tl_.bin_count) return;
+  check_size(count, tl_.entity_count());
   tl_.bin_count = count;
   tl_.load.resize(count * tl_.entity_count(), 0.0);
   tl_.busy_s.resize(count * tl_.entity_count(), 0.0);
@@ -31,6 +86,7 @@ void TimelineBuilder::on_entity(const Entity& e) {
   // Entities are declared before the per-bin arrays grow, in the usual case; if a trace declares
   // one later, re-lay the arrays with the new stride.
   const std::size_t old_n = tl_.entity_count();
+  check_size(tl_.bin_count, old_n + 1);
   tl_.entities.push_back(e);
   last_load_time_s_.push_back(0);
   last_load_value_.push_back(0);
@@ -56,25 +112,25 @@ void TimelineBuilder::flush_traffic_until(std::size_t bin) {
               [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [key, traffic] : open_pairs_) tl_.pairs.push_back(traffic);
     open_pairs_.clear();
+    open_index_.clear();
     tl_.pair_begin.push_back(tl_.pairs.size());
     ++open_bin_;
   }
 }
 
 void TimelineBuilder::on_message(const Message& m) {
-  const std::size_t bin = m.send_s > 0 ? static_cast<std::size_t>(std::floor(m.send_s / tl_.interval_s)) : 0;
+  close_states_until(m.send_s);
+  const std::size_t bin = bin_index(m.send_s);
   ensure_bins(bin + 1);
   flush_traffic_until(bin);
   const std::uint64_t key = (std::uint64_t{m.src} << 32U) | m.dst;
-  // Few distinct pairs are active in one bin; a linear scan of the most recent ones is fast and
-  // keeps no per-pair state for the whole run.
-  auto it = std::find_if(open_pairs_.begin(), open_pairs_.end(), [key](const auto& p) { return p.first == key; });
-  if (it == open_pairs_.end()) {
-    open_pairs_.push_back({key, PairTraffic{m.src, m.dst, 0.0, 0}});
-    it = open_pairs_.end() - 1;
-  }
-  it->second.bytes += static_cast<double>(m.bytes);
-  it->second.messages += 1;
+  // Only the pairs active in the open bin are indexed, so memory follows active pairs, not the
+  // whole run; the index is cleared when the bin closes.
+  const auto [slot, inserted] = open_index_.try_emplace(key, open_pairs_.size());
+  if (inserted) open_pairs_.push_back({key, PairTraffic{m.src, m.dst, 0.0, 0}});
+  PairTraffic& traffic = open_pairs_[slot->second].second;
+  traffic.bytes += static_cast<double>(m.bytes);
+  traffic.messages += 1;
   ++tl_.message_count;
 }
 
@@ -82,15 +138,18 @@ void TimelineBuilder::add_interval(std::vector<double>& per_bin, EntityIndex e, 
                                    double weight) {
   if (!(end_s > begin_s)) return;
   const double w = tl_.interval_s;
-  const auto first = static_cast<std::size_t>(std::floor(begin_s / w));
-  auto last = static_cast<std::size_t>(std::floor(end_s / w));
-  // [begin, end) ending exactly on a boundary does not touch the next bin.
-  if (last > first && static_cast<double>(last) * w >= end_s) --last;
+  // [begin, end) touches bins first..last; an end exactly on a boundary does not touch the next.
+  const std::size_t first = bin_index(begin_s);
+  const std::size_t covering = bins_covering(end_s);
+  if (covering <= first) return;  // within rounding of a boundary: nothing to add
+  const std::size_t last = covering - 1;
   ensure_bins(last + 1);
   const std::size_t n = tl_.entity_count();
   for (std::size_t b = first; b <= last; ++b) {
-    const double lo = std::max(begin_s, static_cast<double>(b) * w);
-    const double hi = std::min(end_s, static_cast<double>(b + 1) * w);
+    // Interior boundaries are b·w; the ends are the interval's own, so the pieces add up to
+    // end - begin however the boundaries round.
+    const double lo = b == first ? begin_s : static_cast<double>(b) * w;
+    const double hi = b == last ? end_s : static_cast<double>(b + 1) * w;
     if (hi > lo) per_bin[b * n + e] += weight * (hi - lo);
   }
 }
@@ -100,17 +159,34 @@ void TimelineBuilder::integrate_load(EntityIndex e, double until_s) {
   last_load_time_s_[e] = std::max(last_load_time_s_[e], until_s);
 }
 
+void TimelineBuilder::close_states_until(double now_s) {
+  const auto later_end = [](const OpenState& a, const OpenState& b) { return a.end_s > b.end_s; };
+  while (!open_states_.empty() && open_states_.front().end_s <= now_s) {
+    std::pop_heap(open_states_.begin(), open_states_.end(), later_end);
+    const OpenState s = open_states_.back();
+    open_states_.pop_back();
+    add_interval(tl_.busy_s, s.entity, s.begin_s, s.end_s, 1.0);
+  }
+}
+
 void TimelineBuilder::on_load(const LoadSample& s) {
+  close_states_until(s.time_s);
   integrate_load(s.entity, s.time_s);
   last_load_value_[s.entity] = s.value;
   ++tl_.load_sample_count;
 }
 
 void TimelineBuilder::on_state(const StateInterval& s) {
+  close_states_until(s.begin_s);
   ++tl_.state_count;
   const bool busy = std::find(options_.busy_states.begin(), options_.busy_states.end(), s.name) !=
                     options_.busy_states.end();
-  if (busy) add_interval(tl_.busy_s, s.entity, s.begin_s, s.end_s, 1.0);
+  if (!busy || !(s.end_s > s.begin_s)) return;
+  // Added once the clock passes its end, so that a state running past the end of the run is cut
+  // there and never grows the arrays beyond it.
+  open_states_.push_back(OpenState{s.begin_s, s.end_s, s.entity});
+  std::push_heap(open_states_.begin(), open_states_.end(),
+                 [](const OpenState& a, const OpenState& b) { return a.end_s > b.end_s; });
 }
 
 void TimelineBuilder::on_end(double end_s) {
@@ -118,19 +194,45 @@ void TimelineBuilder::on_end(double end_s) {
   ended_ = true;
   tl_.begin_s = 0;
   tl_.end_s = end_s;
-  const std::size_t bins =
-      std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(end_s / tl_.interval_s - 1e-9)));
+  const std::size_t bins = std::max<std::size_t>(1, bins_covering(end_s));
   ensure_bins(bins);
+  close_states_until(end_s);
+  for (const OpenState& s : open_states_) add_interval(tl_.busy_s, s.entity, s.begin_s, std::min(s.end_s, end_s), 1.0);
+  open_states_.clear();
   for (EntityIndex e = 0; e < tl_.entity_count(); ++e) integrate_load(e, end_s);
-  // Anything recorded past `end` (a state running over it) is folded into the last bin's range.
   flush_traffic_until(tl_.bin_count);
-  // Loads were integrated as value × seconds; turn them into time means per bin (the last bin
-  // may be partial).
   const std::size_t n = tl_.entity_count();
+  if (tl_.bin_count > bins) {
+    // Only a message sent exactly at the end can open a bin past it: fold that traffic into the
+    // last bin. Loads and busy time past the end are zero by construction.
+    const std::size_t from = tl_.pair_begin[bins - 1];
+    std::vector<PairTraffic> tail(tl_.pairs.begin() + static_cast<std::ptrdiff_t>(from), tl_.pairs.end());
+    std::stable_sort(tail.begin(), tail.end(), [](const PairTraffic& a, const PairTraffic& b) {
+      return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
+    });
+    tl_.pairs.resize(from);
+    for (const PairTraffic& p : tail) {
+      if (tl_.pairs.size() > from && tl_.pairs.back().src == p.src && tl_.pairs.back().dst == p.dst) {
+        tl_.pairs.back().bytes += p.bytes;
+        tl_.pairs.back().messages += p.messages;
+      } else {
+        tl_.pairs.push_back(p);
+      }
+    }
+    tl_.pair_begin.resize(bins + 1);
+    tl_.pair_begin[bins] = tl_.pairs.size();
+    tl_.bin_count = bins;
+    tl_.load.resize(bins * n);
+    tl_.busy_s.resize(bins * n);
+  }
+  // Loads were integrated as value × seconds; turn them into time means per bin (the last bin
+  // may be partial). A bin of no width (a run that ends at 0) takes the value in effect.
   for (std::size_t b = 0; b < tl_.bin_count; ++b) {
-    const double lo = static_cast<double>(b) * tl_.interval_s;
-    const double width = std::max(1e-300, std::min(end_s, lo + tl_.interval_s) - lo);
-    for (std::size_t e = 0; e < n; ++e) tl_.load[b * n + e] /= (b + 1 == tl_.bin_count ? width : tl_.interval_s);
+    const double width = tl_.bin_width_s(b);
+    for (std::size_t e = 0; e < n; ++e) {
+      double& v = tl_.load[b * n + e];
+      v = width > 0 ? v / width : last_load_value_[e];
+    }
   }
 }
 

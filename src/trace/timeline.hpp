@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/trace/event.hpp"
@@ -44,10 +45,16 @@ struct Timeline {
     return {pairs.data() + pair_begin[bin], pair_begin[bin + 1] - pair_begin[bin]};
   }
   [[nodiscard]] double load_at(std::size_t bin, EntityIndex e) const { return load[bin * entity_count() + e]; }
+  /// Fraction of the bin spent in busy states. The last bin may be partial (it ends at end_s), so
+  /// the fraction is of its own width, as its load is; a bin of no width is not busy.
   [[nodiscard]] double busy_fraction(std::size_t bin, EntityIndex e) const {
-    return busy_s[bin * entity_count() + e] / interval_s;
+    const double width = bin_width_s(bin);
+    return width > 0 ? busy_s[bin * entity_count() + e] / width : 0.0;
   }
-  /// Bin holding time t (clamped to [0, bin_count - 1]).
+  /// Width of a bin in seconds: interval_s, except for a partial last bin.
+  [[nodiscard]] double bin_width_s(std::size_t bin) const;
+  /// Bin holding time t (clamped to [0, bin_count - 1]). A time within rounding of a boundary
+  /// belongs to the bin that starts there (0.3 with an interval of 0.1 is in bin 3).
   [[nodiscard]] std::size_t bin_of(double t) const;
 };
 
@@ -59,6 +66,11 @@ struct TimelineOptions {
 };
 
 /// A TraceSink that bins the stream into a Timeline.
+///
+/// Bins cover [0, end): a message sent exactly at the end goes to the last bin, and states that
+/// run past the end are cut there. A trace that would need more than kMaxBins bins, or more than
+/// kMaxCells bins × entities, is refused with an InputError without a file location (the reader
+/// feeding the builder adds the line); the message suggests a larger interval.
 class TimelineBuilder final : public TraceSink {
  public:
   explicit TimelineBuilder(TimelineOptions options);
@@ -73,7 +85,24 @@ class TimelineBuilder final : public TraceSink {
   /// The finished timeline (after on_end). Moves it out.
   Timeline take();
 
+  /// Limits on the binned arrays (16.7 M bins, 64 M bin × entity cells, 1 GiB of load and busy
+  /// time): far above real runs (an hour at 0.1 s is 36 000 bins), low enough that a hostile
+  /// `end 1e300` is an error instead of an allocation failure.
+  static constexpr std::size_t kMaxBins = std::size_t{1} << 24U;
+  static constexpr std::size_t kMaxCells = std::size_t{1} << 26U;
+
  private:
+  /// A busy state not yet finished at the current trace time; it is added to busy_s when the
+  /// clock passes its end, or cut at the end of the run.
+  struct OpenState {
+    double begin_s;
+    double end_s;
+    EntityIndex entity;
+  };
+  [[nodiscard]] std::size_t bin_index(double t) const;
+  [[nodiscard]] std::size_t bins_covering(double t) const;
+  void check_size(std::size_t bins, std::size_t entities) const;
+  void close_states_until(double now_s);
   void ensure_bins(std::size_t count);
   void flush_traffic_until(std::size_t bin);
   void integrate_load(EntityIndex e, double until_s);
@@ -85,8 +114,10 @@ class TimelineBuilder final : public TraceSink {
   // Traffic of the bin being filled, keyed by (src << 32 | dst); flushed in sorted order.
   std::size_t open_bin_ = 0;
   std::vector<std::pair<std::uint64_t, PairTraffic>> open_pairs_;
+  std::unordered_map<std::uint64_t, std::size_t> open_index_;  ///< key → position in open_pairs_
   std::vector<double> last_load_time_s_;
   std::vector<double> last_load_value_;
+  std::vector<OpenState> open_states_;  ///< a min-heap on end_s
 };
 
 }  // namespace kanoko::trace

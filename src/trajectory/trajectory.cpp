@@ -155,7 +155,9 @@ void decode_meta_text(std::string_view text, Metadata& m, const FileLoc& loc) {
     const auto it = kv.find(key);
     if (it == kv.end()) throw InputError(loc, "'meta' section lacks " + std::string(key));
     const auto r = std::from_chars(it->second.data(), it->second.data() + it->second.size(), out);
-    if (r.ec != std::errc()) throw InputError(loc, "'meta' section has a bad " + std::string(key));
+    if (r.ec != std::errc() || r.ptr != it->second.data() + it->second.size() || !std::isfinite(out)) {
+      throw InputError(loc, "'meta' section has a bad " + std::string(key));
+    }
   };
   number("interval_s", m.interval_s);
   number("trace_begin_s", m.trace_begin_s);
@@ -199,6 +201,18 @@ std::string encode_stats(const Metadata& m) {
 
 std::uint64_t frame_stride_bytes(std::uint64_t bodies, std::uint64_t stats) {
   return sizeof(double) * (1 + 6 * bodies + stats * bodies);
+}
+
+/// The stride for counts read from a file, or 0 if 8 (1 + 6N + S·N) does not fit in 64 bits: two
+/// 32-bit counts can wrap it round to a small, plausible number.
+std::uint64_t checked_frame_stride(std::uint64_t bodies, std::uint64_t stats) {
+  std::uint64_t per_body = 0, doubles = 0, bytes = 0;
+  if (__builtin_add_overflow(stats, std::uint64_t{6}, &per_body) ||
+      __builtin_mul_overflow(per_body, bodies, &doubles) || __builtin_add_overflow(doubles, std::uint64_t{1}, &doubles) ||
+      __builtin_mul_overflow(doubles, std::uint64_t{sizeof(double)}, &bytes)) {
+    return 0;
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -381,7 +395,7 @@ void validate_header(const Reader::Impl& r) {
                                   " bytes, file has " + std::to_string(r.size) +
                                   " (interrupted copy?); re-simulate to recreate it");
   }
-  if (h.frame_stride != frame_stride_bytes(h.body_count, h.stat_count) || h.frames_offset % 8 != 0 ||
+  if (h.frame_stride != checked_frame_stride(h.body_count, h.stat_count) || h.frames_offset % 8 != 0 ||
       h.frames_offset < sizeof(Header) || h.frames_offset > r.size) {
     throw InputError(r.loc("header"), "inconsistent frame layout");
   }
@@ -423,6 +437,8 @@ void read_sections(Reader::Impl& r) {
       have_meta = true;
     } else if (name == "bodies") {
       ByteReader br(data, loc);
+      // Each record takes at least 32 bytes: check before allocating what the header claims.
+      if (h.body_count > size / 32) throw InputError(loc, "body count exceeds the section");
       m.bodies.resize(h.body_count);
       for (auto& b : m.bodies) {
         b.name = br.str();
@@ -447,6 +463,7 @@ void read_sections(Reader::Impl& r) {
       have_edges = true;
     } else if (name == "stats") {
       ByteReader br(data, loc);
+      if (h.stat_count > size / 4) throw InputError(loc, "statistic count exceeds the section");
       m.stat_names.resize(h.stat_count);
       for (auto& sname : m.stat_names) sname = br.str();
       if (!br.done()) throw InputError(loc, "section has trailing bytes");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/scene/navigation.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
@@ -149,6 +150,8 @@ TEST(ViewCommand, HelpListsThePlaybackKeys) {
   const auto r = test::run_kanoko({"view", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   for (const auto& b : playback_bindings())
+    EXPECT_NE(r.out.find(b.key), std::string::npos) << b.key;
+  for (const auto& b : navigation_bindings())
     EXPECT_NE(r.out.find(b.key), std::string::npos) << b.key;
 }
 

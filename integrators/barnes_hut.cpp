@@ -1,0 +1,446 @@
+// Barnes–Hut: an octree rebuilt inside every evaluation.
+//
+//  1. The bodies' bounding cube is cut into 2²¹ cells per axis; each body gets the 63-bit Morton
+//     key of its cell and the bodies are sorted by key (a stable LSD radix sort), so every octree
+//     cell is a contiguous range of the sorted bodies.
+//  2. The tree is built serially, top down, from the sorted keys: a node with more than leaf_size
+//     bodies is split by the next three key bits. Nodes holding at most group_size bodies whose
+//     parent holds more are the groups (and so is a leaf at the depth limit that holds more).
+//  3. Leaves compute their centre of charge and second moments from their bodies, in parallel;
+//     parents combine their children, visited in reverse node order (children always follow their
+//     parent). b_max, the radius around the centre of charge that holds the whole cell, is the
+//     distance to the cell cube's farthest corner.
+//  4. Each group walks the tree once, in parallel over groups: a cell whose centre is farther than
+//     b_max / θ from every point of the group's bounding box goes into the group's cell list;
+//     otherwise it is opened, and an opened leaf puts its bodies into the body list. The kernels
+//     then sum both lists for all bodies of the group, cells first, each list in walk order (the
+//     body list holds ranges of the sorted bodies, read in place).
+//
+// Nothing here depends on the thread count: the sort, the tree and the lists are functions of the
+// positions, and threads only share out whole groups.
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "integrators/force_scratch.hpp"
+
+namespace kanoko::integrators::detail {
+namespace {
+
+constexpr int kMaxLevel = 21;  ///< Morton key bits per axis = deepest level
+constexpr std::uint32_t kCellsPerAxis = 1U << kMaxLevel;
+constexpr std::size_t kBlock = kTargetBlock;
+
+/// Spreads the low 21 bits of v so that bit i lands on bit 3i.
+std::uint64_t spread_bits(std::uint32_t v) {
+  std::uint64_t x = v & 0x1fffffU;
+  x = (x | (x << 32U)) & 0x001f00000000ffffULL;
+  x = (x | (x << 16U)) & 0x001f0000ff0000ffULL;
+  x = (x | (x << 8U)) & 0x100f00f00f00f00fULL;
+  x = (x | (x << 4U)) & 0x10c30c30c30c30c3ULL;
+  x = (x | (x << 2U)) & 0x1249249249249249ULL;
+  return x;
+}
+
+/// The inverse of spread_bits: bits 0, 3, 6, … of v packed into the low bits.
+std::uint32_t compact_bits(std::uint64_t v) {
+  std::uint64_t x = v & 0x1249249249249249ULL;
+  x = (x | (x >> 2U)) & 0x10c30c30c30c30c3ULL;
+  x = (x | (x >> 4U)) & 0x100f00f00f00f00fULL;
+  x = (x | (x >> 8U)) & 0x001f0000ff0000ffULL;
+  x = (x | (x >> 16U)) & 0x001f00000000ffffULL;
+  x = (x | (x >> 32U)) & 0x1fffffULL;
+  return static_cast<std::uint32_t>(x);
+}
+
+/// Cell index along one axis, clamped to the grid (positions are finite here).
+std::uint32_t quantize(double v, double lo, double cells_per_length) {
+  const double q = (v - lo) * cells_per_length;
+  if (!(q > 0.0)) return 0;
+  if (q >= static_cast<double>(kCellsPerAxis - 1)) return kCellsPerAxis - 1;
+  return static_cast<std::uint32_t>(q);
+}
+
+/// Stable LSD radix sort of (keys, order) by key, 8 bits per pass; passes in which every key has
+/// the same digit are skipped. The result is the unique stable order, whatever the machine.
+void radix_sort(ForceScratchData& d, std::size_t n) {
+  constexpr unsigned kBits = 8;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  std::array<std::size_t, kBuckets> count{};
+  for (unsigned shift = 0; shift < 3 * kMaxLevel; shift += kBits) {
+    count.fill(0);
+    for (std::size_t i = 0; i < n; ++i) ++count[(d.keys[i] >> shift) & (kBuckets - 1)];
+    if (std::any_of(count.begin(), count.end(), [n](std::size_t c) { return c == n; })) continue;
+    std::size_t offset = 0;
+    for (auto& c : count) {
+      const std::size_t k = c;
+      c = offset;
+      offset += k;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t slot = count[(d.keys[i] >> shift) & (kBuckets - 1)]++;
+      d.keys_tmp[slot] = d.keys[i];
+      d.order_tmp[slot] = d.order[i];
+    }
+    d.keys.swap(d.keys_tmp);
+    d.order.swap(d.order_tmp);
+  }
+}
+
+/// Top-down construction from the sorted keys.
+struct TreeBuilder {
+  ForceScratchData& d;
+  std::uint32_t leaf_size;
+  std::uint32_t group_size;
+  ForceStats& stats;
+
+  void build(std::uint32_t index, std::uint32_t begin, std::uint32_t end, int level, bool in_group) {
+    {
+      TreeNode& node = d.nodes[index];
+      node.begin = begin;
+      node.end = end;
+      node.level = static_cast<std::uint8_t>(level);
+      node.child_count = 0;
+    }
+    stats.depth = std::max(stats.depth, level);
+    const std::uint32_t count = end - begin;
+    const bool leaf = count <= leaf_size || level == kMaxLevel;
+    // A leaf is always in a group, even an overfull one at the depth limit that exceeds group_size.
+    if (!in_group && (count <= group_size || leaf)) {
+      d.groups.push_back(index);
+      in_group = true;
+    }
+    if (leaf) {
+      if (count > leaf_size) ++stats.overfull_leaves;
+      d.leaves.push_back(index);
+      return;
+    }
+    // The keys of the range share every bit above `shift + 3`, so the next three bits (the child
+    // octant) never decrease along the range: binary search finds each child's end.
+    const auto shift = static_cast<unsigned>(3 * (kMaxLevel - 1 - level));
+    std::array<std::uint32_t, 9> bounds{};
+    bounds[0] = begin;
+    for (std::uint32_t octant = 0; octant < 8; ++octant) {
+      const auto first = d.keys.begin() + static_cast<std::ptrdiff_t>(bounds[octant]);
+      const auto last = d.keys.begin() + static_cast<std::ptrdiff_t>(end);
+      const auto split =
+          std::partition_point(first, last, [&](std::uint64_t key) { return ((key >> shift) & 7U) <= octant; });
+      bounds[octant + 1] = static_cast<std::uint32_t>(split - d.keys.begin());
+    }
+    std::uint32_t children = 0;
+    for (std::uint32_t octant = 0; octant < 8; ++octant) children += bounds[octant + 1] > bounds[octant] ? 1U : 0U;
+    const auto first_child = static_cast<std::uint32_t>(d.nodes.size());
+    d.nodes.resize(d.nodes.size() + children);  // may move the array: no references held
+    d.nodes[index].first_child = first_child;
+    d.nodes[index].child_count = static_cast<std::uint8_t>(children);
+    std::uint32_t child = first_child;
+    for (std::uint32_t octant = 0; octant < 8; ++octant) {
+      if (bounds[octant + 1] > bounds[octant]) build(child++, bounds[octant], bounds[octant + 1], level + 1, in_group);
+    }
+  }
+};
+
+/// b_max of a node: the distance from its centre of charge to the farthest corner of its cube, so
+/// every body of the cell lies within it (enlarged by a hair for bodies that rounding put just
+/// outside their cell). Measuring to the cube rather than to the outermost body makes the opening
+/// test depend on the cell's size, as in Barnes' original criterion, while keeping it safe when the
+/// centre of charge sits near a face.
+double corner_bound(const ForceScratchData& d, const TreeNode& node) {
+  const double side = d.root_side / static_cast<double>(std::uint64_t{1} << node.level);
+  const std::uint64_t prefix = d.keys[node.begin] >> static_cast<unsigned>(3 * (kMaxLevel - node.level));
+  const std::array<double, 3> c{node.cx, node.cy, node.cz};
+  double r2 = 0;
+  for (unsigned axis = 0; axis < 3; ++axis) {
+    const double lower = d.root_lo[axis] + static_cast<double>(compact_bits(prefix >> axis)) * side;
+    const double far = std::max(std::abs(c[axis] - lower), std::abs(lower + side - c[axis]));
+    r2 += far * far;
+  }
+  return std::sqrt(r2) * (1.0 + 1e-12) + 1e-12 * d.root_side;
+}
+
+/// The fault TreeFault::CentreOfChargeInSinglePrecision: the centre stored as a float.
+void round_centre_to_float(TreeNode& node) {
+  node.cx = static_cast<double>(static_cast<float>(node.cx));
+  node.cy = static_cast<double>(static_cast<float>(node.cy));
+  node.cz = static_cast<double>(static_cast<float>(node.cz));
+}
+
+/// Centre of charge, b_max and (for quadrupoles) second moments of a leaf, from its bodies.
+void leaf_moments(ForceScratchData& d, std::uint32_t index, bool quadrupole, TreeFault fault) {
+  TreeNode& node = d.nodes[index];
+  const std::uint32_t b = node.begin;
+  const std::uint32_t e = node.end;
+  const auto count = static_cast<double>(e - b);
+  {
+    // Relative to the first body, so that a far translation of the system costs no precision.
+    const double x0 = d.x[b], y0 = d.y[b], z0 = d.z[b];
+    double sx = 0, sy = 0, sz = 0;
+    for (std::uint32_t k = b; k < e; ++k) {
+      sx += d.x[k] - x0;
+      sy += d.y[k] - y0;
+      sz += d.z[k] - z0;
+    }
+    node.cx = x0 + sx / count;
+    node.cy = y0 + sy / count;
+    node.cz = z0 + sz / count;
+  }
+  if (fault == TreeFault::CentreOfChargeInSinglePrecision) round_centre_to_float(node);
+  node.charge = count + (fault == TreeFault::CellChargeOffByOne ? 1.0 : 0.0);
+  node.bmax = corner_bound(d, node);
+  if (quadrupole) {
+    TreeMoments q;
+    for (std::uint32_t k = b; k < e; ++k) {
+      const double sx = d.x[k] - node.cx, sy = d.y[k] - node.cy, sz = d.z[k] - node.cz;
+      q.xx += sx * sx;
+      q.xy += sx * sy;
+      q.xz += sx * sz;
+      q.yy += sy * sy;
+      q.yz += sy * sz;
+      q.zz += sz * sz;
+    }
+    q.trace = q.xx + q.yy + q.zz;
+    d.moments[index] = q;
+  }
+}
+
+/// A parent's centre of charge, b_max and second moments, from its children (already done).
+void parent_moments(ForceScratchData& d, std::uint32_t index, bool quadrupole, TreeFault fault) {
+  const TreeNode node = d.nodes[index];
+  const std::uint32_t first = node.first_child;
+  const std::uint32_t last = first + node.child_count;
+  const auto count = static_cast<double>(node.end - node.begin);
+  const TreeNode& ref = d.nodes[first];
+  double sx = 0, sy = 0, sz = 0;
+  for (std::uint32_t c = first; c < last; ++c) {
+    const TreeNode& child = d.nodes[c];
+    const auto n = static_cast<double>(child.end - child.begin);
+    sx += n * (child.cx - ref.cx);
+    sy += n * (child.cy - ref.cy);
+    sz += n * (child.cz - ref.cz);
+  }
+  TreeNode& out = d.nodes[index];
+  out.cx = ref.cx + sx / count;
+  out.cy = ref.cy + sy / count;
+  out.cz = ref.cz + sz / count;
+  if (fault == TreeFault::CentreOfChargeInSinglePrecision) round_centre_to_float(out);
+  out.charge = count + (fault == TreeFault::CellChargeOffByOne ? 1.0 : 0.0);
+  out.bmax = corner_bound(d, out);
+  if (!quadrupole) return;
+  TreeMoments q;
+  for (std::uint32_t c = first; c < last; ++c) {
+    const TreeNode& child = d.nodes[c];
+    const double dx = child.cx - out.cx, dy = child.cy - out.cy, dz = child.cz - out.cz;
+    const TreeMoments& cq = d.moments[c];
+    // Parallel-axis theorem: the child's moments about the parent's centre.
+    const double n =
+        fault == TreeFault::QuadrupoleWithoutParallelAxis ? 0.0 : static_cast<double>(child.end - child.begin);
+    q.xx += cq.xx + n * dx * dx;
+    q.xy += cq.xy + n * dx * dy;
+    q.xz += cq.xz + n * dx * dz;
+    q.yy += cq.yy + n * dy * dy;
+    q.yz += cq.yz + n * dy * dz;
+    q.zz += cq.zz + n * dz * dz;
+  }
+  q.trace = q.xx + q.yy + q.zz;
+  d.moments[index] = q;
+}
+
+/// Builds the group's interaction list and sums it for the group's bodies into d.ax/ay/az/phi.
+/// Returns (body–body, body–cell) interaction counts.
+std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std::uint32_t group, double theta2,
+                                        double eps2, bool quadrupole, bool potential, TreeFault fault,
+                                        const KernelTable& kernels) {
+  const TreeNode& g = d.nodes[group];
+  const std::uint32_t gb = g.begin;
+  const std::uint32_t ge = g.end;
+  double lox = d.x[gb], hix = lox, loy = d.y[gb], hiy = loy, loz = d.z[gb], hiz = loz;
+  for (std::uint32_t k = gb + 1; k < ge; ++k) {
+    lox = std::min(lox, d.x[k]);
+    hix = std::max(hix, d.x[k]);
+    loy = std::min(loy, d.y[k]);
+    hiy = std::max(hiy, d.y[k]);
+    loz = std::min(loz, d.z[k]);
+    hiz = std::max(hiz, d.z[k]);
+  }
+  for (auto* v : {&w.cx, &w.cy, &w.cz, &w.cm, &w.qxx, &w.qxy, &w.qxz, &w.qyy, &w.qyz, &w.qzz, &w.qtr}) v->clear();
+  w.ranges.clear();
+  w.body_count = 0;
+  // Decides one node: into the cell list, its bodies into the body list, or onto the stack to be
+  // opened. Children of an opened node are decided together (they are contiguous in memory).
+  auto decide = [&](std::uint32_t index) {
+    const TreeNode& node = d.nodes[index];
+    const bool holds_group_body = node.begin < ge && gb < node.end;
+    if (!holds_group_body) {
+      const double dx = std::max({0.0, lox - node.cx, node.cx - hix});
+      const double dy = std::max({0.0, loy - node.cy, node.cy - hiy});
+      const double dz = std::max({0.0, loz - node.cz, node.cz - hiz});
+      if (theta2 * (dx * dx + dy * dy + dz * dz) > node.bmax * node.bmax) {
+        w.cx.push_back(node.cx);
+        w.cy.push_back(node.cy);
+        w.cz.push_back(node.cz);
+        w.cm.push_back(node.charge);
+        if (quadrupole) {
+          const TreeMoments& q = d.moments[index];
+          w.qxx.push_back(q.xx);
+          w.qxy.push_back(q.xy);
+          w.qxz.push_back(q.xz);
+          w.qyy.push_back(q.yy);
+          w.qyz.push_back(q.yz);
+          w.qzz.push_back(q.zz);
+          w.qtr.push_back(q.trace);
+        }
+        return;
+      }
+    }
+    if (node.child_count == 0) {
+      const std::uint32_t end =
+          fault == TreeFault::LeafDropsLastBody && node.end - node.begin > 1 ? node.end - 1 : node.end;
+      if (!w.ranges.empty() && w.ranges.back().second == node.begin) {
+        w.ranges.back().second = end;
+      } else {
+        w.ranges.emplace_back(node.begin, end);
+      }
+      w.body_count += end - node.begin;
+      return;
+    }
+    w.stack.push_back(index);
+  };
+  w.stack.clear();
+  decide(0);
+  while (!w.stack.empty()) {
+    const std::uint32_t index = w.stack.back();
+    w.stack.pop_back();
+    const std::uint32_t first = d.nodes[index].first_child;
+    const std::uint32_t last = first + d.nodes[index].child_count;
+    for (std::uint32_t c = first; c < last; ++c) decide(c);
+    w.peak_stack = std::max(w.peak_stack, w.stack.size());
+  }
+  w.peak_cells = std::max(w.peak_cells, w.cx.size());
+  w.peak_ranges = std::max(w.peak_ranges, w.ranges.size());
+
+  const std::size_t n = ge - gb;
+  const std::size_t padded = (n + kBlock - 1) / kBlock * kBlock;
+  w.peak_targets = std::max(w.peak_targets, padded);
+  for (auto* v : {&w.ax, &w.ay, &w.az}) v->assign(padded, 0.0);
+  if (potential) w.phi.assign(padded, 0.0);
+  const TargetBlock targets{d.x.data() + gb, d.y.data() + gb, d.z.data() + gb, padded};
+  const Accumulators acc{w.ax.data(), w.ay.data(), w.az.data(), potential ? w.phi.data() : nullptr};
+  if (!w.cx.empty()) {
+    const CellSources cells{w.cx.data(),  w.cy.data(),  w.cz.data(),  w.cm.data(),  w.qxx.data(), w.qxy.data(),
+                            w.qxz.data(), w.qyy.data(), w.qyz.data(), w.qzz.data(), w.qtr.data(), w.cx.size()};
+    (quadrupole ? kernels.quadrupoles : kernels.monopoles)(targets, cells, eps2, acc);
+  }
+  for (const auto& [first, last] : w.ranges) {
+    kernels.bodies(targets, BodySources{d.x.data() + first, d.y.data() + first, d.z.data() + first, last - first}, eps2,
+                   acc);
+  }
+  std::copy_n(w.ax.begin(), n, d.ax.begin() + gb);
+  std::copy_n(w.ay.begin(), n, d.ay.begin() + gb);
+  std::copy_n(w.az.begin(), n, d.az.begin() + gb);
+  if (potential) std::copy_n(w.phi.begin(), n, d.phi.begin() + gb);
+  return {static_cast<std::uint64_t>(n) * w.body_count, static_cast<std::uint64_t>(n) * w.cx.size()};
+}
+
+}  // namespace
+
+void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
+                     TreeFault fault, bool potential, int threads, const KernelTable& kernels, ForceScratch& scratch) {
+  ForceScratchData& d = ForceAccess::data(scratch);
+  ForceStats& stats = ForceAccess::stats(scratch);
+  const auto n = static_cast<std::size_t>(positions.cols());
+  const auto count = static_cast<std::int64_t>(n);
+  const bool quadrupole = params.multipole == Multipole::Quadrupole;
+  const bool parallel = n >= 2 * params.group_size;
+
+  // 1. Bounding cube and Morton keys.
+  double lo[3], hi[3];
+  for (Eigen::Index a = 0; a < 3; ++a) {
+    lo[a] = positions.row(a).minCoeff();
+    hi[a] = positions.row(a).maxCoeff();
+  }
+  double side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+  if (!(side > 0.0)) side = 1.0;  // one body, or all at one point
+  d.root_lo = {lo[0], lo[1], lo[2]};
+  d.root_side = side;
+  const double cells_per_length = static_cast<double>(kCellsPerAxis) / side;
+  d.keys.resize(n);
+  d.keys_tmp.resize(n);
+  d.order.resize(n);
+  d.order_tmp.resize(n);
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto s = static_cast<std::size_t>(i);
+    const std::uint32_t qx = quantize(positions(0, i), lo[0], cells_per_length);
+    const std::uint32_t qy = quantize(positions(1, i), lo[1], cells_per_length);
+    const std::uint32_t qz = quantize(positions(2, i), lo[2], cells_per_length);
+    d.keys[s] = spread_bits(qx) | (spread_bits(qy) << 1U) | (spread_bits(qz) << 2U);
+    d.order[s] = static_cast<std::uint32_t>(s);
+  }
+  radix_sort(d, n);
+
+  // Bodies in curve order.
+  const std::size_t padded = n + kBlock;
+  for (auto* v : {&d.x, &d.y, &d.z, &d.ax, &d.ay, &d.az}) v->resize(padded);
+  if (potential) d.phi.resize(padded);
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+  for (std::int64_t k = 0; k < count; ++k) {
+    const auto s = static_cast<std::size_t>(k);
+    const auto i = static_cast<Eigen::Index>(d.order[s]);
+    d.x[s] = positions(0, i);
+    d.y[s] = positions(1, i);
+    d.z[s] = positions(2, i);
+  }
+  for (auto* v : {&d.x, &d.y, &d.z}) std::fill(v->begin() + count, v->end(), 0.0);
+
+  // 2. Tree and groups.
+  d.nodes.clear();
+  d.nodes.resize(1);
+  d.leaves.clear();
+  d.groups.clear();
+  TreeBuilder builder{d, params.leaf_size, params.group_size, stats};
+  builder.build(0, 0, static_cast<std::uint32_t>(n), 0, false);
+  stats.nodes = d.nodes.size();
+  stats.groups = d.groups.size();
+
+  // 3. Moments: leaves in parallel, then parents bottom-up.
+  if (quadrupole) d.moments.resize(d.nodes.size());
+  const auto leaves = static_cast<std::int64_t>(d.leaves.size());
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+  for (std::int64_t l = 0; l < leaves; ++l) leaf_moments(d, d.leaves[static_cast<std::size_t>(l)], quadrupole, fault);
+  for (std::size_t index = d.nodes.size(); index-- > 0;) {
+    if (d.nodes[index].child_count > 0) parent_moments(d, static_cast<std::uint32_t>(index), quadrupole, fault);
+  }
+
+  // 4. One walk per group, the groups shared out among threads.
+  if (d.walk.size() < static_cast<std::size_t>(threads)) d.walk.resize(static_cast<std::size_t>(threads));
+  const double theta2 = params.theta * params.theta;
+  const double eps2 = params.softening * params.softening;
+  const auto groups = static_cast<std::int64_t>(d.groups.size());
+  std::uint64_t body_body = 0, body_cell = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (groups > 1) reduction(+ : body_body, body_cell)
+  for (std::int64_t g = 0; g < groups; ++g) {
+    WalkScratch& w = d.walk[static_cast<std::size_t>(omp_get_thread_num())];
+    const auto counts = walk_group(d, w, d.groups[static_cast<std::size_t>(g)], theta2, eps2, quadrupole, potential,
+                                   fault, kernels);
+    body_body += counts[0];
+    body_cell += counts[1];
+  }
+  stats.body_body = body_body;
+  stats.body_cell = body_cell;
+
+  // Which thread walks which group changes from call to call: give every thread room for the
+  // longest lists any thread needed, plus a quarter for bodies that move, so that later calls do
+  // not allocate.
+  std::size_t cells = 0, ranges = 0, targets = 0, stack = 0;
+  for (const WalkScratch& w : d.walk) {
+    cells = std::max(cells, w.peak_cells);
+    ranges = std::max(ranges, w.peak_ranges);
+    targets = std::max(targets, w.peak_targets);
+    stack = std::max(stack, w.peak_stack);
+  }
+  for (WalkScratch& w : d.walk) w.reserve(cells * 5 / 4, ranges * 5 / 4 + 16, targets, stack * 5 / 4 + 64);
+}
+
+}  // namespace kanoko::integrators::detail

@@ -1,0 +1,87 @@
+// Internal to the force evaluators: the inner loops ("kernels") that sum the interactions of a block
+// of target bodies with a list of sources. One table per instruction set; each is compiled in its
+// own file with its own target flags and selected at run time, so the binary still runs on CPUs
+// without AVX2.
+//
+// Every kernel computes, for each target t and each source s in list order,
+//   d = t − s;  r² = ((dx·dx + dy·dy) + dz·dz) + ε²;  y = r² ≠ 0 ? 1 / √r² : 0
+// and accumulates the contribution with separate multiplies and adds in exactly the order written
+// in force_kernels_impl.hpp. IEEE arithmetic makes every step correctly rounded, so all tables
+// produce bit-identical sums.
+#pragma once
+
+#include <cstddef>
+
+namespace kanoko::integrators::detail {
+
+/// Targets are processed in blocks of this many; callers pad the target arrays (and accumulators)
+/// to a multiple of it. Padding lanes compute garbage that the caller ignores.
+inline constexpr std::size_t kTargetBlock = 16;
+
+/// Target positions (structure of arrays), `count` a multiple of kTargetBlock.
+struct TargetBlock {
+  const double* x;
+  const double* y;
+  const double* z;
+  std::size_t count;
+};
+
+/// Sums added to, per target (length ≥ count). `phi` may be null: no potential is computed.
+struct Accumulators {
+  double* x;
+  double* y;
+  double* z;
+  double* phi;
+};
+
+/// Point sources of charge 1.
+struct BodySources {
+  const double* x;
+  const double* y;
+  const double* z;
+  std::size_t count;
+};
+
+/// Cells: centre of charge, charge, and (for quadrupole kernels) the second moments about the
+/// centre, Σ s sᵀ over the cell's bodies with s = body − centre, and their trace.
+struct CellSources {
+  const double* x;
+  const double* y;
+  const double* z;
+  const double* m;
+  const double* qxx;
+  const double* qxy;
+  const double* qxz;
+  const double* qyy;
+  const double* qyz;
+  const double* qzz;
+  const double* qtr;
+  std::size_t count;
+};
+
+/// Accumulates, for every target, Σ_s d y³ (force / R) and, if acc.phi, Σ_s y (potential / R).
+using BodyKernel = void (*)(const TargetBlock& t, const BodySources& s, double eps2, const Accumulators& acc);
+/// The same for cells: monopole m d y³ (and m y), or monopole plus quadrupole terms.
+using CellKernel = void (*)(const TargetBlock& t, const CellSources& s, double eps2, const Accumulators& acc);
+
+/// The kernels of one instruction set.
+struct KernelTable {
+  BodyKernel bodies;
+  CellKernel monopoles;
+  CellKernel quadrupoles;
+};
+
+/// Plain C++ (compiled without extra target flags).
+const KernelTable& portable_kernels();
+/// AVX2, 4 doubles per vector; call only if the CPU supports AVX2.
+const KernelTable& avx2_kernels();
+/// AVX-512F, 8 doubles per vector; call only if the CPU supports AVX-512F.
+const KernelTable& avx512_kernels();
+
+/// Arithmetic operations per interaction as the kernels perform them (÷ and √ counted as one),
+/// for reporting achieved floating-point rates.
+inline constexpr int kFlopsBodyBody = 19;   ///< 3 −, 3 ×, 3 + (r²), √, ÷, 2 × (y³), 3 ×, 3 +
+inline constexpr int kFlopsBodyMonopole = 20;  ///< the same plus × m
+inline constexpr int kFlopsBodyQuadrupole = 55;  ///< see quadrupole_kernel
+
+}  // namespace kanoko::integrators::detail

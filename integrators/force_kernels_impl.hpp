@@ -1,0 +1,230 @@
+// Internal: the kernel bodies, written once over a small "vector of doubles" interface `V` and
+// instantiated by force_kernels_portable.cpp, force_kernels_avx2.cpp and force_kernels_avx512.cpp.
+// Include it only from those files. Everything here has internal linkage (an unnamed namespace):
+// the files are compiled with different target flags, and a shared inline symbol could otherwise
+// let the linker pick an AVX-512 copy for the portable path.
+//
+// `V` provides: type `T`, `width` (doubles per T), `pass` (vectors of targets kept in registers
+// while the sources stream by), load/store/set1/add/sub/mul, and inv_sqrt_or_zero(r2)
+// = r2 ≠ 0 ? 1/√r2 : 0 (NaN stays NaN), each a single correctly rounded IEEE operation per lane.
+#pragma once
+
+#include <cstddef>
+
+#include "integrators/force_kernels.hpp"
+
+// The loops over the vectors of one pass must be unrolled so that the targets and sums stay in
+// registers (otherwise they live on the stack and every source costs a store and a reload).
+#define KANOKO_UNROLL_PASS _Pragma("GCC unroll 8")
+
+namespace kanoko::integrators::detail {
+namespace {
+
+/// Σ_s d y³ and Σ_s y over bodies of charge 1.
+template <class V, bool kPotential>
+void body_kernel(const TargetBlock& t, const BodySources& s, double eps2_value, const Accumulators& acc) {
+  using T = typename V::T;
+  constexpr std::size_t kW = V::width;
+  constexpr std::size_t kP = V::pass;
+  const T eps2 = V::set1(eps2_value);
+  for (std::size_t b = 0; b < t.count; b += kW * kP) {
+    T tx[kP], ty[kP], tz[kP], ax[kP], ay[kP], az[kP], ap[kP];
+    KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+      const std::size_t o = b + p * kW;
+      tx[p] = V::load(t.x + o);
+      ty[p] = V::load(t.y + o);
+      tz[p] = V::load(t.z + o);
+      ax[p] = V::load(acc.x + o);
+      ay[p] = V::load(acc.y + o);
+      az[p] = V::load(acc.z + o);
+      if constexpr (kPotential) ap[p] = V::load(acc.phi + o);
+    }
+    for (std::size_t j = 0; j < s.count; ++j) {
+      const T sx = V::set1(s.x[j]);
+      const T sy = V::set1(s.y[j]);
+      const T sz = V::set1(s.z[j]);
+      KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+        const T dx = V::sub(tx[p], sx);
+        const T dy = V::sub(ty[p], sy);
+        const T dz = V::sub(tz[p], sz);
+        const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
+        const T y = V::inv_sqrt_or_zero(r2);
+        const T y3 = V::mul(V::mul(y, y), y);
+        ax[p] = V::add(ax[p], V::mul(dx, y3));
+        ay[p] = V::add(ay[p], V::mul(dy, y3));
+        az[p] = V::add(az[p], V::mul(dz, y3));
+        if constexpr (kPotential) ap[p] = V::add(ap[p], y);
+      }
+    }
+    KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+      const std::size_t o = b + p * kW;
+      V::store(acc.x + o, ax[p]);
+      V::store(acc.y + o, ay[p]);
+      V::store(acc.z + o, az[p]);
+      if constexpr (kPotential) V::store(acc.phi + o, ap[p]);
+    }
+  }
+}
+
+/// Cells as monopoles: Σ_c d (y³ m) and Σ_c m y.
+template <class V, bool kPotential>
+void monopole_kernel(const TargetBlock& t, const CellSources& s, double eps2_value, const Accumulators& acc) {
+  using T = typename V::T;
+  constexpr std::size_t kW = V::width;
+  constexpr std::size_t kP = V::pass;
+  const T eps2 = V::set1(eps2_value);
+  for (std::size_t b = 0; b < t.count; b += kW * kP) {
+    T tx[kP], ty[kP], tz[kP], ax[kP], ay[kP], az[kP], ap[kP];
+    KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+      const std::size_t o = b + p * kW;
+      tx[p] = V::load(t.x + o);
+      ty[p] = V::load(t.y + o);
+      tz[p] = V::load(t.z + o);
+      ax[p] = V::load(acc.x + o);
+      ay[p] = V::load(acc.y + o);
+      az[p] = V::load(acc.z + o);
+      if constexpr (kPotential) ap[p] = V::load(acc.phi + o);
+    }
+    for (std::size_t j = 0; j < s.count; ++j) {
+      const T sx = V::set1(s.x[j]);
+      const T sy = V::set1(s.y[j]);
+      const T sz = V::set1(s.z[j]);
+      const T m = V::set1(s.m[j]);
+      KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+        const T dx = V::sub(tx[p], sx);
+        const T dy = V::sub(ty[p], sy);
+        const T dz = V::sub(tz[p], sz);
+        const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
+        const T y = V::inv_sqrt_or_zero(r2);
+        const T w = V::mul(V::mul(V::mul(y, y), y), m);
+        ax[p] = V::add(ax[p], V::mul(dx, w));
+        ay[p] = V::add(ay[p], V::mul(dy, w));
+        az[p] = V::add(az[p], V::mul(dz, w));
+        if constexpr (kPotential) ap[p] = V::add(ap[p], V::mul(m, y));
+      }
+    }
+    KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+      const std::size_t o = b + p * kW;
+      V::store(acc.x + o, ax[p]);
+      V::store(acc.y + o, ay[p]);
+      V::store(acc.z + o, az[p]);
+      if constexpr (kPotential) V::store(acc.phi + o, ap[p]);
+    }
+  }
+}
+
+/// Cells as monopole + quadrupole. With u = r² + ε², y = u^{-1/2}, Q the second moments about the
+/// centre and d = target − centre, the field of Σ_b G(d − s_b), G(r) = (|r|² + ε²)^{-1/2}, to
+/// second order in s is
+///   force / R     = d (m y³ + 7.5 (dᵀQd) y⁷ − 1.5 tr Q y⁵) − 3 y⁵ Q d
+///   potential / R = m y + 1.5 (dᵀQd) y⁵ − 0.5 tr Q y³
+/// (the full second-moment tensor rather than the traceless one, which keeps the softened case
+/// exact to second order).
+template <class V, bool kPotential>
+void quadrupole_kernel(const TargetBlock& t, const CellSources& s, double eps2_value, const Accumulators& acc) {
+  using T = typename V::T;
+  constexpr std::size_t kW = V::width;
+  constexpr std::size_t kP = V::pass;
+  const T eps2 = V::set1(eps2_value);
+  const T c7_5 = V::set1(7.5);
+  const T c1_5 = V::set1(1.5);
+  const T c3 = V::set1(3.0);
+  const T c0_5 = V::set1(0.5);
+  for (std::size_t b = 0; b < t.count; b += kW * kP) {
+    T tx[kP], ty[kP], tz[kP], ax[kP], ay[kP], az[kP], ap[kP];
+    KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+      const std::size_t o = b + p * kW;
+      tx[p] = V::load(t.x + o);
+      ty[p] = V::load(t.y + o);
+      tz[p] = V::load(t.z + o);
+      ax[p] = V::load(acc.x + o);
+      ay[p] = V::load(acc.y + o);
+      az[p] = V::load(acc.z + o);
+      if constexpr (kPotential) ap[p] = V::load(acc.phi + o);
+    }
+    for (std::size_t j = 0; j < s.count; ++j) {
+      const T sx = V::set1(s.x[j]);
+      const T sy = V::set1(s.y[j]);
+      const T sz = V::set1(s.z[j]);
+      const T m = V::set1(s.m[j]);
+      const T qxx = V::set1(s.qxx[j]);
+      const T qxy = V::set1(s.qxy[j]);
+      const T qxz = V::set1(s.qxz[j]);
+      const T qyy = V::set1(s.qyy[j]);
+      const T qyz = V::set1(s.qyz[j]);
+      const T qzz = V::set1(s.qzz[j]);
+      const T qtr = V::set1(s.qtr[j]);
+      KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+        const T dx = V::sub(tx[p], sx);
+        const T dy = V::sub(ty[p], sy);
+        const T dz = V::sub(tz[p], sz);
+        const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
+        const T y = V::inv_sqrt_or_zero(r2);
+        const T y2 = V::mul(y, y);
+        const T y3 = V::mul(y2, y);
+        const T y5 = V::mul(y3, y2);
+        const T y7 = V::mul(y5, y2);
+        const T qdx = V::add(V::add(V::mul(qxx, dx), V::mul(qxy, dy)), V::mul(qxz, dz));
+        const T qdy = V::add(V::add(V::mul(qxy, dx), V::mul(qyy, dy)), V::mul(qyz, dz));
+        const T qdz = V::add(V::add(V::mul(qxz, dx), V::mul(qyz, dy)), V::mul(qzz, dz));
+        const T dqd = V::add(V::add(V::mul(dx, qdx), V::mul(dy, qdy)), V::mul(dz, qdz));
+        const T radial = V::sub(V::add(V::mul(m, y3), V::mul(V::mul(c7_5, dqd), y7)), V::mul(V::mul(c1_5, qtr), y5));
+        const T along_qd = V::mul(c3, y5);
+        ax[p] = V::add(ax[p], V::sub(V::mul(dx, radial), V::mul(along_qd, qdx)));
+        ay[p] = V::add(ay[p], V::sub(V::mul(dy, radial), V::mul(along_qd, qdy)));
+        az[p] = V::add(az[p], V::sub(V::mul(dz, radial), V::mul(along_qd, qdz)));
+        if constexpr (kPotential) {
+          const T quad = V::sub(V::mul(V::mul(c1_5, dqd), y5), V::mul(V::mul(c0_5, qtr), y3));
+          ap[p] = V::add(ap[p], V::add(V::mul(m, y), quad));
+        }
+      }
+    }
+    KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+      const std::size_t o = b + p * kW;
+      V::store(acc.x + o, ax[p]);
+      V::store(acc.y + o, ay[p]);
+      V::store(acc.z + o, az[p]);
+      if constexpr (kPotential) V::store(acc.phi + o, ap[p]);
+    }
+  }
+}
+
+/// The table for `V`: each entry chooses the potential variant from acc.phi once per call.
+template <class V>
+KernelTable make_table() {
+  return KernelTable{
+      [](const TargetBlock& t, const BodySources& s, double eps2, const Accumulators& acc) {
+        if (acc.phi != nullptr) {
+          body_kernel<V, true>(t, s, eps2, acc);
+        } else {
+          body_kernel<V, false>(t, s, eps2, acc);
+        }
+      },
+      [](const TargetBlock& t, const CellSources& s, double eps2, const Accumulators& acc) {
+        if (acc.phi != nullptr) {
+          monopole_kernel<V, true>(t, s, eps2, acc);
+        } else {
+          monopole_kernel<V, false>(t, s, eps2, acc);
+        }
+      },
+      [](const TargetBlock& t, const CellSources& s, double eps2, const Accumulators& acc) {
+        if (acc.phi != nullptr) {
+          quadrupole_kernel<V, true>(t, s, eps2, acc);
+        } else {
+          quadrupole_kernel<V, false>(t, s, eps2, acc);
+        }
+      },
+  };
+}
+
+}  // namespace
+}  // namespace kanoko::integrators::detail

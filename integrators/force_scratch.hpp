@@ -1,0 +1,96 @@
+// Internal to the force evaluators: what a ForceScratch holds, and the entry point that the public
+// functions and the fault-injection hook for tests share.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "integrators/force_kernels.hpp"
+#include "integrators/forces.hpp"
+#include "integrators/forces_testing.hpp"
+
+namespace kanoko::integrators {
+
+/// One octree node. Children of a node are contiguous and come after it in the node array, so a
+/// pass in reverse index order visits children before parents.
+struct TreeNode {
+  double cx = 0, cy = 0, cz = 0;  ///< centre of charge
+  double charge = 0;              ///< bodies in the cell (each of charge 1)
+  double bmax = 0;                ///< centre of charge to the cube's farthest corner: holds every body
+  std::uint32_t begin = 0;        ///< first body, in Morton order
+  std::uint32_t end = 0;          ///< one past the last body
+  std::uint32_t first_child = 0;  ///< index of the first child (children are contiguous)
+  std::uint8_t child_count = 0;   ///< 0 for a leaf
+  std::uint8_t level = 0;         ///< 0 for the root
+};
+
+/// Second moments of a node about its centre of charge, Σ s sᵀ, and their trace.
+struct TreeMoments {
+  double xx = 0, xy = 0, xz = 0, yy = 0, yz = 0, zz = 0, trace = 0;
+};
+
+/// Per-thread buffers of the tree walk: the interaction list of one group and its sums.
+struct WalkScratch {
+  std::vector<std::uint32_t> stack;
+  // Cells of the list (structure of arrays, see CellSources).
+  std::vector<double> cx, cy, cz, cm, qxx, qxy, qxz, qyy, qyz, qzz, qtr;
+  // Bodies of the list, as ranges [first, second) of the bodies in Morton order: leaves opened one
+  // after another are mostly neighbours on the curve, so their ranges merge and the kernels read
+  // the bodies in place.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  std::size_t body_count = 0;  ///< bodies in `ranges`
+  // The group's sums, padded to a multiple of kTargetBlock.
+  std::vector<double> ax, ay, az, phi;
+  // The longest lists and largest group this thread has met, for WalkScratch::reserve.
+  std::size_t peak_cells = 0, peak_ranges = 0, peak_targets = 0, peak_stack = 0;
+
+  /// Makes room for lists of these lengths, so that later walks do not allocate.
+  void reserve(std::size_t cells, std::size_t body_ranges, std::size_t targets, std::size_t stack_depth);
+
+  [[nodiscard]] std::size_t bytes() const;
+};
+
+/// Everything a ForceScratch owns.
+struct ForceScratchData {
+  /// Bodies as structure of arrays, padded by detail::kTargetBlock entries so that the kernels may
+  /// read a whole block past the last body. Original order for direct summation, Morton order for
+  /// Barnes–Hut.
+  std::vector<double> x, y, z;
+  /// Per-body sums in the same order, before the factor R.
+  std::vector<double> ax, ay, az, phi;
+  // Barnes–Hut: Morton keys and the permutation (order[k] = original index of the k-th body
+  // along the curve), with the radix sort's second buffers.
+  std::vector<std::uint64_t> keys, keys_tmp;
+  std::vector<std::uint32_t> order, order_tmp;
+  std::vector<TreeNode> nodes;
+  std::vector<TreeMoments> moments;   ///< per node, quadrupole only
+  std::vector<std::uint32_t> leaves;  ///< node indices of the leaves
+  std::vector<std::uint32_t> groups;  ///< node indices of the groups, in Morton order
+  std::vector<WalkScratch> walk;      ///< one per thread
+  std::array<double, 3> root_lo{};    ///< lower corner of the root cube
+  double root_side = 0;               ///< edge of the root cube
+
+  [[nodiscard]] std::size_t bytes() const;
+};
+
+/// Private access to a ForceScratch for the evaluator's own files.
+struct ForceAccess {
+  static ForceScratchData& data(ForceScratch& s);
+  static ForceStats& stats(ForceScratch& s) { return s.stats_; }
+};
+
+namespace detail {
+
+/// The kernel table for `simd` (Best resolved); the CPU must support it.
+const KernelTable& kernels_for(Simd simd);
+
+/// Barnes–Hut: builds the tree and fills data.ax/ay/az (and phi if `potential`) in Morton order,
+/// with data.order mapping back to body indices. Positions must be finite.
+void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
+                     TreeFault fault, bool potential, int threads, const KernelTable& kernels,
+                     ForceScratch& scratch);
+
+}  // namespace detail
+}  // namespace kanoko::integrators

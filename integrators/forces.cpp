@@ -1,0 +1,255 @@
+#include "integrators/forces.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "integrators/force_scratch.hpp"
+#include "integrators/forces_testing.hpp"
+#include "src/base/check.hpp"
+
+namespace kanoko::integrators {
+
+namespace {
+
+constexpr std::size_t kBlock = detail::kTargetBlock;
+
+/// Direct summation is spread over threads from this many bodies on (below, starting the threads
+/// costs more than the work).
+constexpr std::size_t kDirectParallelMinBodies = 256;
+
+template <class V>
+std::size_t capacity_bytes(const V& v) {
+  return v.capacity() * sizeof(typename V::value_type);
+}
+
+/// Resizes the structure-of-arrays buffers for n bodies plus padding, zeroing the padding.
+void prepare_bodies(ForceScratchData& d, std::size_t n, bool potential) {
+  const std::size_t padded = n + kBlock;
+  for (auto* v : {&d.x, &d.y, &d.z, &d.ax, &d.ay, &d.az}) v->resize(padded);
+  if (potential) d.phi.resize(padded);
+  for (auto* v : {&d.x, &d.y, &d.z}) std::fill(v->begin() + static_cast<std::ptrdiff_t>(n), v->end(), 0.0);
+}
+
+/// Direct summation: for every body, the sum over all bodies in index order, in blocks of targets.
+void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps2, bool potential, int threads,
+                 const detail::KernelTable& kernels, ForceScratchData& d) {
+  const auto n = static_cast<std::size_t>(positions.cols());
+  prepare_bodies(d, n, potential);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<Eigen::Index>(i);
+    d.x[i] = positions(0, c);
+    d.y[i] = positions(1, c);
+    d.z[i] = positions(2, c);
+  }
+  const detail::BodySources sources{d.x.data(), d.y.data(), d.z.data(), n};
+  const auto blocks = static_cast<std::int64_t>((n + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(static) num_threads(threads) if (n >= kDirectParallelMinBodies)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::size_t o = static_cast<std::size_t>(b) * kBlock;
+    for (std::size_t k = o; k < o + kBlock; ++k) {
+      d.ax[k] = 0;
+      d.ay[k] = 0;
+      d.az[k] = 0;
+      if (potential) d.phi[k] = 0;
+    }
+    const detail::TargetBlock targets{d.x.data() + o, d.y.data() + o, d.z.data() + o, kBlock};
+    const detail::Accumulators acc{d.ax.data() + o, d.ay.data() + o, d.az.data() + o,
+                                   potential ? d.phi.data() + o : nullptr};
+    kernels.bodies(targets, sources, eps2, acc);
+  }
+}
+
+/// The shared entry: sums into the scratch, then scales by R into `force` and/or returns the
+/// potential energy. `force` may be null (potential only).
+double evaluate(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params, TreeFault fault,
+                ForceScratch& scratch, Eigen::Ref<Eigen::Matrix3Xd>* force, bool potential) {
+  KANOKO_ASSERT(params.theta >= 0 && params.softening >= 0, "theta and softening must be non-negative");
+  KANOKO_ASSERT(params.leaf_size >= 1 && params.group_size >= 1, "leaf and group sizes must be positive");
+  const auto n = static_cast<std::size_t>(positions.cols());
+  KANOKO_ASSERT(n < (std::size_t{1} << 31), "too many bodies");
+  ForceStats& stats = ForceAccess::stats(scratch);
+  stats = ForceStats{};
+  stats.evaluator = resolve_evaluator(params.evaluator, n);
+  stats.simd = params.simd == Simd::Best ? best_simd() : params.simd;
+  KANOKO_ASSERT(simd_supported(stats.simd), "the requested SIMD kernels are not supported by this CPU");
+  stats.threads = effective_threads(params.threads);
+  if (n == 0 || params.strength == 0) return 0.0;
+  if (!positions.allFinite()) {
+    // A blown-up state: report it through the result rather than build a tree from NaNs.
+    if (force != nullptr) force->setConstant(std::numeric_limits<double>::quiet_NaN());
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  ForceScratchData& d = ForceAccess::data(scratch);
+  const detail::KernelTable& kernels = detail::kernels_for(stats.simd);
+  const double eps2 = params.softening * params.softening;
+  KANOKO_ASSERT(fault == TreeFault::None || stats.evaluator == Evaluator::BarnesHut,
+                "a tree fault needs the Barnes-Hut evaluator");
+  if (stats.evaluator == Evaluator::Direct) {
+    direct_sums(positions, eps2, potential, stats.threads, kernels, d);
+    stats.body_body = static_cast<std::uint64_t>(n) * n;
+    if (force != nullptr) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<Eigen::Index>(i);
+        (*force)(0, c) += params.strength * d.ax[i];
+        (*force)(1, c) += params.strength * d.ay[i];
+        (*force)(2, c) += params.strength * d.az[i];
+      }
+    }
+  } else {
+    detail::barnes_hut_sums(positions, params, fault, potential, stats.threads, kernels, scratch);
+    if (force != nullptr) {
+      const auto count = static_cast<std::int64_t>(n);
+      Eigen::Ref<Eigen::Matrix3Xd>& f = *force;
+#pragma omp parallel for schedule(static) num_threads(stats.threads) if (n >= kDirectParallelMinBodies)
+      for (std::int64_t k = 0; k < count; ++k) {
+        const auto s = static_cast<std::size_t>(k);
+        const auto c = static_cast<Eigen::Index>(d.order[s]);
+        f(0, c) += params.strength * d.ax[s];
+        f(1, c) += params.strength * d.ay[s];
+        f(2, c) += params.strength * d.az[s];
+      }
+    }
+  }
+  if (!potential) return 0.0;
+  // Each body's own term (d = 0) is in its sum when ε > 0: remove it. Summed serially, in the
+  // order of the scratch arrays, which depends on the positions only.
+  double sum = 0;
+  for (std::size_t k = 0; k < n; ++k) sum += d.phi[k];
+  if (eps2 > 0) sum -= static_cast<double>(n) * (1.0 / std::sqrt(eps2));
+  return 0.5 * params.strength * sum;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Scratch
+
+ForceScratch::ForceScratch() : data_(std::make_unique<ForceScratchData>()) {}
+ForceScratch::~ForceScratch() = default;
+ForceScratch::ForceScratch(ForceScratch&&) noexcept = default;
+ForceScratch& ForceScratch::operator=(ForceScratch&&) noexcept = default;
+
+std::size_t ForceScratch::bytes() const { return data_->bytes(); }
+
+ForceScratchData& ForceAccess::data(ForceScratch& s) { return *s.data_; }
+
+std::size_t WalkScratch::bytes() const {
+  std::size_t b = capacity_bytes(stack) + capacity_bytes(ranges);
+  for (const auto* v : {&cx, &cy, &cz, &cm, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr, &ax, &ay, &az, &phi}) {
+    b += capacity_bytes(*v);
+  }
+  return b;
+}
+
+void WalkScratch::reserve(std::size_t cells, std::size_t body_ranges, std::size_t targets, std::size_t stack_depth) {
+  stack.reserve(stack_depth);
+  for (auto* v : {&cx, &cy, &cz, &cm, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) v->reserve(cells);
+  ranges.reserve(body_ranges);
+  for (auto* v : {&ax, &ay, &az, &phi}) v->reserve(targets);
+}
+
+std::size_t ForceScratchData::bytes() const {
+  std::size_t b = 0;
+  for (const auto* v : {&x, &y, &z, &ax, &ay, &az, &phi}) b += capacity_bytes(*v);
+  b += capacity_bytes(keys) + capacity_bytes(keys_tmp) + capacity_bytes(order) + capacity_bytes(order_tmp);
+  b += capacity_bytes(nodes) + capacity_bytes(moments) + capacity_bytes(leaves) + capacity_bytes(groups);
+  b += capacity_bytes(walk);
+  for (const auto& w : walk) b += w.bytes();
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names and dispatch
+
+Evaluator resolve_evaluator(Evaluator requested, std::size_t bodies) {
+  if (requested != Evaluator::Auto) return requested;
+  return bodies <= kAutoDirectMaxBodies ? Evaluator::Direct : Evaluator::BarnesHut;
+}
+
+bool simd_supported(Simd simd) {
+  switch (simd) {
+    case Simd::Best: return true;
+    case Simd::Avx512: return __builtin_cpu_supports("avx512f") != 0;
+    case Simd::Avx2: return __builtin_cpu_supports("avx2") != 0;
+    case Simd::Portable: return true;
+  }
+  return false;
+}
+
+Simd best_simd() {
+  static const Simd best = simd_supported(Simd::Avx512) ? Simd::Avx512
+                           : simd_supported(Simd::Avx2) ? Simd::Avx2
+                                                        : Simd::Portable;
+  return best;
+}
+
+const detail::KernelTable& detail::kernels_for(Simd simd) {
+  switch (simd == Simd::Best ? best_simd() : simd) {
+    case Simd::Avx512: return avx512_kernels();
+    case Simd::Avx2: return avx2_kernels();
+    case Simd::Best:
+    case Simd::Portable: break;
+  }
+  return portable_kernels();
+}
+
+const char* to_string(Evaluator e) {
+  switch (e) {
+    case Evaluator::Auto: return "auto";
+    case Evaluator::Direct: return "direct";
+    case Evaluator::BarnesHut: return "barnes-hut";
+  }
+  return "?";
+}
+
+const char* to_string(Multipole m) {
+  switch (m) {
+    case Multipole::Monopole: return "monopole";
+    case Multipole::Quadrupole: return "quadrupole";
+  }
+  return "?";
+}
+
+const char* to_string(Simd s) {
+  switch (s) {
+    case Simd::Best: return "best";
+    case Simd::Avx512: return "avx512";
+    case Simd::Avx2: return "avx2";
+    case Simd::Portable: return "portable";
+  }
+  return "?";
+}
+
+std::vector<std::string> evaluator_names() {
+  return {to_string(Evaluator::Auto), to_string(Evaluator::Direct), to_string(Evaluator::BarnesHut)};
+}
+
+int effective_threads(int threads) { return threads > 0 ? threads : std::max(1, omp_get_max_threads()); }
+
+// ---------------------------------------------------------------------------------------------
+// Public entry points
+
+void add_repulsion(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
+                   ForceScratch& scratch, Eigen::Ref<Eigen::Matrix3Xd> force) {
+  KANOKO_ASSERT(force.cols() == positions.cols(), "force and positions differ in size");
+  evaluate(positions, params, TreeFault::None, scratch, &force, false);
+}
+
+double repulsion_potential(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
+                           ForceScratch& scratch) {
+  return evaluate(positions, params, TreeFault::None, scratch, nullptr, true);
+}
+
+void add_repulsion_with_fault(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
+                              TreeFault fault, ForceScratch& scratch, Eigen::Ref<Eigen::Matrix3Xd> force) {
+  KANOKO_ASSERT(force.cols() == positions.cols(), "force and positions differ in size");
+  KANOKO_ASSERT(resolve_evaluator(params.evaluator, static_cast<std::size_t>(positions.cols())) ==
+                    Evaluator::BarnesHut,
+                "a tree fault needs the Barnes-Hut evaluator");
+  evaluate(positions, params, fault, scratch, &force, false);
+}
+
+}  // namespace kanoko::integrators

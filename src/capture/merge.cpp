@@ -1,0 +1,415 @@
+// Per-rank capture files → one native trace. The file format is documented in docs/capture.md.
+#include "src/capture/merge.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <tuple>
+
+namespace kanoko::capture {
+namespace {
+
+struct SendRec {
+  double t = 0;  // local clock
+  int dst = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t tag = 0;
+};
+
+struct RecvRec {
+  double post = 0;  // local clock, when the receive was posted (matching order)
+  double done = 0;  // local clock, when the program had the data
+  int src = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t tag = 0;
+  std::size_t order = 0;  // file order, breaks ties of `post`
+};
+
+struct StateRec {
+  double t = 0;
+  double duration = 0;
+  std::string name;
+};
+
+struct LoadRec {
+  double t = 0;
+  double value = 0;
+};
+
+struct CollRec {
+  double t = 0;
+  double duration = 0;
+  std::string name;
+  std::uint64_t bytes = 0;
+  int root = -1;
+  std::string group;
+};
+
+struct RankFile {
+  int rank = -1;
+  int size = 0;
+  std::string host;
+  std::vector<std::pair<double, std::pair<double, double>>> syncs;  // local t, (offset, bound)
+  std::vector<SendRec> sends;
+  std::vector<RecvRec> recvs;
+  std::vector<StateRec> states;
+  std::vector<LoadRec> loads;
+  std::vector<CollRec> colls;
+  double last_local = 0;
+  double fin_local = -1;
+  double overhead_s = 0;
+  std::uint64_t events = 0;
+  std::uint64_t truncated = 0;
+
+  /// Local time → rank 0's clock: the offset is interpolated linearly between the sync points.
+  [[nodiscard]] double global(double t) const {
+    if (syncs.empty()) return t;
+    if (syncs.size() == 1 || syncs.back().first <= syncs.front().first) return t + syncs.front().second.first;
+    const auto& a = syncs.front();
+    const auto& b = syncs.back();
+    const double w = (t - a.first) / (b.first - a.first);
+    return t + a.second.first + w * (b.second.first - a.second.first);
+  }
+};
+
+[[noreturn]] void malformed(const std::filesystem::path& p, std::size_t line, const std::string& what) {
+  throw std::runtime_error(p.string() + ":" + std::to_string(line) + ": malformed capture record: " + what);
+}
+
+std::vector<std::string_view> split(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    const std::size_t j = i;
+    while (i < s.size() && s[i] != ' ') ++i;
+    if (i > j) out.push_back(s.substr(j, i - j));
+  }
+  return out;
+}
+
+template <class T>
+bool parse_number(std::string_view s, T& v) {
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+/// `key=value` field of the header.
+std::string_view header_value(const std::vector<std::string_view>& f, std::string_view key) {
+  for (const auto& x : f) {
+    if (x.size() > key.size() && x.substr(0, key.size()) == key && x[key.size()] == '=') {
+      return x.substr(key.size() + 1);
+    }
+  }
+  return {};
+}
+
+RankFile read_rank_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + p.string() + ": " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  RankFile r;
+  std::size_t pos = 0;
+  std::size_t line_no = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {
+      ++r.truncated;  // the rank was killed in the middle of a write: drop the partial record
+      break;
+    }
+    const std::string_view line(text.data() + pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    const auto f = split(line);
+    if (f.empty()) continue;
+    const auto num = [&](std::size_t i, auto& v) {
+      if (i >= f.size() || !parse_number(f[i], v)) malformed(p, line_no, std::string(line));
+    };
+    if (line_no == 1) {
+      if (f[0] != "kcap" || f.size() < 2 || f[1] != "1") {
+        throw std::runtime_error(p.string() + ": not a libkanoko-capture rank file (expected 'kcap 1')");
+      }
+      if (!parse_number(header_value(f, "rank"), r.rank) || !parse_number(header_value(f, "size"), r.size) ||
+          r.rank < 0 || r.size <= r.rank) {
+        malformed(p, line_no, "header without a valid rank= and size=");
+      }
+      r.host = std::string(header_value(f, "host"));
+      continue;
+    }
+    ++r.events;
+    const std::string_view k = f[0];
+    double t = 0;
+    num(1, t);
+    r.last_local = std::max(r.last_local, t);
+    if (k == "s") {
+      SendRec s;
+      s.t = t;
+      num(2, s.dst);
+      num(3, s.bytes);
+      num(4, s.tag);
+      if (s.dst < 0 || s.dst >= r.size) malformed(p, line_no, "destination out of range");
+      r.sends.push_back(s);
+    } else if (k == "r") {
+      RecvRec v;
+      v.post = t;
+      num(2, v.done);
+      num(3, v.src);
+      num(4, v.bytes);
+      num(5, v.tag);
+      if (v.src < 0 || v.src >= r.size) malformed(p, line_no, "source out of range");
+      v.order = r.recvs.size();
+      r.last_local = std::max(r.last_local, v.done);
+      r.recvs.push_back(v);
+    } else if (k == "st") {
+      StateRec s;
+      s.t = t;
+      num(2, s.duration);
+      if (f.size() < 4) malformed(p, line_no, "state without a name");
+      s.name = std::string(f[3]);
+      r.last_local = std::max(r.last_local, t + s.duration);
+      r.states.push_back(std::move(s));
+    } else if (k == "l") {
+      LoadRec l;
+      l.t = t;
+      num(2, l.value);
+      r.loads.push_back(l);
+    } else if (k == "k") {
+      CollRec c;
+      c.t = t;
+      num(2, c.duration);
+      if (f.size() < 7) malformed(p, line_no, "collective needs 7 fields");
+      c.name = std::string(f[3]);
+      num(4, c.bytes);
+      num(5, c.root);
+      c.group = std::string(f[6]);
+      if (c.root >= r.size) malformed(p, line_no, "root out of range");
+      r.last_local = std::max(r.last_local, t + c.duration);
+      r.colls.push_back(std::move(c));
+    } else if (k == "sync") {
+      double off = 0;
+      double bound = 0;
+      num(2, off);
+      num(3, bound);
+      r.syncs.emplace_back(t, std::make_pair(off, bound));
+    } else if (k == "o") {
+      num(2, r.overhead_s);
+    } else if (k == "fin") {
+      r.fin_local = t;
+    } else {
+      malformed(p, line_no, "unknown record '" + std::string(k) + "'");
+    }
+  }
+  if (r.rank < 0) throw std::runtime_error(p.string() + ": empty capture file (the rank wrote nothing)");
+  if (r.syncs.empty()) {
+    throw std::runtime_error(p.string() + ": no clock synchronisation record (the rank stopped inside MPI_Init)");
+  }
+  return r;
+}
+
+/// One output line with its sort key.
+struct Line {
+  double t = 0;
+  int kind = 0;  // order of entries with equal times: load, msg, coll, state
+  std::size_t seq = 0;
+  std::string text;
+};
+
+std::string fmt_time(double t) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.9f", t);
+  return b;
+}
+
+std::string quote(std::string_view s) {
+  bool bare = !s.empty();
+  for (const char c : s) {
+    if (c == ' ' || c == '\t' || c == '"' || c == '#' || c == '=' || c == '\n' || c == '\r' || c == '\\') bare = false;
+  }
+  if (bare) return std::string(s);
+  std::string q = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string rank_file_name(int rank) { return "rank-" + std::to_string(rank) + ".kcap"; }
+
+MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::filesystem::path& output) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw std::runtime_error("capture folder " + dir.string() + " does not exist or is not a folder");
+  }
+  std::map<int, RankFile> ranks;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 11 || name.rfind("rank-", 0) != 0 || name.substr(name.size() - 5) != ".kcap") continue;
+    RankFile r = read_rank_file(entry.path());
+    if (ranks.count(r.rank) != 0U) throw std::runtime_error(entry.path().string() + ": rank " + std::to_string(r.rank) + " appears twice");
+    ranks.emplace(r.rank, std::move(r));
+  }
+  if (ranks.empty()) throw std::runtime_error("no rank-N.kcap capture files in " + dir.string());
+
+  MergeSummary sum;
+  sum.size = ranks.begin()->second.size;
+  sum.ranks = static_cast<int>(ranks.size());
+  for (const auto& [rank, r] : ranks) {
+    if (r.size != sum.size) throw std::runtime_error("capture files disagree on the number of ranks (" + std::to_string(r.size) + " vs " + std::to_string(sum.size) + ")");
+  }
+  for (int i = 0; i < sum.size; ++i) {
+    const auto it = ranks.find(i);
+    if (it == ranks.end()) {
+      sum.partial = true;
+      sum.notes.push_back("rank " + std::to_string(i) + " left no capture file");
+    } else if (it->second.fin_local < 0) {
+      sum.partial = true;
+      sum.notes.push_back("rank " + std::to_string(i) + " did not reach MPI_Finalize; its data ends at its last flush");
+    }
+  }
+
+  // Time zero: the earliest end of the init clock synchronisation over all ranks (rank 0's clock).
+  double origin = std::numeric_limits<double>::infinity();
+  for (const auto& [rank, r] : ranks) origin = std::min(origin, r.global(r.syncs.front().first));
+  const auto at = [&](const RankFile& r, double local) { return std::max(0.0, r.global(local) - origin); };
+
+  std::vector<Line> lines;
+  std::size_t seq = 0;
+  const auto add = [&](double t, int kind, std::string text) { lines.push_back(Line{t, kind, seq++, std::move(text)}); };
+
+  // Point-to-point: the k-th send on (src, dst, tag) is the k-th receive posted on it (MPI's
+  // non-overtaking rule), so both sides are queued per envelope and paired in order.
+  using Key = std::tuple<int, int, std::int64_t>;
+  std::map<Key, std::vector<const RecvRec*>> recvs;
+  for (const auto& [rank, r] : ranks) {
+    for (const auto& v : r.recvs) recvs[Key{v.src, rank, v.tag}].push_back(&v);
+  }
+  for (auto& [key, list] : recvs) {
+    std::stable_sort(list.begin(), list.end(), [](const RecvRec* a, const RecvRec* b) {
+      return a->post < b->post || (a->post == b->post && a->order < b->order);
+    });
+  }
+  std::map<Key, std::size_t> used;
+  for (const auto& [rank, r] : ranks) {
+    for (const auto& s : r.sends) {
+      const Key key{rank, s.dst, s.tag};
+      const double send = at(r, s.t);
+      std::string text = "msg " + fmt_time(send) + " " + std::to_string(rank) + " " + std::to_string(s.dst) + " " +
+                         std::to_string(s.bytes) + " tag=" + std::to_string(s.tag);
+      const auto it = recvs.find(key);
+      std::size_t& k = used[key];
+      if (it != recvs.end() && k < it->second.size()) {
+        const RecvRec* v = it->second[k++];
+        double recv = at(ranks.at(s.dst), v->done);
+        if (recv < send) {
+          ++sum.clamped_recvs;
+          recv = send;
+        }
+        text += " recv=" + fmt_time(recv);
+      } else {
+        ++sum.unmatched_sends;
+      }
+      add(send, 1, std::move(text));
+      ++sum.messages;
+    }
+  }
+  for (const auto& [key, list] : recvs) {
+    const auto u = used.find(key);
+    sum.unmatched_recvs += list.size() - (u == used.end() ? 0 : u->second);
+  }
+
+  double end = 0;
+  for (const auto& [rank, r] : ranks) {
+    const std::string id = std::to_string(rank);
+    for (const auto& s : r.states) {
+      const double b = at(r, s.t);
+      const double e = std::max(b, at(r, s.t + s.duration));
+      add(b, 3, "state " + fmt_time(b) + " " + id + " " + fmt_time(e - b) + " " + quote(s.name));
+    }
+    for (const auto& l : r.loads) add(at(r, l.t), 0, "load " + fmt_time(at(r, l.t)) + " " + id + " " + fmt_time(l.value));
+    for (const auto& c : r.colls) {
+      const double b = at(r, c.t);
+      const double e = std::max(b, at(r, c.t + c.duration));
+      std::string text = "coll " + fmt_time(b) + " " + id + " " + fmt_time(e - b) + " " + quote(c.name) + " " +
+                         std::to_string(c.bytes);
+      if (c.root >= 0) text += " root=" + std::to_string(c.root);
+      text += " group=" + quote(c.group);
+      add(b, 2, std::move(text));
+      ++sum.collectives;
+    }
+    end = std::max(end, at(r, r.fin_local >= 0 ? r.fin_local : r.last_local));
+
+    RankClock c;
+    c.rank = rank;
+    c.sync_points = static_cast<int>(r.syncs.size());
+    c.offset_init_s = r.syncs.front().second.first;
+    c.bound_init_s = r.syncs.front().second.second;
+    c.offset_fin_s = r.syncs.back().second.first;
+    c.bound_fin_s = r.syncs.back().second.second;
+    c.finished = r.fin_local >= 0;
+    c.overhead_s = r.overhead_s;
+    c.run_s = std::max(0.0, (r.fin_local >= 0 ? r.fin_local : r.last_local) - r.syncs.front().first);
+    c.events = r.events;
+    sum.max_clock_bound_s = std::max({sum.max_clock_bound_s, c.bound_init_s, c.bound_fin_s});
+    if (c.run_s > 0) sum.max_overhead_fraction = std::max(sum.max_overhead_fraction, c.overhead_s / c.run_s);
+    sum.truncated_lines += r.truncated;
+    sum.clocks.push_back(c);
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) {
+    return a.t < b.t || (a.t == b.t && (a.kind < b.kind || (a.kind == b.kind && a.seq < b.seq)));
+  });
+  for (const auto& l : lines) end = std::max(end, l.t);
+  sum.end_s = end;
+
+  std::filesystem::path tmp = output;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    out << "kntr 1\n# captured by libkanoko-capture from " << sum.ranks << " of " << sum.size << " ranks\n";
+    if (sum.partial) {
+      out << "# partial trace:";
+      for (const auto& n : sum.notes) out << ' ' << n << ';';
+      out << " it ends at the last recorded event\n";
+    }
+    for (const auto& c : sum.clocks) {
+      out << "# clock rank " << c.rank << " offset_init=" << fmt_time(c.offset_init_s)
+          << " bound_init=" << fmt_time(c.bound_init_s) << " offset_fin=" << fmt_time(c.offset_fin_s)
+          << " bound_fin=" << fmt_time(c.bound_fin_s) << " sync_points=" << c.sync_points
+          << " overhead=" << fmt_time(c.overhead_s) << " run=" << fmt_time(c.run_s) << '\n';
+    }
+    out << "# messages=" << sum.messages << " unmatched_sends=" << sum.unmatched_sends
+        << " unmatched_recvs=" << sum.unmatched_recvs << " clamped_recvs=" << sum.clamped_recvs
+        << " collectives=" << sum.collectives << '\n';
+    for (int i = 0; i < sum.size; ++i) {
+      const auto it = ranks.find(i);
+      out << "node 0 " << i << " name=rank-" << i;
+      if (it != ranks.end() && !it->second.host.empty()) out << " host=" << quote(it->second.host);
+      out << " rank=" << i << '\n';
+    }
+    for (const auto& l : lines) out << l.text << '\n';
+    out << "end " << fmt_time(end) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  }
+  std::filesystem::rename(tmp, output, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("cannot write " + output.string() + ": " + ec.message());
+  }
+  return sum;
+}
+
+}  // namespace kanoko::capture

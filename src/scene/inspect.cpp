@@ -1,0 +1,214 @@
+#include "src/scene/inspect.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "src/base/error.hpp"
+
+namespace kanoko::scene {
+
+namespace {
+
+// The label the panel shows for a statistic the simulator stores; others keep their name.
+std::string_view stat_label(std::string_view name) {
+  namespace st = trajectory::stat;
+  if (name == st::kLoad) return "load (interval)";
+  if (name == st::kMass) return "mass";
+  if (name == st::kBytesSent) return "bytes sent (interval)";
+  if (name == st::kBytesRecv) return "bytes recv (interval)";
+  if (name == st::kMsgsSent) return "msgs sent (interval)";
+  if (name == st::kMsgsRecv) return "msgs recv (interval)";
+  if (name == st::kBytesSentTotal) return "bytes sent (so far)";
+  if (name == st::kBytesRecvTotal) return "bytes recv (so far)";
+  if (name == st::kMsgsSentTotal) return "msgs sent (so far)";
+  if (name == st::kMsgsRecvTotal) return "msgs recv (so far)";
+  return name;
+}
+
+std::string format_value(std::string_view stat, double v) {
+  char buf[64];
+  if (stat.starts_with("bytes") && std::abs(v) >= 1024.0) {
+    static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+    double x = v / 1024.0;
+    std::size_t u = 0;
+    while (std::abs(x) >= 1024.0 && u + 1 < std::size(kUnits)) {
+      x /= 1024.0;
+      ++u;
+    }
+    std::snprintf(buf, sizeof buf, "%.4g %s", x, kUnits[u]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  }
+  return buf;
+}
+
+std::string line(std::string_view label, std::string_view value) {
+  std::string s(label);
+  s.resize(std::max<std::size_t>(s.size() + 1, 22), ' ');
+  s += value;
+  s += '\n';
+  return s;
+}
+
+std::string body_title(const trajectory::BodyInfo& b, std::size_t index) {
+  std::string s = b.name.empty() ? "body " + std::to_string(index) : b.name;
+  if (b.rank >= 0) s += "  (rank " + std::to_string(b.rank) + ")";
+  return s;
+}
+
+}  // namespace
+
+std::optional<Pick> pick_body(const Ray& ray, const Eigen::Matrix3Xd& positions,
+                              std::span<const double> radii) {
+  const double a = ray.direction.squaredNorm();
+  if (!(a > 0)) return std::nullopt;
+  std::optional<Pick> best;
+  const auto n = std::min(static_cast<std::size_t>(positions.cols()), radii.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const Eigen::Vector3d m = ray.origin - positions.col(static_cast<Eigen::Index>(i));
+    const double b = m.dot(ray.direction);
+    const double c = m.squaredNorm() - radii[i] * radii[i];
+    const double disc = b * b - a * c;
+    if (disc < 0) continue;
+    const double root = std::sqrt(disc);
+    double s = (-b - root) / a;
+    if (s < 0) s = (-b + root) / a;  // the eye is inside this sphere
+    if (s < 0 || !std::isfinite(s)) continue;
+    if (!best || s < best->distance) best = Pick{Pick::Kind::body, i, s};
+  }
+  return best;
+}
+
+std::optional<Pick> pick_spring(const Ray& ray, const Eigen::Matrix3Xd& positions,
+                                std::span<const std::array<std::uint32_t, 2>> edges,
+                                double radius) {
+  const Eigen::Vector3d& d = ray.direction;
+  const double a = d.squaredNorm();
+  if (!(a > 0)) return std::nullopt;
+  std::optional<Pick> best;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    const auto [i, j] = edges[e];
+    if (i >= positions.cols() || j >= positions.cols()) continue;
+    const Eigen::Vector3d p = positions.col(i);
+    const Eigen::Vector3d q = positions.col(j);
+    const Eigen::Vector3d u = q - p;
+    const Eigen::Vector3d w = ray.origin - p;
+    // Closest points of the line origin + s d and the segment p + t u, t in [0, 1], s >= 0.
+    const double uu = u.squaredNorm();
+    const double du = d.dot(u);
+    const double dw = d.dot(w);
+    const double uw = u.dot(w);
+    const double denom = a * uu - du * du;
+    double t = denom > 1e-12 * a * uu ? (a * uw - du * dw) / denom : 0.0;
+    t = std::clamp(t, 0.0, 1.0);
+    double s = std::max(0.0, (t * du - dw) / a);
+    // With s fixed (possibly clamped), the best t on the segment.
+    if (uu > 0) t = std::clamp((u.dot(ray.origin + s * d - p)) / uu, 0.0, 1.0);
+    const double gap = (ray.origin + s * d - (p + t * u)).norm();
+    if (!(gap <= radius)) continue;
+    if (!best || s < best->distance) best = Pick{Pick::Kind::spring, e, s};
+  }
+  return best;
+}
+
+std::optional<Pick> pick(const Ray& ray, const Eigen::Matrix3Xd& positions,
+                         std::span<const double> radii,
+                         std::span<const std::array<std::uint32_t, 2>> edges,
+                         double spring_radius) {
+  if (auto b = pick_body(ray, positions, radii)) return b;
+  return pick_spring(ray, positions, edges, spring_radius);
+}
+
+std::size_t find_body(const trajectory::Reader& reader, std::string_view name_or_index,
+                      std::string_view option) {
+  const auto& bodies = reader.meta().bodies;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (bodies[i].name == name_or_index) return i;
+  }
+  std::size_t index = 0;
+  const auto* end = name_or_index.data() + name_or_index.size();
+  const auto [ptr, ec] = std::from_chars(name_or_index.data(), end, index);
+  if (ec == std::errc() && ptr == end && index < bodies.size()) return index;
+  std::string some;
+  for (std::size_t i = 0; i < bodies.size() && i < 4; ++i) some += (i ? ", " : "") + bodies[i].name;
+  if (bodies.size() > 4) some += ", ...";
+  throw InputError(FileLoc{std::string(option)},
+                   "no body named '" + std::string(name_or_index) + "' and no body with that index (" +
+                       std::to_string(bodies.size()) + " bodies: " + some + ")");
+}
+
+double body_speed(const trajectory::Reader& reader, std::size_t body, double t_s) {
+  const std::size_t k = reader.frame_at_or_before(t_s);
+  const auto jj = static_cast<Eigen::Index>(body);
+  const trajectory::FrameView a = reader.frame(k);
+  Eigen::Vector3d v = a.velocities.col(jj);
+  if (k + 1 < reader.frame_count() && t_s > a.time_s) {
+    const trajectory::FrameView b = reader.frame(k + 1);
+    const double s = std::clamp((t_s - a.time_s) / (b.time_s - a.time_s), 0.0, 1.0);
+    v = (1 - s) * v + s * Eigen::Vector3d(b.velocities.col(jj));
+  }
+  return v.norm();
+}
+
+std::string describe_body(const trajectory::Reader& reader, std::size_t body, double t_s) {
+  const auto& meta = reader.meta();
+  const trajectory::BodyInfo& b = meta.bodies.at(body);
+  std::string text = body_title(b, body) + '\n';
+  if (!b.host.empty()) text += line("host", b.host);
+  const trajectory::FrameView f = reader.frame(reader.frame_at_or_before(t_s));
+  for (std::size_t s = 0; s < meta.stat_count(); ++s) {
+    const std::string& name = meta.stat_names[s];
+    text += line(stat_label(name),
+                 format_value(name, f.stats(static_cast<Eigen::Index>(s),
+                                            static_cast<Eigen::Index>(body))));
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g /s", body_speed(reader, body, t_s));
+  text += line("speed", buf);
+  std::vector<std::string> neighbours;
+  for (const auto& [i, j] : meta.edges) {
+    if (i == body) neighbours.push_back(meta.bodies[j].name);
+    if (j == body) neighbours.push_back(meta.bodies[i].name);
+  }
+  std::string list;
+  constexpr std::size_t kMaxListed = 4;
+  for (std::size_t k = 0; k < neighbours.size() && k < kMaxListed; ++k)
+    list += (k == 0 ? "" : ", ") + neighbours[k];
+  if (neighbours.size() > kMaxListed)
+    list += " +" + std::to_string(neighbours.size() - kMaxListed) + " more";
+  text += line("springs to", neighbours.empty() ? "none" : list);
+  return text;
+}
+
+std::string describe_spring(const trajectory::Reader& reader, std::size_t edge, double t_s) {
+  const auto& meta = reader.meta();
+  const auto [i, j] = meta.edges.at(edge);
+  std::string text = "spring " + body_title(meta.bodies[i], i) + " -- " +
+                     body_title(meta.bodies[j], j) + '\n';
+  Eigen::Matrix3Xd now;
+  reader.positions_at(t_s, now);
+  const trajectory::FrameView f0 = reader.frame(0);
+  const double length = (now.col(i) - now.col(j)).norm();
+  const double length0 = (f0.positions.col(i) - f0.positions.col(j)).norm();
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.4g (at start %.4g, %+.1f%%)", length, length0,
+                length0 > 0 ? 100.0 * (length / length0 - 1.0) : 0.0);
+  text += line("length", buf);
+  const trajectory::FrameView f = reader.frame(reader.frame_at_or_before(t_s));
+  namespace st = trajectory::stat;
+  for (const char* name : {st::kBytesSent, st::kMsgsSent, st::kBytesSentTotal, st::kMsgsSentTotal}) {
+    const int s = meta.stat_index(name);
+    if (s < 0) continue;
+    const std::string value =
+        format_value(name, f.stats(s, static_cast<Eigen::Index>(i))) + "  |  " +
+        format_value(name, f.stats(s, static_cast<Eigen::Index>(j)));
+    text += line(stat_label(name), value);
+  }
+  return text;
+}
+
+}  // namespace kanoko::scene

@@ -1,0 +1,71 @@
+// Pick and inspect: which body or spring a click hits, and what the panel says about it. Picking
+// is analytic (a ray against the bodies' spheres and the springs' segments), so it does not depend
+// on how the bodies are drawn and is tested without OpenSceneGraph or a display.
+#pragma once
+
+#include <Eigen/Core>
+#include <array>
+#include <cstdint>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::scene {
+
+/// A ray in world coordinates: origin + s × direction, s >= 0. The direction need not be unit.
+struct Ray {
+  Eigen::Vector3d origin;
+  Eigen::Vector3d direction;
+};
+
+/// What a click hit.
+struct Pick {
+  enum class Kind { body, spring };
+  Kind kind = Kind::body;
+  std::size_t index = 0;  ///< body index, or edge index into Metadata::edges
+  double distance = 0;    ///< along the ray, in units of |direction|
+};
+
+/// Nearest body whose sphere (centre = column of `positions`, radius = `radii`[i]) the ray
+/// enters, or nothing.
+[[nodiscard]] std::optional<Pick> pick_body(const Ray& ray, const Eigen::Matrix3Xd& positions,
+                                            std::span<const double> radii);
+
+/// Nearest spring that passes within `radius` (world units) of the ray, measured between the
+/// ray and the segment of the two body centres, or nothing.
+[[nodiscard]] std::optional<Pick> pick_spring(
+    const Ray& ray, const Eigen::Matrix3Xd& positions,
+    std::span<const std::array<std::uint32_t, 2>> edges, double radius);
+
+/// pick_body if it hits, else pick_spring: bodies win because they are drawn over the springs'
+/// ends. `spring_radius` is the picking tolerance around a spring (world units).
+[[nodiscard]] std::optional<Pick> pick(const Ray& ray, const Eigen::Matrix3Xd& positions,
+                                       std::span<const double> radii,
+                                       std::span<const std::array<std::uint32_t, 2>> edges,
+                                       double spring_radius);
+
+/// The panel text for body `body` at trace time t: name, rank, host, every statistic the run
+/// stores (load, mass, messages and bytes sent/received in the current interval and so far),
+/// spring neighbours and speed (from the stored velocities, linearly interpolated).
+[[nodiscard]] std::string describe_body(const trajectory::Reader& reader, std::size_t body,
+                                        double t_s);
+
+/// The panel text for spring `edge` at trace time t: the pair, its length now and at the start,
+/// and each end's traffic in the current interval and so far.
+[[nodiscard]] std::string describe_spring(const trajectory::Reader& reader, std::size_t edge,
+                                          double t_s);
+
+/// Index of the body named `name_or_index`, or with that index if no body has that name.
+/// Throws InputError naming `option` and a few body names otherwise.
+[[nodiscard]] std::size_t find_body(const trajectory::Reader& reader,
+                                    std::string_view name_or_index, std::string_view option);
+
+/// Speed of body `body` at trace time t (scene units per trace second), from the stored
+/// velocities of the frames around t, linearly interpolated.
+[[nodiscard]] double body_speed(const trajectory::Reader& reader, std::size_t body, double t_s);
+
+}  // namespace kanoko::scene

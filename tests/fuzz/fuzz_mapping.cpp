@@ -1,0 +1,23 @@
+// libFuzzer target: any bytes as a mapping file. Accepting or throwing kanoko::InputError are the
+// only allowed outcomes.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "src/base/error.hpp"
+#include "src/mapping/mapping.hpp"
+
+// Results go here so that the reads cannot be optimised away.
+namespace {
+volatile std::size_t g_sink;
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const kanoko::mapping::Mapping m = kanoko::mapping::parse_mapping_text(text, "fuzz.toml");
+    g_sink = m.bodies.positions.size() + m.springs.edges.size() + m.locations.size() + m.where("bodies.placement").str().size();
+  } catch (const kanoko::InputError&) {
+  }
+  return 0;
+}

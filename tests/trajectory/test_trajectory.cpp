@@ -1,0 +1,637 @@
+// The trajectory file (.kntj): write → read round trips, seeking and interpolation, and every kind
+// of damaged file, including ones whose hashes were recomputed after tampering.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "src/base/error.hpp"
+#include "src/base/hash.hpp"
+#include "src/trajectory/trajectory.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace kanoko::trajectory {
+namespace {
+
+Metadata sample_meta(std::size_t bodies, std::vector<std::string> stats) {
+  Metadata m;
+  for (std::size_t i = 0; i < bodies; ++i) {
+    BodyInfo b;
+    b.name = "pe" + std::to_string(i);
+    b.host = i % 2 == 0 ? "host-" + std::to_string(i) : "";
+    b.rank = static_cast<std::int64_t>(i) - 1;
+    b.colour_rgb = {0.1F * static_cast<float>(i), 0.5F, 1.0F};
+    b.radius = 0.05F + 0.01F * static_cast<float>(i);
+    m.bodies.push_back(b);
+  }
+  for (std::uint32_t i = 0; i + 1 < bodies; ++i) m.edges.push_back({i, i + 1});
+  m.stat_names = std::move(stats);
+  m.dt_s = 0.005;
+  m.steps_per_frame = 4;
+  m.interval_s = 0.1;
+  m.trace_begin_s = 0;
+  m.trace_end_s = 3.2;
+  m.input_hash = 0x0123456789abcdefULL;
+  m.integrator = "rk4";
+  m.source_trace = "traces/fib 22.kntr";
+  m.source_mapping = "mappings/paper-fibonacci.toml";
+  m.mapping_text = "[simulation]\ninterval = 0.1\n# ünïcödé\n";
+  return m;
+}
+
+struct Frame {
+  double t;
+  Eigen::Matrix3Xd pos;
+  Eigen::Matrix3Xd vel;
+  Eigen::MatrixXd stats;
+};
+
+/// Frames of random doubles, including awkward ones, at increasing times.
+std::vector<Frame> random_frames(std::size_t count, std::size_t bodies, std::size_t stats, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1e3, 1e3);
+  const double awkward[] = {0.0, -0.0, 5e-324, -1.7976931348623157e308, 1e-300, 1.0 / 3.0};
+  auto value = [&] { return rng() % 10 == 0 ? awkward[rng() % 6] : u(rng); };
+  std::vector<Frame> frames;
+  double t = 0.25;
+  for (std::size_t k = 0; k < count; ++k) {
+    Frame f{t, Eigen::Matrix3Xd(3, static_cast<Eigen::Index>(bodies)), Eigen::Matrix3Xd(3, static_cast<Eigen::Index>(bodies)),
+            Eigen::MatrixXd(static_cast<Eigen::Index>(stats), static_cast<Eigen::Index>(bodies))};
+    for (Eigen::Index i = 0; i < f.pos.size(); ++i) f.pos.data()[i] = value();
+    for (Eigen::Index i = 0; i < f.vel.size(); ++i) f.vel.data()[i] = value();
+    for (Eigen::Index i = 0; i < f.stats.size(); ++i) f.stats.data()[i] = value();
+    frames.push_back(f);
+    t += 0.02 + 0.001 * static_cast<double>(rng() % 5);
+  }
+  return frames;
+}
+
+void write_file(const std::filesystem::path& path, const Metadata& meta, const std::vector<Frame>& frames) {
+  Writer w(path, meta);
+  for (const auto& f : frames) w.append_frame(f.t, f.pos, f.vel, f.stats);
+  EXPECT_EQ(w.frame_count(), frames.size());
+  w.commit();
+}
+
+bool bit_equal(const double* a, const double* b, std::size_t n) { return std::memcmp(a, b, n * sizeof(double)) == 0; }
+
+std::string bytes_of(const std::filesystem::path& p) { return test::read_text(p); }
+void put_bytes(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// The message of the InputError that opening `p` throws ("" and a test failure otherwise).
+std::string open_error(const std::filesystem::path& p, bool verify = true) {
+  try {
+    Reader r(p, verify);
+    ADD_FAILURE() << "opened " << p;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diagnostics().size(), 1U);
+    const std::string what = e.what();
+    EXPECT_NE(what.find(p.string()), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    return what;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "non-InputError: " << e.what();
+  }
+  return {};
+}
+
+template <class T>
+void poke(std::string& bytes, std::size_t offset, T value) {
+  std::memcpy(bytes.data() + offset, &value, sizeof value);
+}
+template <class T>
+T peek(const std::string& bytes, std::size_t offset) {
+  T v;
+  std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+
+/// Recomputes file_size, the header hash and the trailer checksum after tampering, as a
+/// deliberate forger would (docs/trajectory-format.md): what remains must be caught by the
+/// structural checks.
+void reseal(std::string& bytes) {
+  if (bytes.size() < 96 + 16) return;
+  poke<std::uint64_t>(bytes, 72, bytes.size());
+  Fnv1a64 h;
+  h.update(bytes.data(), 80);
+  poke<std::uint64_t>(bytes, 80, h.digest());
+  Fnv1a64 c;
+  c.update(bytes.data() + 96, bytes.size() - 96 - 16);
+  poke<std::uint64_t>(bytes, bytes.size() - 16, c.digest());
+}
+
+// ------------------------------------------------------------------------------------------------
+// Round trips
+// ------------------------------------------------------------------------------------------------
+
+TEST(Trajectory, WriteReadRoundTripIsExact) {
+  test::TempDir dir;
+  const auto path = dir / "run.kntj";
+  const std::vector<std::string> stats{stat::kLoad, stat::kMass, stat::kBytesSent, "custom stat"};
+  const Metadata meta = sample_meta(5, stats);
+  const auto frames = random_frames(37, 5, stats.size(), 1);
+  write_file(path, meta, frames);
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"run.kntj"}));
+
+  const Reader r(path);
+  const Metadata& m = r.meta();
+  ASSERT_EQ(m.body_count(), 5U);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(m.bodies[i].name, meta.bodies[i].name);
+    EXPECT_EQ(m.bodies[i].host, meta.bodies[i].host);
+    EXPECT_EQ(m.bodies[i].rank, meta.bodies[i].rank);
+    EXPECT_EQ(m.bodies[i].colour_rgb, meta.bodies[i].colour_rgb);
+    EXPECT_EQ(m.bodies[i].radius, meta.bodies[i].radius);
+  }
+  EXPECT_EQ(m.edges, meta.edges);
+  EXPECT_EQ(m.stat_names, stats);
+  EXPECT_EQ(m.stat_index("custom stat"), 3);
+  EXPECT_EQ(m.stat_index(stat::kMass), 1);
+  EXPECT_EQ(m.stat_index("nope"), -1);
+  EXPECT_EQ(m.dt_s, meta.dt_s);
+  EXPECT_EQ(m.steps_per_frame, meta.steps_per_frame);
+  EXPECT_EQ(m.interval_s, meta.interval_s);
+  EXPECT_EQ(m.trace_begin_s, meta.trace_begin_s);
+  EXPECT_EQ(m.trace_end_s, meta.trace_end_s);
+  EXPECT_EQ(m.input_hash, meta.input_hash);
+  EXPECT_EQ(m.integrator, meta.integrator);
+  EXPECT_EQ(m.source_trace, meta.source_trace);
+  EXPECT_EQ(m.source_mapping, meta.source_mapping);
+  EXPECT_EQ(m.mapping_text, meta.mapping_text);
+
+  ASSERT_EQ(r.frame_count(), frames.size());
+  EXPECT_EQ(r.begin_time(), frames.front().t);
+  EXPECT_EQ(r.end_time(), frames.back().t);
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const FrameView f = r.frame(k);
+    EXPECT_EQ(f.time_s, frames[k].t);
+    EXPECT_EQ(r.frame_time(k), frames[k].t);
+    ASSERT_EQ(f.positions.cols(), 5);
+    ASSERT_EQ(f.stats.rows(), 4);
+    ASSERT_EQ(f.stats.cols(), 5);
+    EXPECT_TRUE(bit_equal(f.positions.data(), frames[k].pos.data(), 15)) << k;
+    EXPECT_TRUE(bit_equal(f.velocities.data(), frames[k].vel.data(), 15)) << k;
+    EXPECT_TRUE(bit_equal(f.stats.data(), frames[k].stats.data(), 20)) << k;
+  }
+}
+
+TEST(Trajectory, ExactMetaDoublesAndOddStrings) {
+  test::TempDir dir;
+  Metadata meta = sample_meta(2, {});
+  meta.interval_s = 1.0 / 3.0;
+  meta.trace_begin_s = 5e-324;
+  meta.trace_end_s = 1.7976931348623157e308;
+  meta.dt_s = 0.1 + 0.2;
+  meta.integrator = "name=with=equals";
+  meta.source_trace = "two\nlines";  // meta values are single-line: the break becomes a space
+  meta.source_mapping = "";
+  meta.mapping_text = std::string("binary\0text\n", 12);
+  meta.bodies[0].name = std::string(1000, 'n');
+  meta.bodies[1].name = "";
+  meta.edges.clear();
+  write_file(dir / "a.kntj", meta, random_frames(2, 2, 0, 2));
+  const Reader r(dir / "a.kntj");
+  EXPECT_EQ(r.meta().interval_s, 1.0 / 3.0);
+  EXPECT_EQ(r.meta().trace_begin_s, 5e-324);
+  EXPECT_EQ(r.meta().trace_end_s, 1.7976931348623157e308);
+  EXPECT_EQ(r.meta().dt_s, 0.1 + 0.2);
+  EXPECT_EQ(r.meta().integrator, "name=with=equals");
+  EXPECT_EQ(r.meta().source_trace, "two lines");
+  EXPECT_EQ(r.meta().source_mapping, "");
+  EXPECT_EQ(r.meta().mapping_text, meta.mapping_text);
+  EXPECT_EQ(r.meta().bodies[0].name, meta.bodies[0].name);
+  EXPECT_EQ(r.meta().bodies[1].name, "");
+  EXPECT_TRUE(r.meta().edges.empty());
+  EXPECT_EQ(r.frame(0).stats.size(), 0);
+}
+
+TEST(Trajectory, NoBodiesAndSingleFrame) {
+  test::TempDir dir;
+  Metadata meta = sample_meta(0, {});
+  write_file(dir / "a.kntj", meta, random_frames(1, 0, 0, 3));
+  const Reader r(dir / "a.kntj");
+  EXPECT_EQ(r.frame_count(), 1U);
+  EXPECT_EQ(r.begin_time(), r.end_time());
+  Eigen::Matrix3Xd p;
+  r.positions_at(99, p);
+  EXPECT_EQ(p.cols(), 0);
+}
+
+TEST(Trajectory, FrameAtOrBefore) {
+  test::TempDir dir;
+  const std::vector<double> times{0.0, 0.5, 1.0, 2.0};
+  Metadata meta = sample_meta(1, {"s"});
+  {
+    Writer w(dir / "a.kntj", meta);
+    for (double t : times) {
+      Eigen::MatrixXd s(1, 1);
+      s(0, 0) = t * 10;
+      w.append_frame(t, Eigen::Matrix3Xd::Zero(3, 1), Eigen::Matrix3Xd::Zero(3, 1), s);
+    }
+    w.commit();
+  }
+  const Reader r(dir / "a.kntj");
+  EXPECT_EQ(r.frame_at_or_before(-1), 0U);
+  EXPECT_EQ(r.frame_at_or_before(0), 0U);
+  EXPECT_EQ(r.frame_at_or_before(0.49), 0U);
+  EXPECT_EQ(r.frame_at_or_before(0.5), 1U);
+  EXPECT_EQ(r.frame_at_or_before(0.999), 1U);
+  EXPECT_EQ(r.frame_at_or_before(1.0), 2U);
+  EXPECT_EQ(r.frame_at_or_before(1.99), 2U);
+  EXPECT_EQ(r.frame_at_or_before(2.0), 3U);
+  EXPECT_EQ(r.frame_at_or_before(1e300), 3U);
+  EXPECT_EQ(r.frame_at_or_before(std::numeric_limits<double>::infinity()), 3U);
+  EXPECT_EQ(r.frame_at_or_before(std::nan("")), 0U);
+  Eigen::MatrixXd s;
+  r.stats_at(0.75, s);
+  EXPECT_EQ(s(0, 0), 5.0);
+  r.stats_at(-3, s);
+  EXPECT_EQ(s(0, 0), 0.0);
+  r.stats_at(7, s);
+  EXPECT_EQ(s(0, 0), 20.0);
+}
+
+TEST(Trajectory, PositionsAtFrameTimesAreTheFramesExactly) {
+  test::TempDir dir;
+  const auto frames = random_frames(20, 4, 0, 4);
+  write_file(dir / "a.kntj", sample_meta(4, {}), frames);
+  const Reader r(dir / "a.kntj");
+  Eigen::Matrix3Xd p;
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    r.positions_at(frames[k].t, p);
+    EXPECT_TRUE(bit_equal(p.data(), frames[k].pos.data(), 12)) << k;
+  }
+  // Clamped outside the stored range.
+  r.positions_at(frames.front().t - 5, p);
+  EXPECT_TRUE(bit_equal(p.data(), frames.front().pos.data(), 12));
+  r.positions_at(frames.back().t + 5, p);
+  EXPECT_TRUE(bit_equal(p.data(), frames.back().pos.data(), 12));
+}
+
+TEST(Trajectory, HermiteInterpolationReproducesACubic) {
+  // x(t) = t³, y(t) = 2t³ − t + 1, z(t) = 4 with exact velocities: a cubic Hermite spline through
+  // positions and velocities is the cubic itself.
+  test::TempDir dir;
+  auto x = [](double t) { return Eigen::Vector3d(t * t * t, 2 * t * t * t - t + 1, 4); };
+  auto v = [](double t) { return Eigen::Vector3d(3 * t * t, 6 * t * t - 1, 0); };
+  {
+    Writer w(dir / "cubic.kntj", sample_meta(1, {}));
+    for (double t : {0.0, 1.0, 2.0, 3.5}) {
+      w.append_frame(t, x(t), v(t), Eigen::MatrixXd(0, 1));
+    }
+    w.commit();
+  }
+  const Reader r(dir / "cubic.kntj");
+  Eigen::Matrix3Xd p;
+  // Dyadic times: every operation is exact, so the result must be too.
+  for (double t : {0.5, 0.25, 1.5, 1.125, 2.75}) {
+    r.positions_at(t, p);
+    EXPECT_EQ(p.col(0), x(t)) << "t = " << t << ": " << p.col(0).transpose();
+  }
+  for (double t : {0.1, 0.7, 1.3, 2.2, 3.4}) {
+    r.positions_at(t, p);
+    EXPECT_NEAR((p.col(0) - x(t)).norm(), 0.0, 1e-12) << "t = " << t;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Damaged files
+// ------------------------------------------------------------------------------------------------
+
+class DamagedTrajectory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = dir_ / "good.kntj";
+    write_file(path_, sample_meta(3, {stat::kLoad, stat::kMass}), random_frames(10, 3, 2, 5));
+    good_ = bytes_of(path_);
+    bad_ = dir_ / "bad.kntj";
+  }
+  /// Writes `bytes` as bad.kntj and returns the error opening it.
+  std::string error_for(const std::string& bytes, bool verify = true) {
+    put_bytes(bad_, bytes);
+    return open_error(bad_, verify);
+  }
+  std::size_t frames_offset() const { return static_cast<std::size_t>(peek<std::uint64_t>(good_, 32)); }
+
+  test::TempDir dir_;
+  std::filesystem::path path_, bad_;
+  std::string good_;
+};
+
+TEST_F(DamagedTrajectory, TheGoodFileOpens) {
+  EXPECT_NO_THROW(Reader{path_});
+  EXPECT_EQ(good_.substr(0, 8), "KANOKOTJ");
+  EXPECT_EQ(good_.substr(good_.size() - 8), std::string("KNTJEND\0", 8));
+}
+
+TEST_F(DamagedTrajectory, EmptyAndShort) {
+  EXPECT_NE(error_for("").find("0 bytes, shorter than the 96-byte header"), std::string::npos);
+  EXPECT_NE(error_for(good_.substr(0, 50)).find("50 bytes"), std::string::npos);
+  EXPECT_NE(error_for(std::string(200, 'x')).find("bad magic"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, WrongMagic) {
+  std::string b = good_;
+  b[0] = 'X';
+  EXPECT_NE(error_for(b).find("not a Kanoko trajectory"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, NewerMajorVersionSaysNewer) {
+  std::string b = good_;
+  poke<std::uint16_t>(b, 8, 2);
+  const std::string e = error_for(b);
+  EXPECT_NE(e.find("newer"), std::string::npos) << e;
+  EXPECT_NE(e.find("format 2.0"), std::string::npos) << e;
+  poke<std::uint16_t>(b, 8, 0);
+  EXPECT_NE(error_for(b).find("version 0"), std::string::npos);
+  // A newer minor version of the same major is read (its extra sections would be skipped).
+  b = good_;
+  poke<std::uint16_t>(b, 10, 7);
+  reseal(b);
+  put_bytes(bad_, b);
+  EXPECT_NO_THROW(Reader{bad_});
+}
+
+TEST_F(DamagedTrajectory, HeaderByteFlipIsAHeaderChecksumError) {
+  for (std::size_t offset : {16U, 20U, 24U, 32U, 40U, 48U, 56U, 64U, 68U, 72U, 80U}) {
+    std::string b = good_;
+    b[offset] = static_cast<char>(b[offset] ^ 0x10);
+    const std::string e = error_for(b);
+    EXPECT_NE(e.find("header is corrupt"), std::string::npos) << offset << ": " << e;
+  }
+  // The reserved word after the hash is not covered by it.
+  std::string b = good_;
+  b[90] = 'r';
+  put_bytes(bad_, b);
+  EXPECT_NO_THROW(Reader{bad_});
+}
+
+TEST_F(DamagedTrajectory, FlippedFrameByteIsAChecksumError) {
+  std::string b = good_;
+  const std::size_t at = frames_offset() + 8 * 17 + 3;  // inside frame 0's data
+  b[at] = static_cast<char>(b[at] ^ 1);
+  EXPECT_NE(error_for(b).find("checksum mismatch"), std::string::npos);
+  // Without checksum verification, the size checks still pass and the file opens.
+  put_bytes(bad_, b);
+  EXPECT_NO_THROW(Reader(bad_, false));
+  // A flipped byte in a section or in the trailer's checksum too.
+  b = good_;
+  b[96 + 30] = static_cast<char>(b[96 + 30] ^ 4);
+  EXPECT_FALSE(error_for(b).empty());
+  b = good_;
+  b[good_.size() - 12] = static_cast<char>(b[good_.size() - 12] ^ 4);
+  EXPECT_NE(error_for(b).find("checksum mismatch"), std::string::npos);
+  b = good_;
+  b[good_.size() - 3] = 'x';
+  EXPECT_NE(error_for(b).find("end marker"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, TruncatedAnywhere) {
+  for (std::size_t cut = 0; cut < good_.size(); cut += 7) {
+    const std::string e = error_for(good_.substr(0, cut));
+    EXPECT_FALSE(e.empty()) << cut;
+    if (HasFailure()) return;
+  }
+  const std::string e = error_for(good_.substr(0, good_.size() - 1));
+  EXPECT_NE(e.find("truncated"), std::string::npos) << e;
+  // Extended too.
+  EXPECT_NE(error_for(good_ + "extra").find("extended"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, ZeroFrames) {
+  {
+    Writer w(bad_, sample_meta(3, {}));
+    w.commit();
+  }
+  EXPECT_NE(open_error(bad_).find("no frames"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, FrameTimesMustIncrease) {
+  auto frames = random_frames(4, 3, 0, 6);
+  frames[2].t = frames[1].t;
+  write_file(bad_, sample_meta(3, {}), frames);
+  const std::string e = open_error(bad_);
+  EXPECT_NE(e.find("frame 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("frame times do not increase"), std::string::npos) << e;
+  frames = random_frames(4, 3, 0, 6);
+  frames[0].t = std::nan("");
+  write_file(bad_, sample_meta(3, {}), frames);
+  EXPECT_NE(open_error(bad_).find("frame 0"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, MissingFileAndDirectory) {
+  EXPECT_NE(open_error(dir_ / "missing.kntj").find("cannot open"), std::string::npos);
+  EXPECT_NE(open_error(dir_.path()).find("not a regular file"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, ResealedTamperingIsStillCaught) {
+  // Header fields changed and every hash recomputed: the structure checks must hold alone.
+  struct Case {
+    const char* what;
+    std::size_t offset;
+    std::uint64_t value;
+    int bytes;
+  };
+  const Case cases[] = {
+      {"body_count + 1", 16, 4, 4},
+      {"body_count huge", 16, 0xFFFFFFFFU, 4},
+      {"stat_count huge", 20, 0xFFFFFFFFU, 4},
+      {"frame_count + 1", 24, 11, 8},
+      {"frame_count huge", 24, ~std::uint64_t{0}, 8},
+      {"frames_offset odd", 32, 97, 8},
+      {"frames_offset past the end", 32, 1U << 30U, 8},
+      {"frames_offset into the header", 32, 8, 8},
+      {"stride 0", 40, 0, 8},
+      {"stride huge", 40, ~std::uint64_t{0}, 8},
+      {"dt 0", 56, 0, 8},
+      {"steps_per_frame 0", 64, 0, 4},
+      {"section_count 0", 68, 0, 4},
+      {"section_count huge", 68, 0xFFFFFFFFU, 4},
+      {"little_endian 0", 12, 0, 1},
+      {"double_bytes 4", 13, 4, 1},
+  };
+  for (const Case& c : cases) {
+    std::string b = good_;
+    if (c.bytes == 1) poke<std::uint8_t>(b, c.offset, static_cast<std::uint8_t>(c.value));
+    if (c.bytes == 4) poke<std::uint32_t>(b, c.offset, static_cast<std::uint32_t>(c.value));
+    if (c.bytes == 8) poke<std::uint64_t>(b, c.offset, c.value);
+    reseal(b);
+    EXPECT_FALSE(error_for(b).empty()) << c.what;
+  }
+}
+
+TEST_F(DamagedTrajectory, CountsThatOverflowTheStrideAreRefused) {
+  // body_count = 2^31 and stat_count = 2^30 − 6 make 8 (1 + 6N + S·N) wrap around to 8, the
+  // stride of a file without bodies: a reader that trusts the arithmetic then allocates 2^31
+  // bodies or maps 2^33 doubles per frame.
+  test::TempDir dir;
+  write_file(dir / "empty.kntj", sample_meta(0, {}), random_frames(3, 0, 0, 7));
+  std::string b = bytes_of(dir / "empty.kntj");
+  ASSERT_EQ(peek<std::uint64_t>(b, 40), 8U);
+  poke<std::uint32_t>(b, 16, 1U << 31U);
+  poke<std::uint32_t>(b, 20, (1U << 30U) - 6U);
+  reseal(b);
+  const std::string e = error_for(b);
+  EXPECT_NE(e.find("header"), std::string::npos) << e;
+  // Huge stat count with no bodies keeps the stride at 8: the stats section must bound it.
+  b = bytes_of(dir / "empty.kntj");
+  poke<std::uint32_t>(b, 20, 0xFFFFFFFFU);
+  reseal(b);
+  EXPECT_FALSE(error_for(b).empty());
+}
+
+TEST_F(DamagedTrajectory, SectionsLyingAboutTheirSize) {
+  // The first section's size field, made huge, resealed.
+  std::string b = good_;
+  poke<std::uint64_t>(b, 96 + 16, ~std::uint64_t{0} - 3);
+  reseal(b);
+  EXPECT_NE(error_for(b).find("section"), std::string::npos);
+  // A string length inside 'bodies' made huge.
+  b = good_;
+  std::size_t pos = 96;
+  for (int s = 0; s < 5; ++s) {
+    const std::string name = b.substr(pos, 16).c_str();
+    const auto size = static_cast<std::size_t>(peek<std::uint64_t>(b, pos + 16));
+    if (name == "bodies") {
+      poke<std::uint32_t>(b, pos + 24, 0x7FFFFFFFU);
+      break;
+    }
+    pos += 24 + size;
+  }
+  reseal(b);
+  EXPECT_NE(error_for(b).find("section 'bodies'"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, MutationFuzz) {
+  // Random damage, half of it resealed. Every result must open cleanly or be an InputError;
+  // what opens is read through every frame.
+  std::mt19937_64 rng(77);
+  int opened = 0, refused = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    std::string b = good_;
+    const int ops = 1 + static_cast<int>(rng() % 3);
+    for (int op = 0; op < ops; ++op) {
+      const std::size_t pos = rng() % (b.size() + 1);
+      switch (rng() % 5) {
+        case 0:
+        case 1:
+          if (pos < b.size()) b[pos] = static_cast<char>(rng() % 256);
+          break;
+        case 2:  // a header word
+          if (b.size() >= 96) poke<std::uint32_t>(b, 4 * (rng() % 24), static_cast<std::uint32_t>(rng() >> (rng() % 32)));
+          break;
+        case 3:
+          b.insert(pos, std::string(1 + rng() % 16, static_cast<char>(rng() % 256)));
+          break;
+        default:
+          b.resize(pos);
+      }
+    }
+    if (rng() % 2 == 0) reseal(b);
+    put_bytes(bad_, b);
+    try {
+      const Reader r(bad_);
+      double sum = 0;
+      for (std::size_t k = 0; k < r.frame_count(); ++k) {
+        const FrameView f = r.frame(k);
+        sum += f.positions.sum() + f.velocities.sum() + f.stats.sum();
+      }
+      Eigen::Matrix3Xd p;
+      r.positions_at(0.5 * (r.begin_time() + r.end_time()), p);
+      (void)sum;
+      ++opened;
+    } catch (const InputError&) {
+      ++refused;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "iteration " << iter << ": non-InputError " << e.what();
+      return;
+    }
+  }
+  EXPECT_GT(refused, 700);
+  EXPECT_GT(opened, 50);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Cache key and atomic writing
+// ------------------------------------------------------------------------------------------------
+
+TEST(TrajectoryInputHash, ReadsTheHashOrSaysNo) {
+  test::TempDir dir;
+  write_file(dir / "a.kntj", sample_meta(2, {}), random_frames(3, 2, 0, 8));
+  std::uint64_t h = 0;
+  EXPECT_TRUE(read_input_hash(dir / "a.kntj", h));
+  EXPECT_EQ(h, 0x0123456789abcdefULL);
+  h = 42;
+  EXPECT_FALSE(read_input_hash(dir / "missing.kntj", h));
+  EXPECT_EQ(h, 42U);  // untouched
+  EXPECT_FALSE(read_input_hash(dir.path(), h));
+  std::string b = bytes_of(dir / "a.kntj");
+  put_bytes(dir / "short.kntj", b.substr(0, b.size() / 2));
+  EXPECT_FALSE(read_input_hash(dir / "short.kntj", h));
+  std::string newer = b;
+  poke<std::uint16_t>(newer, 8, 9);
+  put_bytes(dir / "newer.kntj", newer);
+  EXPECT_FALSE(read_input_hash(dir / "newer.kntj", h));
+  put_bytes(dir / "empty.kntj", "");
+  EXPECT_FALSE(read_input_hash(dir / "empty.kntj", h));
+  EXPECT_EQ(h, 42U);
+}
+
+TEST(TrajectoryWriter, UncommittedWriterLeavesNothing) {
+  test::TempDir dir;
+  {
+    Writer w(dir / "a.kntj", sample_meta(2, {}));
+    const auto f = random_frames(3, 2, 0, 9);
+    for (const auto& fr : f) w.append_frame(fr.t, fr.pos, fr.vel, fr.stats);
+    EXPECT_EQ(test::list_dir(dir.path()).size(), 1U);  // the temporary file
+    EXPECT_NE(test::list_dir(dir.path())[0].find("a.kntj.tmp-"), std::string::npos);
+  }
+  EXPECT_TRUE(test::list_dir(dir.path()).empty());
+}
+
+TEST(TrajectoryWriter, CommitLeavesOnlyTheFile) {
+  test::TempDir dir;
+  write_file(dir / "a.kntj", sample_meta(2, {}), random_frames(3, 2, 0, 10));
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"a.kntj"}));
+}
+
+TEST(TrajectoryWriter, AnUncommittedRewriteKeepsThePreviousFile) {
+  test::TempDir dir;
+  write_file(dir / "a.kntj", sample_meta(2, {}), random_frames(3, 2, 0, 11));
+  const std::string before = bytes_of(dir / "a.kntj");
+  {
+    Writer w(dir / "a.kntj", sample_meta(4, {}));
+    const auto f = random_frames(2, 4, 0, 12);
+    w.append_frame(f[0].t, f[0].pos, f[0].vel, f[0].stats);
+  }
+  EXPECT_EQ(bytes_of(dir / "a.kntj"), before);
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"a.kntj"}));
+  // A committed rewrite replaces it.
+  write_file(dir / "a.kntj", sample_meta(4, {}), random_frames(2, 4, 0, 12));
+  EXPECT_EQ(Reader(dir / "a.kntj").meta().body_count(), 4U);
+}
+
+TEST(TrajectoryWriter, UnwritableFolderIsAnInputError) {
+  EXPECT_THROW(Writer("/nonexistent-folder/x/a.kntj", sample_meta(1, {})), InputError);
+}
+
+TEST(TrajectoryReader, MovedReaderStillWorks) {
+  test::TempDir dir;
+  const auto frames = random_frames(3, 2, 0, 13);
+  write_file(dir / "a.kntj", sample_meta(2, {}), frames);
+  Reader a(dir / "a.kntj");
+  Reader b = std::move(a);
+  EXPECT_EQ(b.frame_count(), 3U);
+  EXPECT_EQ(b.frame(2).time_s, frames[2].t);
+}
+
+}  // namespace
+}  // namespace kanoko::trajectory
