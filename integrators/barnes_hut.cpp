@@ -10,11 +10,11 @@
 //     parents combine their children, visited in reverse node order (children always follow their
 //     parent). b_max, the radius around the centre of charge that holds the whole cell, is the
 //     distance to the cell cube's farthest corner.
-//  4. Each group walks the tree once, in parallel over groups: a cell whose centre is farther than
-//     b_max / θ from every point of the group's bounding box goes into the group's cell list;
-//     otherwise it is opened, and an opened leaf puts its bodies into the body list. The kernels
-//     then sum both lists for all bodies of the group, cells first, each list in walk order (the
-//     body list holds ranges of the sorted bodies, read in place).
+//  4. Each group walks the tree once: a cell whose centre is farther than b_max / θ from every
+//     point of the group's bounding box goes into the group's cell list; otherwise it is opened,
+//     and an opened leaf puts its bodies into the body list. The kernels then sum both lists for
+//     all bodies of the group, cells first, each list in walk order (the body list holds ranges of
+//     the sorted bodies, read in place). Threads share out the groups.
 //
 // Nothing here depends on the thread count: the sort, the tree and the lists are functions of the
 // positions, and threads only share out whole groups.
@@ -107,7 +107,7 @@ struct TreeBuilder {
     stats.depth = std::max(stats.depth, level);
     const std::uint32_t count = end - begin;
     const bool leaf = count <= leaf_size || level == kMaxLevel;
-    // A leaf is always in a group, even an overfull one at the depth limit that exceeds group_size.
+    // A leaf is always in a group, even an overfull one at the depth limit.
     if (!in_group && (count <= group_size || leaf)) {
       d.groups.push_back(index);
       in_group = true;
@@ -115,8 +115,12 @@ struct TreeBuilder {
     if (leaf) {
       if (count > leaf_size) ++stats.overfull_leaves;
       d.leaves.push_back(index);
-      return;
+    } else {
+      split(index, begin, end, level, in_group);
     }
+  }
+
+  void split(std::uint32_t index, std::uint32_t begin, std::uint32_t end, int level, bool in_group) {
     // The keys of the range share every bit above `shift + 3`, so the next three bits (the child
     // octant) never decrease along the range: binary search finds each child's end.
     const auto shift = static_cast<unsigned>(3 * (kMaxLevel - 1 - level));
@@ -125,9 +129,9 @@ struct TreeBuilder {
     for (std::uint32_t octant = 0; octant < 8; ++octant) {
       const auto first = d.keys.begin() + static_cast<std::ptrdiff_t>(bounds[octant]);
       const auto last = d.keys.begin() + static_cast<std::ptrdiff_t>(end);
-      const auto split =
+      const auto split_point =
           std::partition_point(first, last, [&](std::uint64_t key) { return ((key >> shift) & 7U) <= octant; });
-      bounds[octant + 1] = static_cast<std::uint32_t>(split - d.keys.begin());
+      bounds[octant + 1] = static_cast<std::uint32_t>(split_point - d.keys.begin());
     }
     std::uint32_t children = 0;
     for (std::uint32_t octant = 0; octant < 8; ++octant) children += bounds[octant + 1] > bounds[octant] ? 1U : 0U;
@@ -137,7 +141,9 @@ struct TreeBuilder {
     d.nodes[index].child_count = static_cast<std::uint8_t>(children);
     std::uint32_t child = first_child;
     for (std::uint32_t octant = 0; octant < 8; ++octant) {
-      if (bounds[octant + 1] > bounds[octant]) build(child++, bounds[octant], bounds[octant + 1], level + 1, in_group);
+      if (bounds[octant + 1] > bounds[octant]) {
+        build(child++, bounds[octant], bounds[octant + 1], level + 1, in_group);
+      }
     }
   }
 };
@@ -247,54 +253,55 @@ void parent_moments(ForceScratchData& d, std::uint32_t index, bool quadrupole, T
   d.moments[index] = q;
 }
 
-/// Builds the group's interaction list and sums it for the group's bodies into d.ax/ay/az/phi.
-/// Returns (body–body, body–cell) interaction counts.
+/// An axis-aligned box around some bodies.
+struct Box {
+  double lox, loy, loz, hix, hiy, hiz;
+};
+
+/// The bounding box of the bodies [begin, end) (in Morton order).
+Box bounding_box(const ForceScratchData& d, std::uint32_t begin, std::uint32_t end) {
+  Box b{d.x[begin], d.y[begin], d.z[begin], d.x[begin], d.y[begin], d.z[begin]};
+  for (std::uint32_t k = begin + 1; k < end; ++k) {
+    b.lox = std::min(b.lox, d.x[k]);
+    b.hix = std::max(b.hix, d.x[k]);
+    b.loy = std::min(b.loy, d.y[k]);
+    b.hiy = std::max(b.hiy, d.y[k]);
+    b.loz = std::min(b.loz, d.z[k]);
+    b.hiz = std::max(b.hiz, d.z[k]);
+  }
+  return b;
+}
+
+/// The opening criterion: the node may act as a whole on every point of the box, θ·d > b_max
+/// with d the distance from the node's centre of charge to the box.
+inline bool accepts(const Box& box, const TreeNode& node, double theta2) {
+  const double dx = std::max(0.0, std::max(box.lox - node.cx, node.cx - box.hix));
+  const double dy = std::max(0.0, std::max(box.loy - node.cy, node.cy - box.hiy));
+  const double dz = std::max(0.0, std::max(box.loz - node.cz, node.cz - box.hiz));
+  return theta2 * (dx * dx + dy * dy + dz * dz) > node.bmax * node.bmax;
+}
+
+/// Builds the group's interaction list with one walk from the root and sums it, cells first, then
+/// bodies, for the group's bodies into d.ax/ay/az/phi. Returns (body–body, body–cell) interaction
+/// counts.
 std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std::uint32_t group, double theta2,
                                         double eps2, bool quadrupole, bool potential, TreeFault fault,
                                         const KernelTable& kernels) {
-  const TreeNode& g = d.nodes[group];
-  const std::uint32_t gb = g.begin;
-  const std::uint32_t ge = g.end;
-  double lox = d.x[gb], hix = lox, loy = d.y[gb], hiy = loy, loz = d.z[gb], hiz = loz;
-  for (std::uint32_t k = gb + 1; k < ge; ++k) {
-    lox = std::min(lox, d.x[k]);
-    hix = std::max(hix, d.x[k]);
-    loy = std::min(loy, d.y[k]);
-    hiy = std::max(hiy, d.y[k]);
-    loz = std::min(loz, d.z[k]);
-    hiz = std::max(hiz, d.z[k]);
-  }
-  for (auto* v : {&w.cx, &w.cy, &w.cz, &w.cm, &w.qxx, &w.qxy, &w.qxz, &w.qyy, &w.qyz, &w.qzz, &w.qtr}) v->clear();
+  const std::uint32_t gb = d.nodes[group].begin;
+  const std::uint32_t ge = d.nodes[group].end;
+  const Box box = bounding_box(d, gb, ge);
+  w.cells.clear();
   w.ranges.clear();
   w.body_count = 0;
+  w.stack.clear();
   // Decides one node: into the cell list, its bodies into the body list, or onto the stack to be
   // opened. Children of an opened node are decided together (they are contiguous in memory).
   auto decide = [&](std::uint32_t index) {
     const TreeNode& node = d.nodes[index];
     const bool holds_group_body = node.begin < ge && gb < node.end;
-    if (!holds_group_body) {
-      const double dx = std::max({0.0, lox - node.cx, node.cx - hix});
-      const double dy = std::max({0.0, loy - node.cy, node.cy - hiy});
-      const double dz = std::max({0.0, loz - node.cz, node.cz - hiz});
-      if (theta2 * (dx * dx + dy * dy + dz * dz) > node.bmax * node.bmax) {
-        w.cx.push_back(node.cx);
-        w.cy.push_back(node.cy);
-        w.cz.push_back(node.cz);
-        w.cm.push_back(node.charge);
-        if (quadrupole) {
-          const TreeMoments& q = d.moments[index];
-          w.qxx.push_back(q.xx);
-          w.qxy.push_back(q.xy);
-          w.qxz.push_back(q.xz);
-          w.qyy.push_back(q.yy);
-          w.qyz.push_back(q.yz);
-          w.qzz.push_back(q.zz);
-          w.qtr.push_back(q.trace);
-        }
-        return;
-      }
-    }
-    if (node.child_count == 0) {
+    if (!holds_group_body && accepts(box, node, theta2)) {
+      w.cells.push(node, quadrupole ? &d.moments[index] : nullptr);
+    } else if (node.child_count == 0) {
       const std::uint32_t end =
           fault == TreeFault::LeafDropsLastBody && node.end - node.begin > 1 ? node.end - 1 : node.end;
       if (!w.ranges.empty() && w.ranges.back().second == node.begin) {
@@ -303,11 +310,10 @@ std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std
         w.ranges.emplace_back(node.begin, end);
       }
       w.body_count += end - node.begin;
-      return;
+    } else {
+      w.stack.push_back(index);
     }
-    w.stack.push_back(index);
   };
-  w.stack.clear();
   decide(0);
   while (!w.stack.empty()) {
     const std::uint32_t index = w.stack.back();
@@ -317,7 +323,7 @@ std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std
     for (std::uint32_t c = first; c < last; ++c) decide(c);
     w.peak_stack = std::max(w.peak_stack, w.stack.size());
   }
-  w.peak_cells = std::max(w.peak_cells, w.cx.size());
+  w.peak_cells = std::max(w.peak_cells, w.cells.size());
   w.peak_ranges = std::max(w.peak_ranges, w.ranges.size());
 
   const std::size_t n = ge - gb;
@@ -327,11 +333,7 @@ std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std
   if (potential) w.phi.assign(padded, 0.0);
   const TargetBlock targets{d.x.data() + gb, d.y.data() + gb, d.z.data() + gb, padded};
   const Accumulators acc{w.ax.data(), w.ay.data(), w.az.data(), potential ? w.phi.data() : nullptr};
-  if (!w.cx.empty()) {
-    const CellSources cells{w.cx.data(),  w.cy.data(),  w.cz.data(),  w.cm.data(),  w.qxx.data(), w.qxy.data(),
-                            w.qxz.data(), w.qyy.data(), w.qyz.data(), w.qzz.data(), w.qtr.data(), w.cx.size()};
-    (quadrupole ? kernels.quadrupoles : kernels.monopoles)(targets, cells, eps2, acc);
-  }
+  if (w.cells.size() > 0) (quadrupole ? kernels.quadrupoles : kernels.monopoles)(targets, w.cells.sources(), eps2, acc);
   for (const auto& [first, last] : w.ranges) {
     kernels.bodies(targets, BodySources{d.x.data() + first, d.y.data() + first, d.z.data() + first, last - first}, eps2,
                    acc);
@@ -340,7 +342,7 @@ std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std
   std::copy_n(w.ay.begin(), n, d.ay.begin() + gb);
   std::copy_n(w.az.begin(), n, d.az.begin() + gb);
   if (potential) std::copy_n(w.phi.begin(), n, d.phi.begin() + gb);
-  return {static_cast<std::uint64_t>(n) * w.body_count, static_cast<std::uint64_t>(n) * w.cx.size()};
+  return {static_cast<std::uint64_t>(n) * w.body_count, static_cast<std::uint64_t>(n) * w.cells.size()};
 }
 
 }  // namespace

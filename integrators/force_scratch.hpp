@@ -31,11 +31,23 @@ struct TreeMoments {
   double xx = 0, xy = 0, xz = 0, yy = 0, yz = 0, zz = 0, trace = 0;
 };
 
+/// Cells of an interaction list, as structure of arrays (see detail::CellSources).
+struct CellList {
+  std::vector<double> x, y, z, m, qxx, qxy, qxz, qyy, qyz, qzz, qtr;
+
+  void clear();
+  /// Appends a cell; `q` (second moments) only for quadrupole lists.
+  void push(const TreeNode& node, const TreeMoments* q);
+  [[nodiscard]] std::size_t size() const { return x.size(); }
+  void reserve(std::size_t cells);
+  [[nodiscard]] detail::CellSources sources() const;
+  [[nodiscard]] std::size_t bytes() const;
+};
+
 /// Per-thread buffers of the tree walk: the interaction list of one group and its sums.
 struct WalkScratch {
   std::vector<std::uint32_t> stack;
-  // Cells of the list (structure of arrays, see CellSources).
-  std::vector<double> cx, cy, cz, cm, qxx, qxy, qxz, qyy, qyz, qzz, qtr;
+  CellList cells;
   // Bodies of the list, as ranges [first, second) of the bodies in Morton order: leaves opened one
   // after another are mostly neighbours on the curve, so their ranges merge and the kernels read
   // the bodies in place.
@@ -47,7 +59,7 @@ struct WalkScratch {
   std::size_t peak_cells = 0, peak_ranges = 0, peak_targets = 0, peak_stack = 0;
 
   /// Makes room for lists of these lengths, so that later walks do not allocate.
-  void reserve(std::size_t cells, std::size_t body_ranges, std::size_t targets, std::size_t stack_depth);
+  void reserve(std::size_t cell_count, std::size_t body_ranges, std::size_t targets, std::size_t stack_depth);
 
   [[nodiscard]] std::size_t bytes() const;
 };

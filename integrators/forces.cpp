@@ -137,16 +137,50 @@ std::size_t ForceScratch::bytes() const { return data_->bytes(); }
 ForceScratchData& ForceAccess::data(ForceScratch& s) { return *s.data_; }
 
 std::size_t WalkScratch::bytes() const {
-  std::size_t b = capacity_bytes(stack) + capacity_bytes(ranges);
-  for (const auto* v : {&cx, &cy, &cz, &cm, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr, &ax, &ay, &az, &phi}) {
-    b += capacity_bytes(*v);
-  }
+  std::size_t b = capacity_bytes(stack) + capacity_bytes(ranges) + cells.bytes();
+  for (const auto* v : {&ax, &ay, &az, &phi}) b += capacity_bytes(*v);
   return b;
 }
 
-void WalkScratch::reserve(std::size_t cells, std::size_t body_ranges, std::size_t targets, std::size_t stack_depth) {
+void CellList::clear() {
+  for (auto* v : {&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) v->clear();
+}
+
+void CellList::push(const TreeNode& node, const TreeMoments* q) {
+  x.push_back(node.cx);
+  y.push_back(node.cy);
+  z.push_back(node.cz);
+  m.push_back(node.charge);
+  if (q != nullptr) {
+    qxx.push_back(q->xx);
+    qxy.push_back(q->xy);
+    qxz.push_back(q->xz);
+    qyy.push_back(q->yy);
+    qyz.push_back(q->yz);
+    qzz.push_back(q->zz);
+    qtr.push_back(q->trace);
+  }
+}
+
+void CellList::reserve(std::size_t cells) {
+  for (auto* v : {&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) v->reserve(cells);
+}
+
+detail::CellSources CellList::sources() const {
+  return {x.data(),   y.data(),   z.data(),   m.data(),   qxx.data(), qxy.data(),
+          qxz.data(), qyy.data(), qyz.data(), qzz.data(), qtr.data(), x.size()};
+}
+
+std::size_t CellList::bytes() const {
+  std::size_t b = 0;
+  for (const auto* v : {&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) b += capacity_bytes(*v);
+  return b;
+}
+
+void WalkScratch::reserve(std::size_t cell_count, std::size_t body_ranges, std::size_t targets,
+                          std::size_t stack_depth) {
   stack.reserve(stack_depth);
-  for (auto* v : {&cx, &cy, &cz, &cm, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) v->reserve(cells);
+  cells.reserve(cell_count);
   ranges.reserve(body_ranges);
   for (auto* v : {&ax, &ay, &az, &phi}) v->reserve(targets);
 }

@@ -7,6 +7,7 @@ packages=(
   libopenscenegraph-dev libgl-dev libegl-dev libgl1-mesa-dri libegl-mesa0
   xvfb xauth fonts-dejavu-core ffmpeg
   libopenmpi-dev openmpi-bin
+  pajeng
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -30,9 +30,12 @@ std::string key_help() {
 int cmd_view(const Args& args) {
   const CommandSpec spec{
       "view", "RUN.kntj [--size WxH] [--speed X]",
-      "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders, the\n"
-      "clock dial in the corner (12 o'clock = start, clockwise, 6 o'clock = half-way). By default\n"
-      "the whole run plays in about 20 s. Needs a display; without one, use 'kanoko render'.\n\n" +
+      "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders coloured\n"
+      "by tension (blue shorter, red longer than at the start), the clock dial in the corner\n"
+      "(12 o'clock = start, clockwise, 6 o'clock = half-way). By default the whole run plays in\n"
+      "about 20 s. Click a body or spring to see its statistics; pause for the settings panel.\n"
+      "Above 2000 bodies they are drawn as sphere impostors, above 50000 as a cloud of dots with\n"
+      "one wire sphere per host. Needs a display; without one, use 'kanoko render'.\n\n" +
           key_help(),
       "  kanoko view ring.kntj\n"
       "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
@@ -43,6 +46,7 @@ int cmd_view(const Args& args) {
   std::string screenshot;
   std::string select;
   bool paused = false;
+  bool labels = false;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -55,7 +59,9 @@ int cmd_view(const Args& args) {
       "write the last frame shown to this image (.png) when the window closes")(
       "select", po::value<std::string>(&select),
       "select this body (name or index) at the start: highlighted, statistics shown")(
-      "paused", po::bool_switch(&paused), "start paused (the paused panel shows)");
+      "paused", po::bool_switch(&paused), "start paused (the paused panel shows)")(
+      "labels", po::bool_switch(&labels), "show body names from the start (key l)")(
+      "trail", po::value<double>(), "show trails of this many trace seconds (key t)");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -84,6 +90,15 @@ int cmd_view(const Args& args) {
   view.screenshot = screenshot;
   view.select = select;
   view.start_paused = paused;
+  view.labels = labels;
+  if (vm.count("trail") != 0U) {
+    const double trail = vm["trail"].as<double>();
+    if (!std::isfinite(trail) || trail < 0) {
+      throw InputError(FileLoc{"--trail"},
+                       "expected a number of trace seconds >= 0, got " + std::to_string(trail));
+    }
+    view.trail_s = trail;
+  }
 
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);

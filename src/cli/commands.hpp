@@ -16,5 +16,6 @@ int cmd_generate(const Args& args);
 int cmd_render(const Args& args);
 int cmd_view(const Args& args);
 int cmd_capture(const Args& args);
+int cmd_info(const Args& args);
 
 }  // namespace kanoko::cli

@@ -27,6 +27,7 @@ const std::vector<Subcommand>& subcommands() {
       {"view", "open the interactive 3-D viewer on a trajectory", cmd_view},
       {"generate", "write the paper's example programs as native traces", cmd_generate},
       {"capture", "run an MPI program with libkanoko-capture and write its trace", cmd_capture},
+      {"info", "summarise a trace: format, entities, time span, counts, top talkers", cmd_info},
   };
   return table;
 }

@@ -1,4 +1,4 @@
-// The panel shown while playback is paused (top-right corner of the window): playback speed and
+// The panel shown while playback is paused (bottom-right corner, above the dial): playback speed and
 // the visual parameters, each with clickable buttons. Drawn with osgText in the scene's HUD and
 // hit-tested in window pixels, so clicks are tested without a display.
 #pragma once

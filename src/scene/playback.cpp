@@ -20,7 +20,7 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"l / g / k", "body labels / ground grid and axes / spring tension colours on or off"},
       {"t / T", "longer / shorter trails (off below 1/40 of the run)"},
       {"[ / ]", "smaller / larger bodies"},
-      {"paused panel (top right)", "click - / + and on/off to change speed and the view"},
+      {"paused panel (above the dial)", "click - / + and on/off to change speed and the view"},
       {"left drag / middle drag / right drag", "rotate / pan / zoom the camera"},
       {"h", "show / hide the help screen"},
       {"Esc", "quit"},

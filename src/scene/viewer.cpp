@@ -41,6 +41,8 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   TrajectoryScene scene(reader, w, h);
   VisualOptions visual;
   visual.grid = true;  // orientation while flying around; renders stay uncluttered
+  visual.labels = options.labels;
+  visual.trail_s = options.trail_s;
   scene.set_visual(visual);
   ReplayClock clock(
       reader.begin_time(), reader.end_time(),

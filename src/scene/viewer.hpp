@@ -24,6 +24,10 @@ struct ViewOptions {
   std::string select;
   /// Start paused (the paused panel shows).
   bool start_paused = false;
+  /// Body labels from the start.
+  bool labels = false;
+  /// Trails of this many trace seconds from the start (0: none).
+  double trail_s = 0;
   /// Window title.
   std::string title = "Kanoko";
 };

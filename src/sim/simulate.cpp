@@ -14,7 +14,7 @@
 #include "src/base/interrupt.hpp"
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
-#include "src/trace/native_reader.hpp"
+#include "src/trace/readers.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::sim {
@@ -130,7 +130,7 @@ trace::Timeline read_timeline(const std::filesystem::path& trace, const mapping:
   options.interval_s = m.simulation.interval_s;
   options.busy_states = m.mass.busy_states;
   trace::TimelineBuilder builder(options);
-  trace::read_native_trace(trace, builder);
+  trace::read_trace(trace, builder);
   return builder.take();
 }
 

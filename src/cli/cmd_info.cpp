@@ -1,0 +1,172 @@
+#include <algorithm>
+#include <charconv>
+#include <iostream>
+#include <limits>
+#include <unordered_map>
+
+#include "src/cli/options.hpp"
+#include "src/trace/readers.hpp"
+
+namespace kanoko::cli {
+namespace {
+
+/// Counts what a trace holds, keeping traffic per ordered pair (memory grows with active pairs).
+class InfoSink final : public trace::TraceSink {
+ public:
+  struct Pair {
+    std::uint64_t bytes = 0;
+    std::uint64_t messages = 0;
+  };
+  std::vector<std::string> names;
+  std::uint64_t links = 0, messages = 0, bytes = 0, loads = 0, states = 0, collectives = 0;
+  double first_s = std::numeric_limits<double>::infinity();
+  double end_s = 0;
+  std::unordered_map<std::uint64_t, Pair> pairs;
+
+  void on_entity(const trace::Entity& e) override { names.push_back(e.name); }
+  void on_link(const trace::Link&) override { ++links; }
+  void on_message(const trace::Message& m) override {
+    seen(m.send_s);
+    ++messages;
+    bytes += m.bytes;
+    Pair& p = pairs[(std::uint64_t{m.src} << 32U) | m.dst];
+    p.bytes += m.bytes;
+    ++p.messages;
+  }
+  void on_load(const trace::LoadSample& s) override {
+    seen(s.time_s);
+    ++loads;
+  }
+  void on_state(const trace::StateInterval& s) override {
+    seen(s.begin_s);
+    ++states;
+  }
+  void on_collective(const trace::Collective& c) override {
+    seen(c.begin_s);
+    ++collectives;
+  }
+  void on_end(double end) override { end_s = end; }
+
+ private:
+  void seen(double t) { first_s = std::min(first_s, t); }
+};
+
+std::string number(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return {buf, r.ptr};
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(u));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
+}  // namespace
+
+int cmd_info(const Args& args) {
+  const CommandSpec spec{
+      "info", "TRACE [--format F] [--entity-type T] [--json]",
+      "Reads a trace and summarises it: its format, the entities (bodies) and, for Pajé, the\n"
+      "containers by type, the time span, the number of events, states, messages and bytes, and the\n"
+      "top five sender -> receiver pairs by bytes. Recoverable problems (unmatched links, pops\n"
+      "without pushes) are listed as warnings with the line of their first occurrence.",
+      "  kanoko info traces/mesh-uniform-light.kntr\n"
+      "  kanoko info smpi.trace --entity-type MPI --json\n"};
+  po::options_description options("Options");
+  std::string path, format = "auto", entity_type;
+  options.add_options()("trace", po::value(&path)->required(), "trace file")(
+      "format,f", po::value(&format)->default_value("auto"), "trace format: auto, native, paje")(
+      "entity-type", po::value(&entity_type), "Pajé: container type whose containers are the entities")(
+      "json", "print one JSON object instead of text");
+  po::positional_options_description positional;
+  positional.add("trace", 1);
+  po::variables_map vm;
+  if (!parse_command_line(spec, options, positional, args, vm)) return 0;
+
+  trace::ReaderOptions reader_options;
+  reader_options.paje.entity_type = entity_type;
+  InfoSink sink;
+  const trace::ReadReport report = trace::read_trace(path, sink, format, reader_options);
+  const double begin = sink.first_s <= sink.end_s ? sink.first_s : 0.0;
+
+  std::vector<std::pair<std::uint64_t, InfoSink::Pair>> top(sink.pairs.begin(), sink.pairs.end());
+  const auto by_bytes = [](const auto& a, const auto& b) {
+    return a.second.bytes != b.second.bytes ? a.second.bytes > b.second.bytes : a.first < b.first;
+  };
+  const std::size_t shown = std::min<std::size_t>(5, top.size());
+  std::partial_sort(top.begin(), top.begin() + static_cast<std::ptrdiff_t>(shown), top.end(), by_bytes);
+  top.resize(shown);
+  const auto name_of = [&](std::uint64_t index) { return sink.names.at(static_cast<std::size_t>(index)); };
+  const std::uint64_t events = sink.messages + sink.states + sink.loads + sink.collectives;
+  const std::vector<std::string> warnings = report.warning_lines();
+
+  if (vm.count("json") != 0U) {
+    std::string j = "{\"trace\":" + json_string(path) + ",\"format\":" + json_string(report.format) +
+                    ",\"entities\":" + std::to_string(sink.names.size());
+    if (report.has_paje) {
+      j += ",\"entity_type\":" + json_string(report.paje.entity_type) + ",\"containers\":" +
+           std::to_string(report.paje.containers) + ",\"containers_by_type\":{";
+      for (std::size_t i = 0; i < report.paje.containers_by_type.size(); ++i) {
+        const auto& [type, count] = report.paje.containers_by_type[i];
+        j += (i > 0 ? "," : "") + json_string(type) + ":" + std::to_string(count);
+      }
+      j += "},\"paje_states\":" + std::to_string(report.paje.states) + ",\"paje_links\":" +
+           std::to_string(report.paje.links) + ",\"paje_variable_events\":" +
+           std::to_string(report.paje.variable_events);
+    }
+    j += ",\"begin_s\":" + number(begin) + ",\"end_s\":" + number(sink.end_s) + ",\"events\":" +
+         std::to_string(events) + ",\"states\":" + std::to_string(sink.states) + ",\"messages\":" +
+         std::to_string(sink.messages) + ",\"bytes\":" + std::to_string(sink.bytes) + ",\"loads\":" +
+         std::to_string(sink.loads) + ",\"collectives\":" + std::to_string(sink.collectives) + ",\"links\":" +
+         std::to_string(sink.links) + ",\"top_talkers\":[";
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      j += (i > 0 ? "," : "") + std::string("{\"src\":") + json_string(name_of(top[i].first >> 32U)) +
+           ",\"dst\":" + json_string(name_of(top[i].first & 0xffffffffU)) + ",\"bytes\":" +
+           std::to_string(top[i].second.bytes) + ",\"messages\":" + std::to_string(top[i].second.messages) + "}";
+    }
+    j += "],\"warnings\":[";
+    for (std::size_t i = 0; i < warnings.size(); ++i) j += (i > 0 ? "," : "") + json_string(warnings[i]);
+    j += "]}\n";
+    std::cout << j;
+    return 0;
+  }
+
+  std::cout << "trace:       " << path << "\nformat:      " << report.format << "\nentities:    " << sink.names.size();
+  if (report.has_paje) {
+    std::cout << " (containers of type " << (report.paje.entity_type.empty() ? "none" : report.paje.entity_type)
+              << ")\ncontainers:  " << report.paje.containers << " with the root:";
+    for (const auto& [type, count] : report.paje.containers_by_type) std::cout << ' ' << type << '=' << count;
+  }
+  std::cout << "\ntime span:   " << number(begin) << " .. " << number(sink.end_s) << " s\nevents:      " << events
+            << " (" << sink.states << " states, " << sink.messages << " messages, " << sink.loads << " load samples, "
+            << sink.collectives << " collectives)\nbytes:       " << sink.bytes << '\n';
+  if (report.has_paje) {
+    std::cout << "pajé:        " << report.paje.states << " states, " << report.paje.links << " links, "
+              << report.paje.variable_events << " variable events on all containers\n";
+  }
+  if (!top.empty()) {
+    std::cout << "top talkers:\n";
+    for (const auto& [key, p] : top) {
+      std::cout << "  " << name_of(key >> 32U) << " -> " << name_of(key & 0xffffffffU) << ": " << p.bytes
+                << " bytes in " << p.messages << " messages\n";
+    }
+  }
+  for (const std::string& w : warnings) std::cerr << w << '\n';
+  return 0;
+}
+
+}  // namespace kanoko::cli

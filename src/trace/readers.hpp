@@ -1,0 +1,43 @@
+// The reader registry: a name → reader table, format detection from content, and one entry point
+// (`read_trace`) that every command uses, so that a new format is one table row.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/trace/event.hpp"
+#include "src/trace/paje_reader.hpp"
+
+namespace kanoko::trace {
+
+/// Options of every reader; each reads the part meant for it.
+struct ReaderOptions {
+  PajeOptions paje;
+};
+
+/// What a read found besides the event stream.
+struct ReadReport {
+  std::string format;        ///< the reader that read the file ("native", "paje")
+  bool has_paje = false;     ///< `paje` is set (the file was a Pajé trace)
+  PajeSummary paje;          ///< Pajé counts, container types and warnings
+  /// One line per kind of recoverable problem ("file:line: warning: N× what"), empty if none.
+  [[nodiscard]] std::vector<std::string> warning_lines() const;
+};
+
+/// The registered formats, in table order ("native", "paje").
+std::vector<std::string> reader_names();
+
+/// The format of a file judged from its first bytes, or "" when no reader recognises it.
+std::string detect_format_text(std::string_view head);
+/// The same for a file: reads its first 64 KiB. Throws InputError if it cannot be opened.
+std::string detect_format(const std::filesystem::path& path);
+
+/// Reads `path` with the reader named `format` ("auto": detected from content) into `sink`.
+/// Throws InputError naming the file and the valid formats when the format is unknown or cannot
+/// be detected, and whatever the reader throws for bad content.
+ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const std::string& format = "auto",
+                      const ReaderOptions& options = {});
+
+}  // namespace kanoko::trace
