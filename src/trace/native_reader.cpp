@@ -1,4 +1,5 @@
 #include "src/trace/native_reader.hpp"
+#include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -20,7 +21,6 @@
 namespace kanoko::trace {
 namespace {
 
-constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr std::size_t kMaxLineBytes = 16 << 20;
 constexpr int kSupportedMajor = 1;
 
@@ -34,22 +34,6 @@ struct Token {
 
 /// Text from the input as shown in a message: at most 40 bytes, control characters escaped, so
 /// that an error stays one short line whatever the input holds.
-std::string shown(std::string_view s) {
-  constexpr std::size_t kMaxShown = 40;
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (s.size() > kMaxShown) out += "...";
-  return out;
-}
 
 const std::vector<std::string> kEntryTypes{"node", "link", "msg", "load", "state", "coll", "end"};
 
@@ -520,27 +504,9 @@ void read_native_trace_text(std::string_view text, const std::string& name, Trac
 
 void read_native_trace(const std::filesystem::path& path, TraceSink& sink) {
   const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(FileLoc{name}, std::string("cannot open trace: ") + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   NativeParser parser(name, sink);
   LineSplitter splitter(parser, name);
-  std::vector<char> buffer(kChunkBytes);
-  std::size_t chunks = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EISDIR) throw InputError(FileLoc{name}, "is a directory, expected a trace file");
-      throw InputError(FileLoc{name}, std::string("read failed: ") + std::strerror(errno));
-    }
-    if (n == 0) break;
-    splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
-    if (++chunks % 64 == 0) check_interrupt();
-  }
+  for_each_file_chunk(path, [&splitter](std::string_view chunk) { splitter.feed(chunk); });
   splitter.finish();
 }
 

@@ -1,4 +1,5 @@
 #include "src/trace/paje_reader.hpp"
+#include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -23,7 +24,6 @@
 namespace kanoko::trace {
 namespace {
 
-constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr std::size_t kMaxLineBytes = 16 << 20;
 constexpr std::size_t kMaxDepth = 100000;  ///< state nesting per container and type
 constexpr std::size_t kSmallIds = 4096;  ///< event ids below this are looked up in a vector
@@ -37,21 +37,6 @@ template <typename V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 /// Text from the input as shown in a message: at most 40 bytes, control characters escaped.
-std::string shown(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < 40; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (s.size() > 40) out += "...";
-  return out;
-}
 
 enum class Ev : std::uint8_t {
   DefContainerType, DefStateType, DefEventType, DefVariableType, DefLinkType, DefEntityValue,
@@ -978,27 +963,9 @@ PajeSummary read_paje_trace_text(std::string_view text, const std::string& name,
 
 PajeSummary read_paje_trace(const std::filesystem::path& path, TraceSink& sink, const PajeOptions& options) {
   const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(FileLoc{name}, std::string("cannot open trace: ") + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   PajeParser parser(name, sink, options);
   LineSplitter splitter(parser, name);
-  std::vector<char> buffer(kChunkBytes);
-  std::size_t chunks = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EISDIR) throw InputError(FileLoc{name}, "is a directory, expected a trace file");
-      throw InputError(FileLoc{name}, std::string("read failed: ") + std::strerror(errno));
-    }
-    if (n == 0) break;
-    splitter.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
-    if (++chunks % 64 == 0) check_interrupt();
-  }
+  for_each_file_chunk(path, [&splitter](std::string_view chunk) { splitter.feed(chunk); });
   return splitter.finish();
 }
 
