@@ -24,7 +24,6 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -246,8 +246,12 @@ int type_size(MPI_Datatype t) {
   return s;
 }
 
-void sample_load(double t) {
-  if (g->load == LoadKind::off || t < g->period_start_s + g->load_period_s) return;
+/// Records the load of the period that started at period_start_s, once it is load_period_s long;
+/// `last` (at MPI_Finalize) records the final period however short, so that every run, even one
+/// shorter than a period, has its load.
+void sample_load(double t, bool last = false) {
+  if (g->load == LoadKind::off) return;
+  if (t < g->period_start_s + g->load_period_s && !(last && t > g->period_start_s)) return;
   const double wall = t - g->period_start_s;
   double value = 0;
   if (g->load == LoadKind::cpu) {
@@ -387,6 +391,7 @@ void start_capture() {
 void finish_capture() {
   Capture* c = g;
   const double t = enter();
+  sample_load(t, true);
   // Final clock synchronisation: the merge interpolates the offset between init and here.
   const bool was_active = c->active;
   c->active = true;

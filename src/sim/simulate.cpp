@@ -201,10 +201,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
       y.size(), stepper_options);
   const auto cols = static_cast<Eigen::Index>(n);
   Eigen::MatrixXd stats;
+  // write_wall_s: gathering the statistics and writing each frame, and the final commit.
   auto write_frame = [&](std::uint64_t step) {
     const auto write_start = std::chrono::steady_clock::now();
     model.current_stats(stats);
-    writer.append_frame(timeline.begin_s + static_cast<double>(step) * dt, Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols),
+    writer.append_frame(timeline.begin_s + static_cast<double>(step) * dt,
+                        Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols),
                         Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols), stats);
     summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   };
@@ -225,11 +227,11 @@ SimulateSummary simulate(const SimulateOptions& options) {
     friction_power = model.friction_power(y);
   };
 
-  const double start_radius = std::max(1e-300, (model.initial_positions().colwise() -
-                                                model.initial_positions().rowwise().mean())
-                                                   .colwise()
-                                                   .norm()
-                                                   .maxCoeff());
+  // The centroid is evaluated once: inside the column-wise expression Eigen would recompute it for
+  // every column, O(N²).
+  const Eigen::Vector3d start_centroid = model.initial_positions().rowwise().mean();
+  const double start_radius =
+      std::max(1e-300, (model.initial_positions().colwise() - start_centroid).colwise().norm().maxCoeff());
   ProgressBar bar("simulate", total_steps, "steps", options.progress);
   for (std::uint64_t step = 0; step < total_steps; ++step) {
     const std::size_t bin = static_cast<std::size_t>(step / steps_per_interval);

@@ -256,7 +256,7 @@ MeshShape capture_mesh(const TempDir& dir, const std::string& halo) {
   const auto trace = dir / ("mesh-" + halo + ".kntr");
   std::vector<std::string> cmd = {kanoko_binary(), "capture", "-o", trace.string(), "--"};
   for (const auto& a : mpirun(27)) cmd.push_back(a);
-  for (const std::string a : {KANOKO_EXAMPLE_STENCIL, "--iterations", "400", "--load", "light", "--halo"}) {
+  for (const std::string a : {KANOKO_EXAMPLE_STENCIL, "--iterations", "1000", "--load", "light", "--halo"}) {
     cmd.push_back(a);
   }
   cmd.push_back(halo);

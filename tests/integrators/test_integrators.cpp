@@ -44,14 +44,14 @@ const std::map<std::string, Tolerances>& tolerances() {
   static const std::map<std::string, Tolerances> table = [] {
     std::map<std::string, Tolerances> t;
     Tolerances rk4;  // the numbers: order 3.7 to 5.0, energy 1e-9 at 1600 steps/period
-    rk4.kepler_energy = 1e-9;
-    rk4.kepler_momentum = 1e-9;
-    rk4.kepler_position = 1e-6;
+    rk4.kepler_energy = 1e-9;    // measured 2.8e-10
+    rk4.kepler_momentum = 1e-9;  // measured 4.4e-11
+    rk4.kepler_position = 1e-6;  // measured 6.8e-8
     rk4.damped_error = 1e-10;
     t["rk4"] = rk4;
     Tolerances verlet;
-    verlet.kepler_energy = 2e-5;
-    verlet.kepler_momentum = 1e-12;  // exact for central forces, up to round-off
+    verlet.kepler_energy = 5e-8;     // measured 9.0e-9 (bounded, not drifting: see the Verlet test)
+    verlet.kepler_momentum = 1e-12;  // exact for central forces, up to round-off (measured 6.7e-15)
     verlet.kepler_position = 2e-2;  // measured 6.9e-3: Verlet's phase error
     verlet.coarse_steps = 100;
     verlet.damped_error = 1e-6;
@@ -61,9 +61,9 @@ const std::map<std::string, Tolerances>& tolerances() {
     Tolerances dopri5;
     dopri5.kepler_steps = 16;  // the adaptive method chooses its substeps inside these
     dopri5.kepler_tolerance = 1e-11;
-    dopri5.kepler_energy = 1e-9;
-    dopri5.kepler_momentum = 1e-9;
-    dopri5.kepler_position = 1e-6;
+    dopri5.kepler_energy = 1e-9;    // measured 2.9e-10 (18 019 evaluations against RK4's 64 000)
+    dopri5.kepler_momentum = 1e-9;  // measured 1.4e-10
+    dopri5.kepler_position = 1e-6;  // measured 2.6e-8
     dopri5.coarse_steps = 16;
     dopri5.coarse_tolerance = 1e-5;
     dopri5.damped_error = 1e-10;
