@@ -15,9 +15,14 @@ using mapping::CommunicationQuantity;
 Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mapping_(m), timeline_(timeline) {
   const std::size_t n = timeline.entity_count();
   if (n == 0) throw InputError(FileLoc{m.path}, "the trace declares no nodes, so there are no bodies to simulate");
-  initial_positions_ = models::initial_positions(m, n);
+  Layout layout = build_layout(m, n, &timeline);
+  initial_positions_ = std::move(layout.positions);
   initial_centroid_ = initial_positions_.rowwise().mean();
-  edges_ = models::spring_edges(m, n);
+  edges_ = std::move(layout.edges);
+  spring_k_.assign(edges_.size(), m.springs.k);
+  if (m.mass.expression || m.springs.k_expression || (m.communication && m.communication->weight)) {
+    quantities_ = std::make_unique<Quantities>(m, timeline, edges_);
+  }
   for (const auto& e : edges_) {
     spring_length_.push_back(m.springs.length ? *m.springs.length
                                               : (initial_positions_.col(e[0]) - initial_positions_.col(e[1])).norm());
@@ -72,19 +77,24 @@ void Model::set_interval(std::size_t bin) {
                                                                           : timeline_.busy_fraction(source_bin, e);
     mass_[static_cast<Eigen::Index>(i)] = mapping_.mass.base + mapping_.mass.load_gain * load;
   }
+  if (quantities_) {
+    quantities_->set_interval(bin);
+    if (quantities_->has_mass()) quantities_->masses(mass_);
+    if (quantities_->has_stiffness()) quantities_->stiffness(spring_k_);
+  }
   // Communication pulls and traffic statistics.
   pulls_.clear();
   interval_traffic_.setZero();
   if (forcing) {
     const bool bytes = !mapping_.communication || mapping_.communication->quantity == CommunicationQuantity::Bytes;
     for (const auto& p : timeline_.traffic(bin)) {
-      if (p.src != p.dst && communication_scale_ > 0) {
+      if (p.src != p.dst && quantities_ && quantities_->has_weight()) {
+        const double w = quantities_->weight(p);
+        if (w > 0) pulls_.push_back({p.src, p.dst, w});
+      } else if (p.src != p.dst && communication_scale_ > 0) {
         pulls_.push_back({p.src, p.dst, communication_scale_ * (bytes ? p.bytes : static_cast<double>(p.messages))});
       }
-      interval_traffic_(0, p.src) += p.bytes;
-      interval_traffic_(1, p.dst) += p.bytes;
-      interval_traffic_(2, p.src) += p.messages;
-      interval_traffic_(3, p.dst) += p.messages;
+      add_pair_traffic(p, interval_traffic_);
     }
   }
   // Running totals through this interval (recomputed if we went backwards).
@@ -94,12 +104,7 @@ void Model::set_interval(std::size_t bin) {
   }
   const std::size_t through = std::min(bin + 1, timeline_.bin_count);
   for (; totals_through_ < through; ++totals_through_) {
-    for (const auto& p : timeline_.traffic(totals_through_)) {
-      totals_(0, p.src) += p.bytes;
-      totals_(1, p.dst) += p.bytes;
-      totals_(2, p.src) += p.messages;
-      totals_(3, p.dst) += p.messages;
-    }
+    for (const auto& p : timeline_.traffic(totals_through_)) add_pair_traffic(p, totals_);
   }
 }
 
@@ -113,8 +118,8 @@ void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& 
   dx = v;
   force_.setZero();
 
-  const double k = mapping_.springs.k;
   for (std::size_t s = 0; s < edges_.size(); ++s) {
+    const double k = spring_k_[s];
     const auto a = static_cast<Eigen::Index>(edges_[s][0]);
     const auto b = static_cast<Eigen::Index>(edges_[s][1]);
     const Eigen::Vector3d d = x.col(a) - x.col(b);
@@ -171,7 +176,7 @@ double Model::energy(const Eigen::VectorXd& y) const {
   double e = kinetic_energy(y);
   for (std::size_t s = 0; s < edges_.size(); ++s) {
     const double stretch = (x.col(edges_[s][0]) - x.col(edges_[s][1])).norm() - spring_length_[s];
-    e += 0.5 * mapping_.springs.k * stretch * stretch;
+    e += 0.5 * spring_k_[s] * stretch * stretch;
   }
   if (repulsion_params_.strength > 0) {
     integrators::ForceScratch scratch;  // energy() is called rarely; keep the stepping scratch apart

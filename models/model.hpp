@@ -15,10 +15,13 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "integrators/forces.hpp"
+#include "models/layout.hpp"
+#include "models/quantities.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/trace/timeline.hpp"
 
@@ -89,6 +92,8 @@ class Model {
   Eigen::Vector3d initial_centroid_;
   std::vector<std::array<std::uint32_t, 2>> edges_;
   std::vector<double> spring_length_;
+  std::vector<double> spring_k_;  ///< stiffness of each spring in the current interval
+  std::unique_ptr<Quantities> quantities_;  ///< the mapping's expressions, when it has any
   double communication_scale_ = 0;  ///< weight per unit of traffic
   std::size_t bin_ = 0;
   Eigen::VectorXd mass_;

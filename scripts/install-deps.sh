@@ -8,6 +8,10 @@ packages=(
   xvfb xauth fonts-dejavu-core ffmpeg
   libopenmpi-dev openmpi-bin
   pajeng
+  libopen-trace-format2-dev otf2-tools rapidjson-dev
+  libcairo2-dev
+  libmuparser-dev
+  libopenal-dev libopenal-data
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -85,12 +85,22 @@ int cmd_info(const Args& args) {
       "top five sender -> receiver pairs by bytes. Recoverable problems (unmatched links, pops\n"
       "without pushes) are listed as warnings with the line of their first occurrence.",
       "  kanoko info traces/mesh-uniform-light.kntr\n"
-      "  kanoko info smpi.trace --entity-type MPI --json\n"};
+      "  kanoko info smpi.trace --entity-type MPI --json\n"
+      "  kanoko info lulesh.prv --entity-type thread --application 0\n"
+      "  kanoko info smpi_replay.txt --flop-rate 2e9 --bandwidth 1.25e9 --latency 1e-6\n"};
+  std::string formats;
+  for (const std::string& f : trace::reader_names()) formats += (formats.empty() ? "" : ", ") + f;
   po::options_description options("Options");
   std::string path, format = "auto", entity_type;
   options.add_options()("trace", po::value(&path)->required(), "trace file")(
-      "format,f", po::value(&format)->default_value("auto"), "trace format: auto, native, paje")(
-      "entity-type", po::value(&entity_type), "Pajé: container type whose containers are the entities")(
+      "format,f", po::value(&format)->default_value("auto"),
+      ("trace format: auto (detected from the content) or one of " + formats).c_str())(
+      "entity-type", po::value(&entity_type),
+      "Pajé: container type whose containers are the entities; Paraver: task (default) or thread")(
+      "application", po::value<std::int64_t>(), "Paraver: application whose tasks are the entities (default 1, 0 = all)")(
+      "flop-rate", po::value<double>(), "SimGrid TI replay: flop/s of every rank (default 1e9)")(
+      "bandwidth", po::value<double>(), "SimGrid TI replay: bytes/s of a transfer (default 1.25e8)")(
+      "latency", po::value<double>(), "SimGrid TI replay: seconds per transfer and collective step (default 5e-5)")(
       "json", "print one JSON object instead of text");
   po::positional_options_description positional;
   positional.add("trace", 1);
@@ -99,6 +109,11 @@ int cmd_info(const Args& args) {
 
   trace::ReaderOptions reader_options;
   reader_options.paje.entity_type = entity_type;
+  if (!entity_type.empty()) reader_options.paraver.entity_level = entity_type;
+  if (vm.count("application") != 0U) reader_options.paraver.application = vm["application"].as<std::int64_t>();
+  if (vm.count("flop-rate") != 0U) reader_options.simgrid_ti.flop_rate = vm["flop-rate"].as<double>();
+  if (vm.count("bandwidth") != 0U) reader_options.simgrid_ti.bandwidth = vm["bandwidth"].as<double>();
+  if (vm.count("latency") != 0U) reader_options.simgrid_ti.latency_s = vm["latency"].as<double>();
   InfoSink sink;
   const trace::ReadReport report = trace::read_trace(path, sink, format, reader_options);
   const double begin = sink.first_s <= sink.end_s ? sink.first_s : 0.0;
@@ -127,6 +142,13 @@ int cmd_info(const Args& args) {
       j += "},\"paje_states\":" + std::to_string(report.paje.states) + ",\"paje_links\":" +
            std::to_string(report.paje.links) + ",\"paje_variable_events\":" +
            std::to_string(report.paje.variable_events);
+    }
+    if (!report.details.empty()) {
+      j += ",\"details\":{";
+      for (std::size_t i = 0; i < report.details.size(); ++i) {
+        j += (i > 0 ? "," : "") + json_string(report.details[i].first) + ":" + json_string(report.details[i].second);
+      }
+      j += "}";
     }
     j += ",\"begin_s\":" + number(begin) + ",\"end_s\":" + number(sink.end_s) + ",\"events\":" +
          std::to_string(events) + ",\"states\":" + std::to_string(sink.states) + ",\"messages\":" +
@@ -158,6 +180,7 @@ int cmd_info(const Args& args) {
     std::cout << "pajé:        " << report.paje.states << " states, " << report.paje.links << " links, "
               << report.paje.variable_events << " variable events on all containers\n";
   }
+  for (const auto& [label, value] : report.details) std::cout << label << ": " << value << '\n';
   if (!top.empty()) {
     std::cout << "top talkers:\n";
     for (const auto& [key, p] : top) {

@@ -2,6 +2,7 @@
 // display).
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -9,6 +10,7 @@
 #include "src/base/error.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "sonify/cues.hpp"
 #include "src/scene/inspect.hpp"
 #include "src/scene/render.hpp"
 #include "src/scene/video.hpp"
@@ -56,7 +58,7 @@ int cmd_render(const Args& args) {
   const CommandSpec spec{
       "render",
       "RUN.kntj -o OUT.png|OUT.mp4|'frames/%05d.png' [--frame SECONDS] [--size WxH] "
-      "[--camera fixed|orbit|follow] [--fps N] [--from S] [--to S] [--speed X]",
+      "[--camera fixed|orbit|follow] [--fps N] [--from S] [--to S] [--speed X] [--audio OUT.wav]",
       "Draws the run without opening a window: bodies as lit spheres (volume follows mass when\n"
       "the run stores it), springs as cylinders coloured by tension (blue shorter, red longer\n"
       "than at the start), and the clock dial (12 o'clock = start of the run, clockwise,\n"
@@ -67,12 +69,17 @@ int cmd_render(const Args& args) {
       "codec) animates the run from --from to --to at --speed trace seconds per video second\n"
       "(default: the range in 10 s) through the 'ffmpeg' program; a name with %d (e.g.\n"
       "frames/%05d.png) writes numbered images instead, from 0. The camera is fixed on the whole\n"
-      "run, orbits it once, or follows one body (--follow). A progress bar shows on stderr.",
+      "run, orbits it once, or follows one body (--follow). A progress bar shows on stderr.\n\n"
+      "--audio OUT.wav also renders the sound cues (the [audio] section of the run's mapping, see\n"
+      "docs/sound.md) heard from the same camera path, through OpenAL Soft's loopback device (no\n"
+      "sound card needed), sample-accurate with the frames; a video output (not .gif) carries\n"
+      "the sound track too.",
       "  kanoko render ring.kntj -o ring.png\n"
       "  kanoko render ring.kntj --frame 1.5 --size 1280x720 -o ring-1.5s.png\n"
       "  kanoko render ring.kntj -o ring.mp4 --camera orbit --fps 30 --size 1280x720\n"
       "  kanoko render ring.kntj -o 'frames/%05d.png' --from 0 --to 2 --speed 0.5\n"
-      "  kanoko render mesh.kntj -o follow.mp4 --camera follow --follow 'n(1,1,1)'\n"};
+      "  kanoko render mesh.kntj -o follow.mp4 --camera follow --follow 'n(1,1,1)'\n"
+      "  kanoko render ring.kntj -o ring.mp4 --audio ring.wav\n"};
 
   std::string run;
   std::string output;
@@ -80,6 +87,7 @@ int cmd_render(const Args& args) {
   std::string backend_text;
   std::string camera_text;
   std::string follow_text;
+  std::string audio_text;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -99,6 +107,8 @@ int cmd_render(const Args& args) {
       "to", po::value<double>(), "animation: last trace time (default: end of the run)")(
       "speed", po::value<double>(),
       "animation: trace seconds per video second (default: the range in 10 s)")(
+      "audio", po::value<std::string>(&audio_text),
+      "animation: also render the sound cues to this WAV file (muxed into a video output)")(
       "backend", po::value<std::string>(&backend_text)->default_value("auto"),
       "offscreen OpenGL: auto (GLX if DISPLAY is set, else EGL), glx or egl");
   po::positional_options_description positional;
@@ -110,9 +120,9 @@ int cmd_render(const Args& args) {
   if (vm.count("frame") != 0U && vm.count("time") != 0U) {
     throw InputError(FileLoc{"kanoko render"}, "give the time with --frame or --time, not both");
   }
-  for (const char* name : animation ? std::array<const char*, 6>{"frame", "time", "", "", "", ""}
-                                    : std::array<const char*, 6>{"camera", "follow", "fps", "from",
-                                                                 "to", "speed"}) {
+  for (const char* name : animation ? std::array<const char*, 7>{"frame", "time", "", "", "", "", ""}
+                                    : std::array<const char*, 7>{"camera", "follow", "fps", "from",
+                                                                 "to", "speed", "audio"}) {
     if (*name == '\0' || vm.count(name) == 0U) continue;
     throw InputError(FileLoc{std::string("--") + name},
                      animation ? "--" + std::string(name) +
@@ -162,12 +172,27 @@ int cmd_render(const Args& args) {
                     ? positive(vm, "speed", "number of trace seconds per video second")
                     : std::max(video.end_s - video.begin_s, 1e-9) / scene::kDefaultVideoDuration_s;
   if (!follow_text.empty()) video.follow_body = scene::find_body(reader, follow_text, "--follow");
+  if (!audio_text.empty()) {
+    std::string ext = std::filesystem::path(audio_text).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext != ".wav") {
+      throw InputError(FileLoc{"--audio"}, "the sound track is written as WAV: name it '.wav', not '" +
+                                               audio_text + "'");
+    }
+    video.audio_output = audio_text;
+    video.audio = sonify::stored_audio_section(reader, run);
+  }
 
   const scene::VideoResult result = scene::render_video(reader, video, output);
   std::cout << "wrote " << output << " (" << result.frames << " frames, " << video.size.width_px
             << 'x' << video.size.height_px << " at " << video.fps << " fps, t = " << video.begin_s
             << " .. " << video.end_s << " s, " << scene::backend_name(result.backend_used)
-            << ")\n";
+            << (result.audio_muxed ? ", with sound" : "") << ")\n";
+  if (!audio_text.empty()) {
+    std::cout << "wrote " << audio_text << " (" << result.audio_cues << " cues, "
+              << result.hrtf_status << ")\n";
+  }
   return 0;
 }
 

@@ -44,11 +44,12 @@ int cmd_simulate(const Args& args) {
       "  kanoko simulate traces/mesh-skewed-light.kntr --mapping mappings/paper-mesh.toml -o mesh.kntj\n"};
   po::options_description options("Options");
   std::string trace, mapping, output;
-  options.add_options()("trace", po::value(&trace)->required(), "trace file (.kntr)")(
+  options.add_options()("trace", po::value(&trace)->required(), "trace file (any format of kanoko info)")(
       "mapping,m", po::value(&mapping)->required(), "mapping file (.toml)")(
       "output,o", po::value(&output)->required(), "trajectory file to write (.kntj)")(
       "force,f", po::bool_switch(), "recompute even when the cached trajectory matches")(
       "quiet,q", po::bool_switch(), "no progress bar or summary")(
+      "format", po::value<std::string>(), "trace format, overriding [trace] format: auto or a reader name (kanoko info --help)")(
       "integrator", po::value<std::string>(), "integrator, overriding [simulation] integrator (see below)")(
       "evaluator", po::value<std::string>(), "repulsion evaluator: auto, direct or barnes-hut")(
       "theta", po::value<double>(), "Barnes-Hut opening angle, 0 to 1 (default 0.5)")(
@@ -64,6 +65,7 @@ int cmd_simulate(const Args& args) {
   so.mapping = mapping;
   so.output = output;
   so.force = vm["force"].as<bool>();
+  if (vm.count("format") != 0U) so.format = vm["format"].as<std::string>();
   if (vm.count("integrator") != 0U) so.integrator = vm["integrator"].as<std::string>();
   if (vm.count("evaluator") != 0U) so.evaluator = vm["evaluator"].as<std::string>();
   if (vm.count("theta") != 0U) so.theta = vm["theta"].as<double>();

@@ -6,17 +6,21 @@
 #include "src/base/error.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/scene/audio_link.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/viewer.hpp"
 #include "src/trajectory/trajectory.hpp"
+#include "src/views/run_source.hpp"
+#include "src/views/view.hpp"
 
 namespace kanoko::cli {
 
 namespace {
 std::string key_help() {
   std::string text = "Keys and mouse (also shown by 'h' in the window):\n";
-  for (const auto* group : {&scene::playback_bindings(), &scene::navigation_bindings()}) {
+  for (const auto* group :
+       {&scene::playback_bindings(), &scene::navigation_bindings(), &scene::audio_bindings()}) {
     for (const auto& b : *group) {
       std::string key = b.key;
       key.resize(std::max<std::size_t>(key.size(), 38), ' ');
@@ -47,6 +51,11 @@ int cmd_view(const Args& args) {
   std::string select;
   bool paused = false;
   bool labels = false;
+  bool no_sound = false;
+  std::string views_text;
+  std::string view_group;
+  std::string view_groups;
+  std::string views_trace;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -61,7 +70,15 @@ int cmd_view(const Args& args) {
       "select this body (name or index) at the start: highlighted, statistics shown")(
       "paused", po::bool_switch(&paused), "start paused (the paused panel shows)")(
       "labels", po::bool_switch(&labels), "show body names from the start (key l)")(
-      "trail", po::value<double>(), "show trails of this many trace seconds (key t)");
+      "trail", po::value<double>(), "show trails of this many trace seconds (key t)")(
+      "no-sound", po::bool_switch(&no_sound),
+      "no sound cues (by default they play: [audio] in the mapping, docs/sound.md)")(
+      "views", po::value<std::string>(&views_text),
+      "companion view panels, e.g. spacetime,matrix (docs/views.md; clicks select in the scene)")(
+      "view-group", po::value<std::string>(&view_group),
+      "a named group of views: saved to --view-groups FILE with --views, else loaded from it")(
+      "view-groups", po::value<std::string>(&view_groups), "the file that keeps the view groups")(
+      "trace", po::value<std::string>(&views_trace), "the views' trace, instead of the one the run records");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -103,6 +120,10 @@ int cmd_view(const Args& args) {
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);
   view.title = "Kanoko - " + run;
+  view.run_name = run;
+  view.sound = !no_sound;
+  view.panels.views = views::views_from_options(views_text, view_group, view_groups);
+  if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
   scene::run_viewer(reader, view);
   return 0;
 }

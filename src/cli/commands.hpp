@@ -17,5 +17,7 @@ int cmd_render(const Args& args);
 int cmd_view(const Args& args);
 int cmd_capture(const Args& args);
 int cmd_info(const Args& args);
+int cmd_plot(const Args& args);
+int cmd_suggest(const Args& args);
 
 }  // namespace kanoko::cli

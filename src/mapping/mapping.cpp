@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <toml.hpp>
 
@@ -19,6 +20,8 @@ const char* to_string(Placement p) {
     case Placement::Ring: return "ring";
     case Placement::Line: return "line";
     case Placement::Explicit: return "explicit";
+    case Placement::Sphere: return "sphere";
+    case Placement::Topology: return "topology";
   }
   return "?";
 }
@@ -29,8 +32,80 @@ const char* to_string(SpringTopology t) {
     case SpringTopology::Ring: return "ring";
     case SpringTopology::Mesh: return "mesh";
     case SpringTopology::Explicit: return "explicit";
+    case SpringTopology::Torus: return "torus";
+    case SpringTopology::Hypercube: return "hypercube";
+    case SpringTopology::FatTree: return "fat-tree";
+    case SpringTopology::Dragonfly: return "dragonfly";
+    case SpringTopology::Complete: return "complete";
+    case SpringTopology::Trace: return "trace";
+    case SpringTopology::Links: return "links";
   }
   return "?";
+}
+
+const char* to_string(BodyOrder o) {
+  switch (o) {
+    case BodyOrder::Declaration: return "declaration";
+    case BodyOrder::Rank: return "rank";
+    case BodyOrder::Name: return "name";
+    case BodyOrder::Pattern: return "pattern";
+    case BodyOrder::Table: return "table";
+  }
+  return "?";
+}
+
+const char* to_string(ColourMap c) {
+  switch (c) {
+    case ColourMap::Cividis: return "cividis";
+    case ColourMap::Viridis: return "viridis";
+    case ColourMap::Magma: return "magma";
+    case ColourMap::Grey: return "grey";
+    case ColourMap::Categorical: return "categorical";
+  }
+  return "?";
+}
+
+std::array<float, 3> colour_at(ColourMap map, double t) {
+  using Anchors = std::vector<std::uint32_t>;  // 0xRRGGBB, evenly spaced over [0, 1]
+  static const Anchors cividis{0x00224e, 0x35456c, 0x666970, 0x948e77, 0xc8b866, 0xfee838};
+  static const Anchors viridis{0x440154, 0x3b528b, 0x21918c, 0x5ec962, 0xfde725};
+  static const Anchors magma{0x000004, 0x3b0f70, 0x8c2981, 0xde4968, 0xfe9f6d, 0xfcfdbf};
+  static const Anchors grey{0x262626, 0xf2f2f2};
+  // Okabe & Ito's colour-blind-safe qualitative palette.
+  static const Anchors categorical{0xe69f00, 0x56b4e9, 0x009e73, 0xf0e442, 0x0072b2, 0xd55e00, 0xcc79a7, 0x999999};
+  if (!std::isfinite(t)) t = 0;
+  t = std::clamp(t, 0.0, 1.0);
+  auto rgb = [](std::uint32_t c, int shift) { return static_cast<double>((c >> shift) & 0xffU) / 255.0; };
+  const Anchors* a = &cividis;
+  switch (map) {
+    case ColourMap::Cividis: a = &cividis; break;
+    case ColourMap::Viridis: a = &viridis; break;
+    case ColourMap::Magma: a = &magma; break;
+    case ColourMap::Grey: a = &grey; break;
+    case ColourMap::Categorical: {
+      const auto k = std::min(categorical.size() - 1, static_cast<std::size_t>(t * static_cast<double>(categorical.size())));
+      return {static_cast<float>(rgb(categorical[k], 16)), static_cast<float>(rgb(categorical[k], 8)),
+              static_cast<float>(rgb(categorical[k], 0))};
+    }
+  }
+  const double x = t * static_cast<double>(a->size() - 1);
+  const auto i = std::min(a->size() - 2, static_cast<std::size_t>(x));
+  const double f = x - static_cast<double>(i);
+  std::array<float, 3> out{};
+  for (int c = 0; c < 3; ++c) {
+    const int shift = 16 - 8 * c;
+    out[static_cast<std::size_t>(c)] = static_cast<float>((1 - f) * rgb((*a)[i], shift) + f * rgb((*a)[i + 1], shift));
+  }
+  return out;
+}
+
+std::vector<const ExpressionSpec*> expressions(const Mapping& m) {
+  std::vector<const ExpressionSpec*> out;
+  for (const auto* e : {&m.mass.expression, &m.springs.k_expression, &m.visual.colour, &m.visual.scale}) {
+    if (*e) out.push_back(&**e);
+  }
+  if (m.communication && m.communication->weight) out.push_back(&*m.communication->weight);
+  return out;
 }
 
 const char* to_string(ForceEvaluator e) {
@@ -264,6 +339,121 @@ class Section {
     return out;
   }
 
+  /// A formula (a string) for `scope`, compiled now: syntax errors and unknown names are
+  /// reported at the column of the offending token.
+  std::optional<ExpressionSpec> expression(const toml::value& v, const std::string& key, Scope scope) {
+    if (!v.is_string()) {
+      error(v, "'" + key + "' must be a formula in a string, found " + type_name(v));
+      return std::nullopt;
+    }
+    ExpressionSpec e;
+    e.key = dotted(key);
+    e.text = v.as_string();
+    e.scope = scope;
+    e.loc = loc_of(v, file_);
+    // A basic "..." or literal '...' string on one line: the text starts one column after the
+    // quote (escapes inside would shift later columns; locations then point near the token).
+    if (e.loc.column > 0) e.loc.column += 1;
+    const auto problems = check_expression(e.text, scope, e.loc, &e.used);
+    for (const auto& d : problems) diag_.add(d.loc, "'" + key + "': " + d.message);
+    if (!problems.empty()) return std::nullopt;
+    return e;
+  }
+
+  std::optional<ExpressionSpec> expression(const std::string& key, Scope scope) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    return expression(*v, key, scope);
+  }
+
+  /// An array of integers in [min, max] with a length in [min_len, max_len].
+  std::optional<std::vector<int>> int_list(const std::string& key, std::size_t min_len, std::size_t max_len, int min,
+                                           int max) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_array() || v->as_array().size() < min_len || v->as_array().size() > max_len) {
+      error(*v, "'" + key + "' must be an array of " + std::to_string(min_len) +
+                    (max_len == min_len ? std::string() : " to " + std::to_string(max_len)) + " integers");
+      return std::nullopt;
+    }
+    return int_array(*v, "'" + key + "'", v->as_array().size(), min, max);
+  }
+
+  /// A regular expression (ECMAScript syntax), compiled now to report mistakes at load time.
+  std::optional<std::string> regex(const std::string& key, unsigned min_groups) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    const auto text = string(key);
+    if (!text) return std::nullopt;
+    try {
+      const std::regex re(*text);
+      if (re.mark_count() < min_groups) {
+        error(*v, "'" + key + "' needs a capture group ( ... ) around the number, as in \"pe(\\\\d+)\"");
+        return std::nullopt;
+      }
+    } catch (const std::regex_error& e) {
+      error(*v, "'" + key + "' is not a valid regular expression: " + e.what());
+      return std::nullopt;
+    }
+    return text;
+  }
+
+  /// An inline table of name → integer in [min, max].
+  std::optional<std::map<std::string, int>> int_table(const std::string& key, int min, int max) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_table()) {
+      error(*v, "'" + key + "' must be a table of name = integer, found " + type_name(*v));
+      return std::nullopt;
+    }
+    std::map<std::string, int> out;
+    for (const auto& [name, x] : v->as_table()) {
+      if (!x.is_integer() || x.as_integer() < min || x.as_integer() > max) {
+        error(x, "'" + key + "." + name + "' must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+        return std::nullopt;
+      }
+      out[name] = static_cast<int>(x.as_integer());
+    }
+    return out;
+  }
+
+  /// An inline table of name → string.
+  std::optional<std::map<std::string, std::string>> string_table(const std::string& key) {
+    const toml::value* v = get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_table()) {
+      error(*v, "'" + key + "' must be a table of name = \"name\", found " + type_name(*v));
+      return std::nullopt;
+    }
+    std::map<std::string, std::string> out;
+    for (const auto& [name, x] : v->as_table()) {
+      if (!x.is_string()) {
+        error(x, "'" + key + "." + name + "' must be a string, found " + type_name(x));
+        return std::nullopt;
+      }
+      out[name] = x.as_string();
+    }
+    return out;
+  }
+
+  /// An array of exactly `n` finite numbers.
+  std::optional<std::vector<double>> points_n(const toml::value& v, const std::string& what, std::size_t n) {
+    if (!v.is_array() || v.as_array().size() != n) {
+      error(v, what + " must be an array of " + std::to_string(n) + " numbers");
+      return std::nullopt;
+    }
+    std::vector<double> out;
+    for (const auto& e : v.as_array()) {
+      const bool number = e.is_integer() || (e.is_floating() && std::isfinite(e.as_floating()));
+      if (!number) {
+        error(e, what + " must hold finite numbers");
+        return std::nullopt;
+      }
+      out.push_back(e.is_integer() ? static_cast<double>(e.as_integer()) : e.as_floating());
+    }
+    return out;
+  }
+
   /// A sub-table, or nullptr; reports a non-table value.
   const toml::value* subtable(const std::string& key) {
     const toml::value* v = get(key);
@@ -438,18 +628,30 @@ void read_simulation(Section s, Mapping& m) {
 
 void read_bodies(Section s, Mapping& m) {
   auto& b = m.bodies;
-  if (auto v = s.choice("placement", {"cube", "lattice", "ring", "line", "explicit"})) {
+  if (auto v = s.choice("placement", {"cube", "lattice", "ring", "line", "explicit", "sphere", "topology"})) {
     b.placement = static_cast<Placement>(*v);
+    b.placement_given = true;
   }
   if (auto v = s.number("size", 0, kHuge, true)) b.size = *v;
   if (auto v = s.int3("lattice", 1, 1 << 20)) b.lattice = *v;
   if (auto v = s.points("positions")) b.positions = *v;
   if (auto v = s.number("radius", 0, kHuge, true)) b.radius = *v;
+  if (auto v = s.choice("order", {"declaration", "rank", "name", "pattern", "table"})) b.order = static_cast<BodyOrder>(*v);
+  if (auto v = s.regex("pattern", 1)) b.pattern = *v;
+  if (auto v = s.int_table("table", 0, 1 << 30)) b.table = *v;
   if (b.placement == Placement::Lattice && b.lattice[0] == 0 && s.present()) {
     if (const toml::value* p = s.get("placement")) s.error(*p, "placement \"lattice\" needs 'lattice = [nx, ny, nz]'");
   }
   if (b.placement == Placement::Explicit && b.positions.empty() && s.present()) {
     if (const toml::value* p = s.get("placement")) s.error(*p, "placement \"explicit\" needs 'positions = [[x, y, z], ...]'");
+  }
+  if (const toml::value* o = s.get("order")) {
+    if (b.order == BodyOrder::Pattern && b.pattern.empty() && s.get("pattern") == nullptr) {
+      s.error(*o, "order \"pattern\" needs 'pattern = \"regex with one (group)\"', e.g. \"pe(\\\\d+)\"");
+    }
+    if (b.order == BodyOrder::Table && b.table.empty() && s.get("table") == nullptr) {
+      s.error(*o, "order \"table\" needs 'table = { name = position, ... }'");
+    }
   }
   s.report_unknown_keys();
 }
@@ -460,15 +662,32 @@ void read_mass(Section s, Mapping& m) {
   if (auto v = s.number("load_gain", 0, kHuge)) ms.load_gain = *v;
   if (auto v = s.choice("load", {"samples", "busy"})) ms.load = static_cast<LoadSource>(*v);
   if (auto v = s.string_list("busy_states")) ms.busy_states = *v;
+  ms.expression = s.expression("expression", Scope::Body);
   s.report_unknown_keys();
 }
 
 void read_springs(Section s, Mapping& m) {
   auto& sp = m.springs;
-  if (auto v = s.choice("topology", {"none", "ring", "mesh", "explicit"})) sp.topology = static_cast<SpringTopology>(*v);
+  if (auto v = s.choice("topology", {"none", "ring", "mesh", "explicit", "torus", "hypercube", "fat-tree", "dragonfly",
+                                     "complete", "trace", "links"})) {
+    sp.topology = static_cast<SpringTopology>(*v);
+  }
   if (auto v = s.pairs("edges")) sp.edges = *v;
   if (auto v = s.int3("mesh", 1, 1 << 20)) sp.mesh = *v;
-  if (auto v = s.number("k", 0, kHuge)) sp.k = *v;
+  if (auto v = s.int_list("dims", 2, 3, 1, 1 << 20)) sp.dims = *v;
+  if (auto v = s.integer("dimension", 1, 24)) sp.dimension = static_cast<int>(*v);
+  if (auto v = s.int_list("levels", 1, 8, 2, 1 << 16)) sp.levels = *v;
+  if (auto v = s.integer("groups", 1, 1 << 16)) sp.groups = static_cast<int>(*v);
+  if (auto v = s.integer("routers", 1, 1 << 16)) sp.routers = static_cast<int>(*v);
+  if (auto v = s.integer("nodes_per_router", 1, 1 << 16)) sp.nodes_per_router = static_cast<int>(*v);
+  if (auto v = s.number("min_bytes", 0, kHuge)) sp.min_bytes = *v;
+  if (const toml::value* k = s.get("k")) {
+    if (k->is_string()) {
+      sp.k_expression = s.expression(*k, "k", Scope::Pair);
+    } else if (auto v = s.number("k", 0, kHuge)) {
+      sp.k = *v;
+    }
+  }
   if (const toml::value* len = s.get("length")) {
     if (len->is_string() && len->as_string() == "initial") {
       sp.length.reset();
@@ -483,9 +702,118 @@ void read_springs(Section s, Mapping& m) {
       s.error(*len, std::string("'length' must be a number or \"initial\", found ") + type_name(*len));
     }
   }
-  if (sp.topology == SpringTopology::Explicit && sp.edges.empty()) {
-    if (const toml::value* t = s.get("topology")) s.error(*t, "topology \"explicit\" needs 'edges = [[a, b], ...]'");
+  if (const toml::value* t = s.get("topology")) {
+    auto needs = [&](bool missing, const std::string& what) {
+      if (missing) s.error(*t, std::string("topology \"") + to_string(sp.topology) + "\" needs " + what);
+    };
+    needs(sp.topology == SpringTopology::Explicit && sp.edges.empty(), "'edges = [[a, b], ...]'");
+    needs(sp.topology == SpringTopology::Torus && sp.dims.empty() && sp.mesh[0] == 0,
+          "'dims = [nx, ny]' or 'dims = [nx, ny, nz]'");
+    needs(sp.topology == SpringTopology::FatTree && sp.levels.empty(),
+          "'levels = [a, b, ...]' (children per switch, leaves first)");
+    needs(sp.topology == SpringTopology::Dragonfly && (sp.groups == 0 || sp.routers == 0),
+          "'groups = G' and 'routers = A' (and optionally 'nodes_per_router = P')");
   }
+  s.report_unknown_keys();
+}
+
+/// A path named by the mapping: relative to the mapping's folder, never absolute and never
+/// climbing out of it with "..", and it must exist.
+std::optional<std::filesystem::path> mapping_relative_file(Section& s, const std::string& key, const Mapping& m) {
+  const toml::value* v = s.get(key);
+  const auto text = s.string(key);
+  if (v == nullptr || !text) return std::nullopt;
+  const std::filesystem::path rel(*text);
+  if (text->empty() || rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) {
+    s.error(*v, "'" + key + "' must be a path relative to the mapping file's folder");
+    return std::nullopt;
+  }
+  for (const auto& part : rel) {
+    if (part == "..") {
+      s.error(*v, "'" + key + "' may not leave the mapping file's folder ('..' is not allowed)");
+      return std::nullopt;
+    }
+  }
+  const std::filesystem::path base = std::filesystem::path(m.path).parent_path();
+  const std::filesystem::path full = base / rel;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(full, ec)) {
+    s.error(*v, "'" + key + "' names '" + full.string() + "', which is not a file");
+    return std::nullopt;
+  }
+  return full;
+}
+
+void read_trace(Section s, Mapping& m) {
+  auto& t = m.trace;
+  if (auto v = s.string("format")) t.format = *v;  // checked against the reader registry when read
+  if (auto v = s.string("entity_type")) t.entity_type = *v;
+  if (auto v = s.string("load_variable")) t.load_variable = *v;
+  if (auto v = s.regex("select", 0)) t.select = *v;
+  if (auto v = s.regex("exclude", 0)) t.exclude = *v;
+  if (auto v = s.choice("group_by", {"entity", "host", "table"})) t.group_by = static_cast<GroupBy>(*v);
+  if (auto v = s.string_table("groups")) t.groups = *v;
+  if (auto v = s.integer("level", 1, 64)) t.level = static_cast<int>(*v);
+  if (auto v = s.string_list("computing")) {
+    if (const toml::value* b = m.locations.count("mass.busy_states") != 0 ? s.get("computing") : nullptr) {
+      s.error(*b, "'computing' and [mass] 'busy_states' say the same thing; keep one");
+    }
+    m.mass.busy_states = *v;
+    t.computing_given = true;
+  }
+  if (m.locations.count("mass.busy_states") != 0) t.computing_given = true;
+  if (auto v = s.string_list("communicating")) t.communicating = *v;
+  if (auto v = s.string_list("idle")) t.idle = *v;
+  if (const toml::value* g = s.get("group_by"); g != nullptr && t.group_by == GroupBy::Table && t.groups.empty()) {
+    s.error(*g, "group_by \"table\" needs 'groups = { child = \"parent\", ... }'");
+  }
+  // A parent chain that comes back to where it started would never reach a top level.
+  if (const toml::value* g = t.groups.empty() ? nullptr : s.get("groups")) {
+    std::set<std::string> reported;
+    for (const auto& [start, parent] : t.groups) {
+      std::vector<std::string> chain{start};
+      std::string at = parent;
+      while (true) {
+        const auto seen = std::find(chain.begin(), chain.end(), at);
+        if (seen != chain.end()) {
+          if (reported.insert(at).second) {
+            std::string cycle;
+            for (auto it = seen; it != chain.end(); ++it) cycle += *it + " → ";
+            s.error(*g, "'groups' has a cycle: " + cycle + at);
+          }
+          break;
+        }
+        const auto next = t.groups.find(at);
+        if (next == t.groups.end()) break;
+        chain.push_back(at);
+        at = next->second;
+      }
+    }
+  }
+  s.report_unknown_keys();
+}
+
+void read_visual(Section s, Mapping& m) {
+  auto& v = m.visual;
+  if (auto c = s.choice("colour_map", {"cividis", "viridis", "magma", "grey", "categorical"})) {
+    v.colour_map = static_cast<ColourMap>(*c);
+  }
+  v.colour = s.expression("colour", Scope::Body);
+  if (const toml::value* r = s.get("colour_range")) {
+    if (r->is_string() && r->as_string() == "auto") {
+      v.colour_range.reset();
+    } else if (auto p = s.points_n(*r, "'colour_range'", 2)) {
+      if (!((*p)[0] < (*p)[1])) {
+        s.error(*r, "'colour_range' must be [low, high] with low < high");
+      } else {
+        v.colour_range = std::array<double, 2>{(*p)[0], (*p)[1]};
+      }
+    }
+  }
+  v.scale = s.expression("scale", Scope::Body);
+  if (auto p = mapping_relative_file(s, "texture", m)) v.texture = *p;
+  if (auto c = s.choice("labels", {"none", "name", "rank", "host", "index"})) v.labels = static_cast<LabelKind>(*c);
+  if (auto t = s.number("trails", 0, 3600)) v.trails_s = *t;
   s.report_unknown_keys();
 }
 
@@ -508,6 +836,7 @@ void read_forces(Section s, Mapping& m, const std::string& file, DiagnosticList&
     if (auto v = c.choice("quantity", {"bytes", "messages"})) spec.quantity = static_cast<CommunicationQuantity>(*v);
     if (auto v = c.number("gain", 0, kHuge)) spec.gain = *v;
     if (auto v = c.choice("normalize", {"max", "none"})) spec.normalize = (*v == 0);
+    spec.weight = c.expression("weight", Scope::Pair);
     c.report_unknown_keys();
     m.communication = spec;
   }
@@ -555,6 +884,10 @@ Mapping parse_mapping_text(const std::string& text, const std::string& name) {
   read_mass(section("mass"), m);
   read_springs(section("springs"), m);
   read_forces(section("forces"), m, name, diag);
+  read_trace(section("trace"), m);
+  read_visual(section("visual"), m);
+  read_audio(section("audio"), m.audio,
+             [&](const toml::value* t, const char* path) { return Section(t, path, name, diag, m); });
   top.report_unknown_keys();
   if (diag.empty() && !m.repulsion && !m.communication && !m.friction && !m.centre &&
       m.springs.topology == SpringTopology::None) {

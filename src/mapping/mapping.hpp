@@ -13,13 +13,35 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/mapping/expression.hpp"
+#include "src/mapping/audio_section.hpp"
 
 namespace kanoko::mapping {
 
-/// Initial placement of the bodies.
-enum class Placement { Cube, Lattice, Ring, Line, Explicit };
-/// Which edges carry springs.
-enum class SpringTopology { None, Ring, Mesh, Explicit };
+/// Initial placement of the bodies. `Topology` uses the spring topology's own 3-D embedding
+/// (models/topology.hpp); `Sphere` spreads the bodies evenly over a sphere.
+enum class Placement { Cube, Lattice, Ring, Line, Explicit, Sphere, Topology };
+/// Which edges carry springs (models/topology.hpp generates them).
+enum class SpringTopology {
+  None, Ring, Mesh, Explicit, Torus, Hypercube, FatTree, Dragonfly,
+  Complete,  ///< every pair interacts (the paper's all-to-all machine): no springs
+  Trace,     ///< the observed communication graph: a spring per pair that communicated
+  Links,     ///< the interconnect links the trace declares (a SimGrid platform graph)
+};
+/// How bodies (in the trace's order) are assigned to the topology's positions.
+enum class BodyOrder {
+  Declaration,  ///< body i at position i
+  Rank,         ///< by MPI rank
+  Name,         ///< by name, numbers compared as numbers ("pe2" before "pe10")
+  Pattern,      ///< the first capture group of `pattern` on the name gives the position
+  Table,        ///< `table = { name = position, ... }`
+};
+/// How trace entities are grouped into bodies.
+enum class GroupBy {
+  Entity,  ///< one body per entity (process, rank)
+  Host,    ///< one body per host, aggregating its entities
+  Table,   ///< by the `groups` parent table, `level` steps up
+};
 /// Who feels the communication attraction.
 enum class CommunicationMode {
   Sender,     ///< only the sender is pulled towards the receiver (the paper's all-to-all case)
@@ -50,6 +72,10 @@ struct BodiesSpec {
   std::array<int, 3> lattice{0, 0, 0};  ///< lattice dimensions (x fastest)
   std::vector<Eigen::Vector3d> positions;  ///< explicit placement
   double radius = 0.08;                    ///< display radius at base mass
+  bool placement_given = false;            ///< `placement` was written (else chosen from the topology)
+  BodyOrder order = BodyOrder::Declaration;
+  std::string pattern;                     ///< BodyOrder::Pattern: regex with one capture group
+  std::map<std::string, int> table;        ///< BodyOrder::Table: name → position
 };
 
 /// [mass]: m_i(t) = base + load_gain * load_i(t)
@@ -58,6 +84,7 @@ struct MassSpec {
   double load_gain = 0.0;
   LoadSource load = LoadSource::Samples;
   std::vector<std::string> busy_states{"compute"};  ///< states that count as busy
+  std::optional<ExpressionSpec> expression;  ///< overrides base + load_gain × load when given
 };
 
 /// [springs]: Hooke springs k (L - |d|) on topology edges.
@@ -65,7 +92,15 @@ struct SpringSpec {
   SpringTopology topology = SpringTopology::None;
   std::vector<std::array<int, 2>> edges;  ///< explicit edges (body indices)
   std::array<int, 3> mesh{0, 0, 0};       ///< mesh dimensions; 0 = the bodies' lattice
+  std::vector<int> dims;                  ///< mesh/torus dimensions (2 or 3), empty = `mesh`/lattice
+  int dimension = 0;                      ///< hypercube dimension, 0 = from the body count
+  std::vector<int> levels;                ///< fat tree: children per switch, leaves first
+  int groups = 0;                         ///< dragonfly: groups
+  int routers = 0;                        ///< dragonfly: routers per group
+  int nodes_per_router = 1;               ///< dragonfly: bodies per router
+  double min_bytes = 0;                   ///< topology "trace": least total bytes for a spring
   double k = 1.0;
+  std::optional<ExpressionSpec> k_expression;  ///< per-pair stiffness, when `k` is a formula
   std::optional<double> length;  ///< natural length L; unset = each edge's initial length
 };
 
@@ -90,6 +125,7 @@ struct CommunicationSpec {
   CommunicationQuantity quantity = CommunicationQuantity::Bytes;
   double gain = 1.0;
   bool normalize = true;  ///< divide by the largest per-pair rate in the whole trace
+  std::optional<ExpressionSpec> weight;  ///< per-pair pull magnitude; overrides gain/normalize
 };
 
 /// [forces.friction]: -β v, a damping rate independent of mass (as in the paper's equations).
@@ -100,6 +136,37 @@ struct FrictionSpec {
 /// [forces.centre]: -c (x_i - centroid of the initial placement), an optional weak pull.
 struct CentreSpec {
   double strength = 0;
+};
+
+/// [trace]: which trace entities become bodies and what their states mean.
+struct TraceSpec {
+  std::string format = "auto";     ///< reader name, "auto" = detected from content
+  std::string entity_type;         ///< Pajé: container type whose containers are entities
+  std::string load_variable;       ///< Pajé: variable type giving load samples
+  std::string select;              ///< regex: only entities whose name matches become bodies
+  std::string exclude;             ///< regex: entities whose name matches are left out
+  GroupBy group_by = GroupBy::Entity;
+  std::map<std::string, std::string> groups;  ///< child name → parent name
+  int level = 1;                   ///< GroupBy::Table: steps up the groups table
+  std::vector<std::string> communicating;  ///< states that count as communicating
+  std::vector<std::string> idle;           ///< states that count as idle
+  bool computing_given = false;    ///< `computing` set the busy states (else the format's default)
+};
+
+/// Colour maps for body colours. The first two are colour-blind safe.
+enum class ColourMap { Cividis, Viridis, Magma, Grey, Categorical };
+/// What label each body shows.
+enum class LabelKind { None, Name, Rank, Host, Index };
+
+/// [visual]: how the scene draws bodies. Everything optional; the scene reads this struct.
+struct VisualSpec {
+  ColourMap colour_map = ColourMap::Cividis;
+  std::optional<ExpressionSpec> colour;  ///< body-scope value mapped through the colour map; unset = load
+  std::optional<std::array<double, 2>> colour_range;  ///< value range mapped to [0, 1]; unset = auto
+  std::optional<ExpressionSpec> scale;   ///< body-scope radius scale (1 = [bodies] radius)
+  std::filesystem::path texture;         ///< resolved path (relative to the mapping), empty = none
+  LabelKind labels = LabelKind::Name;
+  double trails_s = 0;                   ///< trail length in trace seconds, 0 = no trails
 };
 
 /// A parsed, validated mapping file.
@@ -114,6 +181,9 @@ struct Mapping {
   std::optional<CommunicationSpec> communication;
   std::optional<FrictionSpec> friction;
   std::optional<CentreSpec> centre;
+  AudioSpec audio;  ///< [audio]: sound cues (src/mapping/audio_section.hpp)
+  TraceSpec trace;    ///< [trace]: which entities become bodies
+  VisualSpec visual;  ///< [visual]: colours, labels, trails
   /// Location of each key that was given, by dotted path ("bodies.lattice"), so that errors found
   /// later (a lattice that does not fit the trace) can point into the file.
   std::map<std::string, FileLoc> locations;
@@ -133,6 +203,12 @@ Mapping parse_mapping_text(const std::string& text, const std::string& name);
 /// Names used in mapping files, for docs and suggestions.
 const char* to_string(Placement p);
 const char* to_string(SpringTopology t);
+const char* to_string(BodyOrder o);
+const char* to_string(ColourMap c);
+/// Every expression of the mapping (for checks and reports).
+std::vector<const ExpressionSpec*> expressions(const Mapping& m);
+/// Colour of `t` in [0, 1] (clamped) under a colour map, as RGB in [0, 1].
+std::array<float, 3> colour_at(ColourMap map, double t);
 /// "auto", "direct", "barnes-hut".
 const char* to_string(ForceEvaluator e);
 /// "monopole", "quadrupole".

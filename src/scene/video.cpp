@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -16,7 +17,9 @@
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "sonify/offline.hpp"
 #include "src/base/progress.hpp"
+#include "src/scene/audio_link.hpp"
 #include "src/scene/scene.hpp"
 
 extern char** environ;
@@ -65,7 +68,8 @@ std::optional<SequencePattern> split_pattern(const std::string& name) {
 // A running `ffmpeg` reading raw RGB frames on its standard input.
 class FfmpegPipe {
  public:
-  FfmpegPipe(const ImageSize& size, double fps, const std::filesystem::path& temp_output) {
+  FfmpegPipe(const ImageSize& size, double fps, const std::filesystem::path& temp_output,
+             const std::filesystem::path& audio) {
     const std::string ext = temp_output.extension().string();
     const bool h264 = ext == ".mp4" || ext == ".mkv" || ext == ".mov";
     std::vector<std::string> args = {
@@ -80,6 +84,11 @@ class FfmpegPipe {
                             "yuv420p"}) {
         args.emplace_back(a);
       }
+    }
+    if (!audio.empty()) {  // the sound track (same length as the video)
+      args.insert(std::find(args.begin(), args.end(), "pipe:0") + 1, {"-i", audio.string()});
+      for (const char* a : {"-map", "0:v", "-map", "1:a"}) args.emplace_back(a);
+      if (h264) args.insert(args.end(), {"-c:a", "aac", "-b:a", "192k"});
     }
     args.push_back(temp_output.string());
     std::vector<char*> argv;
@@ -206,6 +215,24 @@ CameraMatrices frame_camera(const VideoOptions& options, const HomeView& home,
   return c;
 }
 
+// The cues for the video's camera path, into options.audio_output (sonify/offline.hpp).
+sonify::OfflineResult render_audio(const trajectory::Reader& reader, const VideoOptions& options,
+                                   TrajectoryScene& scene, const HomeView& home, std::size_t frames) {
+  sonify::OfflineTiming timing;
+  timing.begin_s = options.begin_s;
+  timing.end_s = options.end_s;
+  timing.speed = options.speed;
+  timing.fps = options.fps;
+  timing.frames = frames;
+  const auto listener_at = [&](std::size_t k) {
+    if (options.camera == CameraPath::follow) scene.set_time(video_frame_time(options, k));
+    return listener_from_view(
+        frame_camera(options, home, scene.bound(), scene.positions(), k, frames).view);
+  };
+  return sonify::render_offline_audio(reader, options.audio, timing, listener_at,
+                                      options.audio_output);
+}
+
 }  // namespace
 
 CameraPath parse_camera_path(std::string_view text, std::string_view option) {
@@ -304,6 +331,16 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
 
   VideoResult result;
   result.frames = frames;
+  std::filesystem::path audio_track;
+  if (!options.audio_output.empty()) {
+    const sonify::OfflineResult audio = render_audio(reader, options, scene, home, frames);
+    result.audio_cues = audio.cues_played;
+    result.hrtf_status = audio.hrtf_status;
+    std::string ext = output.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (!sequence && ext != ".gif") audio_track = options.audio_output;
+  }
   if (sequence) {
     result.backend_used =
         draw_offscreen_frames(request, frames, prepare, [&](std::size_t k, const osg::Image& i) {
@@ -317,13 +354,14 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
   register_temporary_file(temp);
   try {
     const IgnoreSigpipe no_sigpipe;
-    FfmpegPipe ffmpeg(options.size, options.fps, temp);
+    FfmpegPipe ffmpeg(options.size, options.fps, temp, audio_track);
     result.backend_used =
         draw_offscreen_frames(request, frames, prepare, [&](std::size_t k, const osg::Image& i) {
           ffmpeg.write_frame(i);
           progress.update(k + 1);
         });
     ffmpeg.finish();
+    result.audio_muxed = !audio_track.empty();
     progress.finish();
     std::error_code ec;
     std::filesystem::rename(temp, output, ec);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "src/mapping/audio_section.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/render.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -35,6 +36,10 @@ struct VideoOptions {
   std::size_t follow_body = 0;  ///< body the follow camera looks at
   Backend backend = Backend::automatic;
   bool show_progress = true;    ///< progress bar on stderr
+  /// If set, the sound cues (sonify/) for the same camera path are rendered to this WAV file,
+  /// sample-accurate with the frames, first; a video output (not .gif) then carries it too.
+  std::filesystem::path audio_output;
+  mapping::AudioSpec audio;     ///< the mapping's [audio] section, for audio_output
 };
 
 /// Whole run (trace time) in this many video seconds when no speed is given.
@@ -58,6 +63,9 @@ inline constexpr double kDefaultVideoDuration_s = 10.0;
 struct VideoResult {
   std::size_t frames = 0;
   Backend backend_used = Backend::automatic;
+  bool audio_muxed = false;      ///< the video file carries the sound track
+  std::size_t audio_cues = 0;    ///< cues played in the sound track
+  std::string hrtf_status;       ///< of the offline audio render
 };
 
 /// Renders the animation to `output`: an image sequence (see is_image_sequence) written frame by

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
 #include <osgViewer/ViewerEventHandlers>
@@ -10,7 +11,9 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "sonify/cues.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/scene/audio_link.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
@@ -55,6 +58,14 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
 
   ControlPanel panel(clock, scene);
+  // Companion views (src/views) as HUD panels, linked to the scene by selection and time.
+  const std::unique_ptr<ViewPanels> view_panels = make_view_panels(reader, scene, clock, options.panels);
+  // Sound before the window opens, so that a bad [audio] section fails early.
+  osg::ref_ptr<AudioLink> audio;
+  if (options.sound) {
+    audio = new AudioLink(reader, sonify::stored_audio_section(reader, options.run_name), scene, "",
+                          std::cerr);
+  }
 
   // Declared after the clock, scene and panel it refers to, so it is destroyed first.
   osgViewer::Viewer viewer;
@@ -95,8 +106,10 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   replay->set_control_panel(&panel);
   osg::ref_ptr<PlaybackHandler> playback = new PlaybackHandler(clock, scene, frame_times);
   playback->set_control_panel(&panel);
+  if (view_panels) viewer.addEventHandler(view_panels->handler());
   viewer.addEventHandler(playback.get());
   viewer.addEventHandler(navigation.get());
+  if (audio.valid()) viewer.addEventHandler(audio.get());
   osg::ref_ptr<osg::ApplicationUsage> usage = new osg::ApplicationUsage;
   usage->setDescription("Kanoko: " + options.title);
   viewer.addEventHandler(new osgViewer::HelpHandler(usage.get()));
@@ -108,9 +121,12 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   bool first_frame = true;
   while (!viewer.done()) {
     const auto now = Clock::now();
-    clock.advance(std::chrono::duration<double>(now - last).count());
+    const double wall_dt_s = std::chrono::duration<double>(now - last).count();
+    clock.advance(wall_dt_s);
     last = now;
+    if (audio.valid()) audio->update(clock, wall_dt_s, viewer.getCamera()->getViewMatrix());
     if (!options.screenshot.empty()) capture->arm();
+    if (view_panels) view_panels->refresh();
     viewer.frame(clock.time_s());
     if (first_frame) keep_gl_driver_loaded();
     first_frame = false;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "src/scene/render.hpp"
+#include "src/scene/view_panels.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -30,6 +31,13 @@ struct ViewOptions {
   double trail_s = 0;
   /// Window title.
   std::string title = "Kanoko";
+  /// Companion views shown as panels (src/views); none by default.
+  ViewPanelOptions panels;
+  /// Play the sound cues (sonify/, the [audio] section of the run's mapping); with no sound
+  /// device the viewer says so once and runs silently.
+  bool sound = true;
+  /// The run's file name, for messages about its stored mapping.
+  std::string run_name = "the run";
 };
 
 /// Opens the window and plays the run until the window is closed (Esc) or exit_after_s passes.

@@ -1,5 +1,6 @@
 #include "src/sim/simulate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "src/base/interrupt.hpp"
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
+#include "src/mapping/schema.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -62,6 +64,17 @@ Enum parse_name(const std::string& value, const std::vector<Enum>& values, const
 }  // namespace
 
 void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
+  if (options.format) {
+    std::vector<std::string> names = trace::reader_names();
+    if (*options.format != "auto" && std::find(names.begin(), names.end(), *options.format) == names.end()) {
+      names.insert(names.begin(), "auto");
+      std::string valid;
+      for (const std::string& n : names) valid += (valid.empty() ? "" : ", ") + n;
+      throw InputError(FileLoc{"kanoko simulate --format"}, "unknown trace format '" + *options.format + "'" +
+                                                                did_you_mean(*options.format, names) + "; valid formats: " + valid);
+    }
+    m.trace.format = *options.format;
+  }
   if (options.integrator) {
     if (integrators::find_integrator(*options.integrator) == nullptr) {
       throw InputError(FileLoc{"kanoko simulate --integrator"},
@@ -116,6 +129,7 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
     h.update(s);
   };
   update_string(m.simulation.integrator);
+  update_string(m.trace.format);  // --format may override the mapping's
   h.update_value(m.simulation.tolerance);
   if (m.repulsion) {
     update_string(mapping::to_string(m.repulsion->evaluator));
@@ -126,12 +140,8 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
 }
 
 trace::Timeline read_timeline(const std::filesystem::path& trace, const mapping::Mapping& m) {
-  trace::TimelineOptions options;
-  options.interval_s = m.simulation.interval_s;
-  options.busy_states = m.mass.busy_states;
-  trace::TimelineBuilder builder(options);
-  trace::read_trace(trace, builder);
-  return builder.take();
+  // The mapping's [trace] section: format, entity selection and grouping, computing states.
+  return mapping::read_body_timeline(trace, m);
 }
 
 SimulateSummary simulate(const SimulateOptions& options) {

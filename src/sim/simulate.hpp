@@ -22,6 +22,7 @@ struct SimulateOptions {
   std::optional<std::string> evaluator;   ///< [forces.repulsion] evaluator
   std::optional<double> theta;            ///< [forces.repulsion] theta
   std::optional<std::string> multipole;   ///< [forces.repulsion] multipole
+  std::optional<std::string> format;      ///< [trace] format: a reader name or "auto"
   /// Threads for the force evaluation, 0 = all cores. Not hashed: the trajectory is bit-identical
   /// for every thread count.
   int threads = 0;

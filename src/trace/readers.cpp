@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -59,8 +60,8 @@ struct Reader {
   std::function<void(const std::filesystem::path&, TraceSink&, const ReaderOptions&, ReadReport&)> read;
 };
 
-const std::array<Reader, 2>& readers() {
-  static const std::array<Reader, 2> table{{
+const std::vector<Reader>& readers() {
+  static const std::vector<Reader> table{{
       {"native", "Kanoko native text trace (.kntr)", looks_native,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions&, ReadReport&) {
          read_native_trace(p, sink);
@@ -69,6 +70,64 @@ const std::array<Reader, 2>& readers() {
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          r.paje = read_paje_trace(p, sink, o.paje);
          r.has_paje = true;
+       }},
+      {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory", looks_like_otf2_anchor,
+       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
+         const Otf2Summary s = read_otf2_trace(p, sink, o.otf2);
+         r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+         r.details = {{"otf2", std::to_string(s.location_groups) + " location groups, " + std::to_string(s.locations) +
+                                   " threads, " + std::to_string(s.regions) + " regions"},
+                      {"otf2 events", std::to_string(s.enters) + " enter, " + std::to_string(s.leaves) + " leave, " +
+                                          std::to_string(s.sends) + " send, " + std::to_string(s.receives) +
+                                          " receive, " + std::to_string(s.collectives) + " collective, " +
+                                          std::to_string(s.metric_events) + " metric"},
+                      {"otf2 clock", std::to_string(s.timer_resolution) + " ticks/s"},
+                      {"load metric", s.metric.empty() ? std::string("none") : s.metric}};
+       }},
+      {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})", looks_like_chrome_json,
+       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
+         const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
+         r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+         r.details = {{"chrome", std::to_string(s.events) + " events, " + std::to_string(s.processes) + " processes, " +
+                                     std::to_string(s.threads) + " threads"},
+                      {"chrome events", std::to_string(s.states) + " slices, " + std::to_string(s.flow_messages) +
+                                            " flow messages, " + std::to_string(s.counter_samples) + " counter samples, " +
+                                            std::to_string(s.metadata) + " metadata, " + std::to_string(s.ignored) +
+                                            " not read"},
+                      {"load counter", s.counter.empty() ? std::string("none") : s.counter}};
+         if (s.truncated_at >= 0) r.details.emplace_back("truncated at byte", std::to_string(s.truncated_at));
+       }},
+      {"paraver", "Paraver trace (.prv with its .pcf and .row; Extrae, nsys2prv, Dimemas)", looks_like_paraver,
+       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
+         const ParaverSummary s = read_paraver_trace(p, sink, o.paraver);
+         r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+         r.details = {{"paraver", std::to_string(s.nodes) + " nodes, " + std::to_string(s.applications) +
+                                      " applications, " + std::to_string(s.tasks) + " tasks, " +
+                                      std::to_string(s.threads) + " threads, " + std::to_string(s.communicators) +
+                                      " communicators; entities: " + o.paraver.entity_level + "s"},
+                      {"paraver records", std::to_string(s.state_records) + " state, " +
+                                              std::to_string(s.event_records) + " event, " +
+                                              std::to_string(s.comm_records) + " communication (" +
+                                              std::to_string(s.comm_bytes) + " bytes), " +
+                                              std::to_string(s.global_op_records) + " global-op (skipped); " +
+                                              std::to_string(s.collectives) + " MPI collective calls"},
+                      {"paraver files", std::string(s.have_pcf ? ".pcf read" : "no .pcf") + ", " +
+                                            (s.have_row ? ".row read" : "no .row")}};
+       }},
+      {"simgrid-ti", "SimGrid time-independent trace (actions file or per-rank index), replayed", looks_like_simgrid_ti,
+       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
+         const SimgridTiSummary s = read_simgrid_ti_trace(p, sink, o.simgrid_ti);
+         r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+         char model[160];
+         std::snprintf(model, sizeof model, "%g flop/s, %g bytes/s, %g s latency", o.simgrid_ti.flop_rate,
+                       o.simgrid_ti.bandwidth, o.simgrid_ti.latency_s);
+         char flops[32];
+         std::snprintf(flops, sizeof flops, "%g", s.flops);
+         r.details = {{"simgrid-ti", std::string(s.indexed ? "index of per-rank files" : "single action file") + ", " +
+                                         std::to_string(s.ranks) + " ranks, " + std::to_string(s.actions) + " actions"},
+                      {"ti replay", std::to_string(s.sends) + " sends, " + std::to_string(s.receives) + " receives, " +
+                                        std::to_string(s.collectives) + " collectives, " + flops + " flops"},
+                      {"ti cost model", model}};
        }},
   }};
   return table;
@@ -84,6 +143,7 @@ std::string valid_list() {
 
 std::vector<std::string> ReadReport::warning_lines() const {
   std::vector<std::string> out;
+  for (const ReaderWarning& w : warnings) out.push_back(w.str());
   if (!has_paje) return out;
   for (const PajeWarning& w : paje.warnings) {
     out.push_back(w.first.str() + ": warning: " + std::to_string(w.count) + "x " + w.what);
@@ -106,6 +166,7 @@ std::string detect_format_text(std::string_view head) {
 
 std::string detect_format(const std::filesystem::path& path) {
   const std::string name = path.string();
+  if (is_otf2_directory(path)) return "otf2";
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(FileLoc{name}, std::string("cannot open trace: ") + std::strerror(errno));
   std::string head(64 * 1024, '\0');

@@ -7,14 +7,22 @@
 #include <string_view>
 #include <vector>
 
+#include "src/trace/chrome_reader.hpp"
 #include "src/trace/event.hpp"
+#include "src/trace/otf2_reader.hpp"
 #include "src/trace/paje_reader.hpp"
+#include "src/trace/paraver_reader.hpp"
+#include "src/trace/simgrid_ti_reader.hpp"
 
 namespace kanoko::trace {
 
 /// Options of every reader; each reads the part meant for it.
 struct ReaderOptions {
   PajeOptions paje;
+  ParaverOptions paraver;
+  SimgridTiOptions simgrid_ti;
+  Otf2Options otf2;
+  ChromeOptions chrome;
 };
 
 /// What a read found besides the event stream.
@@ -22,6 +30,10 @@ struct ReadReport {
   std::string format;        ///< the reader that read the file ("native", "paje")
   bool has_paje = false;     ///< `paje` is set (the file was a Pajé trace)
   PajeSummary paje;          ///< Pajé counts, container types and warnings
+  /// Recoverable problems found by the readers other than Pajé's, one entry per kind.
+  std::vector<ReaderWarning> warnings;
+  /// Format-specific figures for `kanoko info` (label, value), in display order.
+  std::vector<std::pair<std::string, std::string>> details;
   /// One line per kind of recoverable problem ("file:line: warning: N× what"), empty if none.
   [[nodiscard]] std::vector<std::string> warning_lines() const;
 };

@@ -54,4 +54,45 @@ std::string shown(std::string_view s) {
   return out;
 }
 
+ChunkLineSplitter::ChunkLineSplitter(std::string name, std::function<void(std::string_view)> on_line, std::size_t max_bytes)
+    : name_(std::move(name)), on_line_(std::move(on_line)), max_bytes_(max_bytes) {}
+
+void ChunkLineSplitter::feed(std::string_view chunk) {
+  std::size_t pos = 0;
+  while (pos < chunk.size()) {
+    const char* nl = static_cast<const char*>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
+    if (nl == nullptr) {
+      carry_.append(chunk.substr(pos));
+      if (carry_.size() > max_bytes_) {
+        throw InputError(FileLoc{name_, lines_ + 1, 1}, "line is longer than " + std::to_string(max_bytes_ >> 20U) +
+                                                            " MiB: not a text trace (binary file?)");
+      }
+      return;
+    }
+    const auto end = static_cast<std::size_t>(nl - chunk.data());
+    ++lines_;
+    if (carry_.empty()) {
+      on_line_(chunk.substr(pos, end - pos));
+    } else {
+      carry_.append(chunk.substr(pos, end - pos));
+      on_line_(carry_);
+      carry_.clear();
+    }
+    pos = end + 1;
+  }
+}
+
+void ChunkLineSplitter::finish() {
+  if (carry_.empty()) return;
+  ++lines_;
+  on_line_(carry_);
+  carry_.clear();
+}
+
+void for_each_file_line(const std::filesystem::path& path, const std::function<void(std::string_view)>& on_line) {
+  ChunkLineSplitter splitter(path.string(), on_line);
+  for_each_file_chunk(path, [&splitter](std::string_view chunk) { splitter.feed(chunk); });
+  splitter.finish();
+}
+
 }  // namespace kanoko::trace

@@ -139,7 +139,7 @@ TEST(Info, PajeTraceAsJson) {
 TEST(Info, FormatOverrideAndErrors) {
   TempDir dir;
   write_text(dir / "smpi.trace", kPaje);
-  write_text(dir / "x.json", "{\"traceEvents\": []}\n");
+  write_text(dir / "x.json", "[1, 2, 3]\n");  // JSON, but no trace-event keys: no reader recognises it
   const CommandResult wrong = run_kanoko({"info", (dir / "smpi.trace").string(), "--format", "native"});
   EXPECT_NE(wrong.exit_code, 0);
   EXPECT_TRUE(contains(wrong.err, "smpi.trace:2:1")) << wrong.err;

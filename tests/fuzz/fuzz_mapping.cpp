@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "src/base/error.hpp"
 #include "src/mapping/mapping.hpp"
@@ -17,6 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const kanoko::mapping::Mapping m = kanoko::mapping::parse_mapping_text(text, "fuzz.toml");
     g_sink = m.bodies.positions.size() + m.springs.edges.size() + m.locations.size() + m.where("bodies.placement").str().size();
+    // Every accepted formula compiles and evaluates (a non-finite value is the caller's to report).
+    std::vector<double> values(std::size_t{kanoko::mapping::kBodyVarCount} + std::size_t{kanoko::mapping::kPairVarCount}, 0.5);
+    for (const auto* spec : kanoko::mapping::expressions(m)) {
+      const kanoko::mapping::Expression e(*spec, values.data());
+      g_sink = g_sink + (e.eval() > 0 ? 1U : 0U);
+    }
   } catch (const kanoko::InputError&) {
   }
   return 0;

@@ -39,7 +39,7 @@ std::set<std::string> documented_keys() {
 std::set<std::string> parser_keys() {
   const Mapping m = parse_mapping_text(
       "[simulation]\n[bodies]\n[mass]\n[springs]\n[forces.repulsion]\n[forces.communication]\n"
-      "[forces.friction]\n[forces.centre]\n",
+      "[forces.friction]\n[forces.centre]\n[trace]\n[visual]\n",
       "all.toml");
   std::set<std::string> keys;
   for (const auto& k : m.known_keys) {

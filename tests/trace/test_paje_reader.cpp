@@ -678,7 +678,7 @@ TEST(Readers, DetectAndOverride) {
   EXPECT_EQ(detect_format_text("#This file was generated using SimGrid\n%EventDef PajeDefineContainerType 0\n"), "paje");
   EXPECT_EQ(detect_format_text("%\tEventDef PajeSetState 3\n"), "paje");
   EXPECT_EQ(detect_format_text("kntrx 1\n"), "");
-  EXPECT_EQ(detect_format_text("{\"traceEvents\":[]}"), "");
+  EXPECT_EQ(detect_format_text("{\"traceEvents\":[]}"), "chrome");
   test::TempDir dir;
   test::write_text(dir / "a.txt", kHeader + kBody);
   Recorder r;
@@ -705,7 +705,10 @@ TEST(Readers, DetectAndOverride) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("native, paje"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(reader_names(), (std::vector<std::string>{"native", "paje"}));
+  const std::vector<std::string> names = reader_names();  // more formats follow these two
+  ASSERT_GE(names.size(), 2U);
+  EXPECT_EQ(names[0], "native");
+  EXPECT_EQ(names[1], "paje");
 }
 
 // ------------------------------------------------------------------------------------------------

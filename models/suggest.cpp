@@ -1,0 +1,167 @@
+#include "models/suggest.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "models/model.hpp"
+
+namespace kanoko::models {
+
+namespace {
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(3);
+  os << x;
+  return os.str();
+}
+
+/// Mean distance from each body to its nearest other body (sampled above 4000 bodies).
+double mean_spacing(const Eigen::Matrix3Xd& x, double fallback) {
+  const Eigen::Index n = x.cols();
+  if (n < 2) return fallback;
+  const Eigen::Index step = std::max<Eigen::Index>(1, n / 4000);
+  double sum = 0;
+  Eigen::Index count = 0;
+  for (Eigen::Index i = 0; i < n; i += step) {
+    double best = INFINITY;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      if (j != i) best = std::min(best, (x.col(i) - x.col(j)).squaredNorm());
+    }
+    sum += std::sqrt(best);
+    ++count;
+  }
+  return sum / static_cast<double>(count);
+}
+
+}  // namespace
+
+Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Timeline& tl) {
+  Suggestion s;
+  auto say = [&](const std::string& line) { s.reasoning.push_back(line); };
+  // Measure with gain 1 so that the gain can be scaled afterwards.
+  mapping::Mapping m = original;
+  const bool weight_formula = m.communication && m.communication->weight;
+  if (m.communication && !weight_formula) m.communication->gain = 1.0;
+  Model model(m, tl);
+  const std::size_t n = model.body_count();
+  const double interval = tl.interval_s;
+  const double spacing = mean_spacing(model.initial_positions(), m.bodies.size);
+  const bool symmetric = m.communication && m.communication->mode == mapping::CommunicationMode::Symmetric;
+
+  double mass_sum = 0, mass_min = INFINITY, force_sum = 0, force_peak = 0, pull_peak = 0;
+  std::size_t active = 0;
+  std::vector<double> force(n);
+  const std::size_t bins = std::max<std::size_t>(tl.bin_count, 1);
+  for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
+    model.set_interval(bin);
+    mass_sum += model.masses().sum();
+    mass_min = std::min(mass_min, model.masses().minCoeff());
+    std::fill(force.begin(), force.end(), 0.0);
+    for (const Pull& p : model.pulls()) {
+      pull_peak = std::max(pull_peak, p.weight);
+      force[p.from] += p.weight;
+      if (symmetric) force[p.to] += p.weight;
+    }
+    for (double f : force) {
+      force_sum += f;
+      force_peak = std::max(force_peak, f);
+      active += f > 0 ? 1 : 0;
+    }
+  }
+  if (!std::isfinite(mass_min)) mass_min = m.mass.base;
+  const double mass = tl.bin_count > 0 ? mass_sum / static_cast<double>(bins * n) : m.mass.base;
+  const double force_mean = force_sum / static_cast<double>(bins * n);
+  double degree_sum = 0, degree_max = 0;
+  {
+    std::vector<double> degree(n, 0.0);
+    for (const auto& e : model.spring_edges()) {
+      degree[e[0]] += 1;
+      degree[e[1]] += 1;
+    }
+    for (double d : degree) {
+      degree_sum += d;
+      degree_max = std::max(degree_max, d);
+    }
+  }
+  const double degree_mean = degree_sum / static_cast<double>(n);
+
+  say("trace: " + std::to_string(n) + " bodies, " + std::to_string(tl.bin_count) + " intervals of " + fmt(interval) +
+      " s; mean spacing of the initial placement s = " + fmt(spacing) + "; mean mass m = " + fmt(mass) +
+      " (smallest " + fmt(mass_min) + ")");
+  s.beta = 1.0 / (5.0 * interval);
+  const double tau = 1.0 / s.beta;
+  say("friction: beta = 1 / (5 × interval) = " + fmt(s.beta) + " /s, so a body settles to a change of forcing within "
+      "about 5 intervals (1/beta = " + fmt(tau) + " s): the picture follows the trace's phases without flickering at "
+      "every interval");
+  const double speed = 0.1 * spacing * s.beta;
+  say("comfortable mean speed: v = s / 10 per relaxation time = " + fmt(speed) + " per second of trace");
+  double f_mean = force_mean, f_peak = force_peak, pull_max = pull_peak;
+  if (!m.communication) {
+    say("communication: no [forces.communication], so no forcing gain to suggest");
+  } else if (weight_formula) {
+    say("communication: 'weight' is a formula; its forcing was measured as written (mean " + fmt(force_mean) +
+        ", peak " + fmt(force_peak) + " per body and interval) and is left as it is");
+  } else if (force_mean <= 0) {
+    say("communication: the trace has no traffic between bodies, so no forcing gain to suggest");
+  } else {
+    // Dissipation β m v² must exceed the mean forcing input F v at the comfortable speed, with a
+    // 25 % margin: F = 0.8 β m v. And the strongest pull may move the lightest body at most half
+    // a spacing per relaxation time: F_peak / (m_min β²) ≤ s / 2.
+    const double by_energy = 0.8 * s.beta * mass * speed / force_mean;
+    const double by_peak = 0.5 * spacing * mass_min * s.beta * s.beta / force_peak;
+    s.gain = std::min(by_energy, by_peak);
+    f_mean = *s.gain * force_mean;
+    f_peak = *s.gain * force_peak;
+    pull_max = *s.gain * pull_peak;
+    say("forcing with gain 1: mean " + fmt(force_mean) + " per body and interval (" +
+        fmt(100.0 * static_cast<double>(active) / static_cast<double>(bins * n)) + " % of body-intervals pulled), peak " +
+        fmt(force_peak));
+    say("energy: friction dissipates beta m v² = " + fmt(s.beta * mass * speed * speed) +
+        " per second at speed v, the mean forcing puts in F v; dissipation ≥ 1.25 × input needs gain ≤ " +
+        fmt(by_energy));
+    say("peak: the strongest pull moves the lightest body F_peak / (m_min beta²) per relaxation time; at most s / 2 "
+        "needs gain ≤ " + fmt(by_peak));
+    say("gain = " + fmt(*s.gain) + (by_peak < by_energy ? " (limited by the peak)" : " (limited by the energy balance)") +
+        "; dissipation / input at the comfortable speed = " +
+        fmt(s.beta * mass * speed * speed / std::max(1e-300, f_mean * speed)));
+  }
+  if (!model.spring_edges().empty()) {
+    s.length = spacing;
+    say("springs: natural length L = s = " + fmt(spacing) + " (the initial neighbour distance)");
+    if (m.springs.k_expression) {
+      say("springs: 'k' is a formula; left as it is");
+    } else {
+      // The mean pull stretches a spring by at most s / 10, the peak pull by at most s / 2.
+      const double k_mean = 10 * f_mean / spacing;
+      const double k_peak = 2 * f_peak / spacing;
+      s.k = std::max({k_mean, k_peak, 1e-6});
+      const double omega = std::sqrt(*s.k * std::max(degree_mean, 1.0) / mass);
+      say("springs: k = max(10 F_mean / s, 2 F_peak / s) = " + fmt(*s.k) +
+          ", so the mean pull deforms the shape by at most s / 10 and the peak by at most s / 2; damping ratio beta / (2 ω) = " +
+          fmt(s.beta / (2 * omega)) + (s.beta / (2 * omega) < 0.3 ? " (springs will ring visibly)" : ""));
+    }
+  }
+  const double k_used = s.k.value_or(model.spring_edges().empty() ? 0.0 : m.springs.k);
+  if (!model.spring_edges().empty()) {
+    s.repulsion = 0.0125 * k_used * spacing * spacing * spacing;
+    say("repulsion: R = k s³ / 80 = " + fmt(*s.repulsion) +
+        ": weak, it only keeps the mesh from shearing flat (R / s² is 1/80 of a spring's force at a stretch of s)");
+  } else if (pull_max > 0) {
+    s.repulsion = pull_max * 0.25 * spacing * spacing;
+    say("repulsion: R = w_max (s/2)² = " + fmt(*s.repulsion) + ", so the strongest single pull (w_max = " + fmt(pull_max) +
+        ") cannot bring a sender closer than half the spacing to its receiver");
+  }
+  // Stability of the explicit step: the fastest oscillation (springs, repulsion at s/2, friction).
+  double omega2 = s.beta * s.beta;
+  omega2 = std::max(omega2, k_used * std::max(degree_max, 1.0) / mass_min);
+  if (s.repulsion) omega2 = std::max(omega2, 2 * *s.repulsion / (mass_min * std::pow(0.5 * spacing, 3)));
+  const double dt_max = 0.1 / std::sqrt(omega2);
+  s.dt = interval / std::ceil(interval / std::min(dt_max, interval) - 1e-9);
+  say("step: the fastest oscillation has ω = " + fmt(std::sqrt(omega2)) + " /s; ten steps per radian (dt ≤ 0.1 / ω), dividing the interval: dt = " +
+      fmt(s.dt));
+  return s;
+}
+
+}  // namespace kanoko::models

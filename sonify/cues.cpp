@@ -1,0 +1,218 @@
+#include "sonify/cues.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "src/base/check.hpp"
+#include "src/base/error.hpp"
+#include "src/base/suggest.hpp"
+#include "src/mapping/mapping.hpp"
+
+namespace kanoko::sonify {
+
+namespace {
+
+constexpr const char* kSpeed = "speed";
+
+bool cue_order(const Cue& a, const Cue& b) {
+  if (a.time_s != b.time_s) return a.time_s < b.time_s;
+  if (a.body != b.body) return a.body < b.body;
+  return a.rule < b.rule;
+}
+
+}  // namespace
+
+mapping::AudioSpec stored_audio_section(const trajectory::Reader& reader, const std::string& run) {
+  const trajectory::Metadata& meta = reader.meta();
+  if (meta.mapping_text.empty()) return {};
+  const std::string name = meta.source_mapping.empty()
+                               ? run + " (its mapping)"
+                               : meta.source_mapping + " (as stored in " + run + ")";
+  return mapping::parse_mapping_text(meta.mapping_text, name).audio;
+}
+
+std::vector<std::string> watchable_quantities(const trajectory::Metadata& meta) {
+  std::vector<std::string> names = meta.stat_names;
+  names.emplace_back(kSpeed);
+  return names;
+}
+
+std::vector<CueRule> resolve_cue_rules(const mapping::AudioSpec& audio,
+                                       const trajectory::Metadata& meta) {
+  std::vector<CueRule> rules;
+  DiagnosticList diag;
+  for (const mapping::CueSpec& spec : audio.effective_cues()) {
+    CueRule rule;
+    rule.quantity = spec.quantity;
+    rule.rate_min = spec.rate_min;
+    rule.rate_max = spec.rate_max;
+    rule.edge = spec.edge;
+    rule.refractory_s = spec.refractory_s;
+    rule.gain = spec.gain;
+    if (spec.quantity != kSpeed) {
+      rule.stat_row = meta.stat_index(spec.quantity);
+      if (rule.stat_row < 0) {
+        std::string valid;
+        const std::vector<std::string> names = watchable_quantities(meta);
+        for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
+        diag.add(spec.where.file.empty() ? FileLoc{"[audio.cue]"} : spec.where,
+                 "cue quantity '" + spec.quantity + "' is not stored in this run" +
+                     did_you_mean(spec.quantity, names) + "; it stores: " + valid);
+        continue;
+      }
+    }
+    rules.push_back(rule);
+  }
+  diag.throw_if_any();
+  return rules;
+}
+
+CueDetector::CueDetector(std::vector<CueRule> rules, std::size_t body_count)
+    : rules_(std::move(rules)),
+      body_count_(body_count),
+      inside_(rules_.size() * body_count, 0),
+      last_fire_s_(rules_.size() * body_count, -std::numeric_limits<double>::infinity()) {}
+
+void CueDetector::values_of(const trajectory::FrameView& frame, Eigen::MatrixXd& out) const {
+  const auto bodies = static_cast<Eigen::Index>(body_count_);
+  out.resize(static_cast<Eigen::Index>(rules_.size()), bodies);
+  for (std::size_t r = 0; r < rules_.size(); ++r) {
+    const auto row = static_cast<Eigen::Index>(r);
+    if (rules_[r].stat_row < 0) {
+      out.row(row) = frame.velocities.colwise().norm();
+    } else {
+      out.row(row) = frame.stats.row(rules_[r].stat_row);
+    }
+  }
+}
+
+void CueDetector::feed(double time_s, const Eigen::MatrixXd& values, std::vector<Cue>& out) {
+  KANOKO_ASSERT(values.rows() == static_cast<Eigen::Index>(rules_.size()) &&
+                    values.cols() == static_cast<Eigen::Index>(body_count_),
+                "values must be rules x bodies");
+  if (!have_previous_) {
+    have_previous_ = true;
+    previous_time_s_ = time_s;
+    previous_ = values;
+    return;
+  }
+  const double dt = time_s - previous_time_s_;
+  if (!(dt > 0)) return;  // a repeated frame time carries no rate
+  const std::size_t first_new = out.size();
+  for (std::size_t r = 0; r < rules_.size(); ++r) {
+    const CueRule& rule = rules_[r];
+    for (std::size_t b = 0; b < body_count_; ++b) {
+      const auto row = static_cast<Eigen::Index>(r);
+      const auto col = static_cast<Eigen::Index>(b);
+      const double rate = (values(row, col) - previous_(row, col)) / dt;
+      const bool inside = rate >= rule.rate_min && rate <= rule.rate_max;
+      const std::size_t i = r * body_count_ + b;
+      const bool was_inside = inside_[i] != 0;
+      inside_[i] = inside ? 1 : 0;
+      const bool crossed = rule.edge == mapping::CueEdge::Enter ? (inside && !was_inside)
+                                                                 : (!inside && was_inside);
+      if (!crossed || time_s < last_fire_s_[i] + rule.refractory_s) continue;
+      last_fire_s_[i] = time_s;
+      out.push_back(Cue{time_s, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(r),
+                        static_cast<float>(rule.gain), rate});
+    }
+  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first_new), out.end(), cue_order);
+  previous_time_s_ = time_s;
+  previous_ = values;
+}
+
+std::vector<Cue> detect_cues(const trajectory::Reader& reader, const std::vector<CueRule>& rules) {
+  CueDetector detector(rules, reader.meta().body_count());
+  std::vector<Cue> cues;
+  Eigen::MatrixXd values;
+  for (std::size_t k = 0; k < reader.frame_count(); ++k) {
+    const trajectory::FrameView frame = reader.frame(k);
+    detector.values_of(frame, values);
+    detector.feed(frame.time_s, values, cues);
+  }
+  return cues;
+}
+
+std::vector<Cue> merge_cues_per_frame(const std::vector<Cue>& sorted_cues, double origin_s,
+                                      double period_s) {
+  KANOKO_ASSERT(period_s > 0, "frame period must be positive");
+  std::vector<Cue> out;
+  // Per body: index in `out` of its cue in the current frame.
+  std::unordered_map<std::uint32_t, std::size_t> open;
+  std::int64_t frame = std::numeric_limits<std::int64_t>::min();
+  for (const Cue& c : sorted_cues) {
+    const auto k = static_cast<std::int64_t>(std::floor((c.time_s - origin_s) / period_s));
+    if (k != frame) {
+      frame = k;
+      open.clear();
+    }
+    const auto it = open.find(c.body);
+    if (it == open.end()) {
+      open.emplace(c.body, out.size());
+      out.push_back(c);
+    } else if (c.gain > out[it->second].gain) {
+      out[it->second].gain = c.gain;
+      out[it->second].rule = c.rule;
+      out[it->second].rate = c.rate;
+    }
+  }
+  return out;
+}
+
+std::vector<Cue> cap_voices(const std::vector<Cue>& sorted_cues, std::uint32_t max_voices,
+                            double duration_s) {
+  std::vector<Cue> out;
+  std::vector<double> ends;  // end times of the kept cues still sounding (min-heap)
+  const auto later = [](double a, double b) { return a > b; };
+  for (std::size_t i = 0; i < sorted_cues.size();) {
+    // Cues starting together: loudest first.
+    std::size_t j = i;
+    while (j < sorted_cues.size() && sorted_cues[j].time_s == sorted_cues[i].time_s) ++j;
+    std::vector<Cue> group(sorted_cues.begin() + static_cast<std::ptrdiff_t>(i),
+                           sorted_cues.begin() + static_cast<std::ptrdiff_t>(j));
+    std::stable_sort(group.begin(), group.end(),
+                     [](const Cue& a, const Cue& b) { return a.gain > b.gain; });
+    const double t = sorted_cues[i].time_s;
+    while (!ends.empty() && ends.front() <= t) {
+      std::pop_heap(ends.begin(), ends.end(), later);
+      ends.pop_back();
+    }
+    const std::size_t first_kept = out.size();
+    for (const Cue& c : group) {
+      if (ends.size() >= max_voices) break;
+      out.push_back(c);
+      ends.push_back(t + duration_s);
+      std::push_heap(ends.begin(), ends.end(), later);
+    }
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(first_kept), out.end(), cue_order);
+    i = j;
+  }
+  return out;
+}
+
+void cues_crossed(const std::vector<Cue>& sorted_cues, double from_s, double to_s,
+                  std::vector<Cue>& out) {
+  if (from_s == to_s) return;
+  const bool forward = to_s > from_s;
+  const auto by_time = [](const Cue& c, double t) { return c.time_s < t; };
+  const auto time_before = [](double t, const Cue& c) { return t < c.time_s; };
+  // Forward: (from, to]; backward: [to, from).
+  auto first = forward ? std::upper_bound(sorted_cues.begin(), sorted_cues.end(), from_s, time_before)
+                       : std::lower_bound(sorted_cues.begin(), sorted_cues.end(), to_s, by_time);
+  auto last = forward ? std::upper_bound(sorted_cues.begin(), sorted_cues.end(), to_s, time_before)
+                      : std::lower_bound(sorted_cues.begin(), sorted_cues.end(), from_s, by_time);
+  std::unordered_map<std::uint32_t, std::size_t> seen;
+  for (auto it = first; it != last; ++it) {
+    const auto found = seen.find(it->body);
+    if (found == seen.end()) {
+      seen.emplace(it->body, out.size());
+      out.push_back(*it);
+    } else if (it->gain > out[found->second].gain) {
+      out[found->second].gain = it->gain;
+    }
+  }
+}
+
+}  // namespace kanoko::sonify

@@ -1,0 +1,90 @@
+// kanoko suggest: proposes R, k, L, β, the forcing gain and dt for a trace from the paper's
+// energy argument, prints the reasoning, and can write them into a copy of the mapping.
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "models/suggest.hpp"
+#include "src/base/atomic_file.hpp"
+#include "src/cli/commands.hpp"
+#include "src/cli/options.hpp"
+#include "src/mapping/edit.hpp"
+#include "src/mapping/mapping.hpp"
+#include "src/mapping/schema.hpp"
+
+namespace kanoko::cli {
+
+namespace {
+
+std::string number_text(double x) {
+  std::ostringstream os;
+  os.precision(4);
+  os << x;
+  std::string s = os.str();
+  // TOML needs a digit before an exponent's mantissa dot and accepts 1e-05; keep it a float.
+  if (s.find_first_of(".eE") == std::string::npos && s.find("inf") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+int cmd_suggest(const Args& args) {
+  const CommandSpec spec{
+      "suggest", "TRACE --mapping MAP [-o NEW.toml]",
+      "Proposes the friction beta, the communication gain, the spring stiffness k and length L, the\n"
+      "repulsion R and the step dt for this trace, from the paper's energy argument: on average the\n"
+      "friction must dissipate more energy than the communication forcing puts in, at a comfortable\n"
+      "mean speed (a tenth of the body spacing per relaxation time 1/beta). It measures the trace under\n"
+      "the mapping (masses, pulls per body and interval, spacing, spring degrees), prints each step of\n"
+      "the reasoning with the figures, and with -o writes the values into a copy of the mapping,\n"
+      "keeping its comments and every other setting (values given as formulas are left alone).",
+      "  kanoko suggest traces/fib22-ring.kntr --mapping mappings/paper-fibonacci.toml\n"
+      "  kanoko suggest traces/mesh-skewed-light.kntr --mapping mappings/paper-mesh.toml -o tuned.toml\n"};
+  po::options_description options("Options");
+  std::string trace, mapping_path, output;
+  options.add_options()("trace", po::value(&trace)->required(), "trace file")(
+      "mapping,m", po::value(&mapping_path)->required(), "mapping file (.toml)")(
+      "output,o", po::value(&output), "write a copy of the mapping with the suggested values here");
+  po::positional_options_description positional;
+  positional.add("trace", 1);
+  po::variables_map vm;
+  if (!parse_command_line(spec, options, positional, args, vm)) return 0;
+
+  const mapping::Mapping m = mapping::parse_mapping_file(mapping_path);
+  if (!output.empty()) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(output, mapping_path, ec)) {
+      throw InputError(FileLoc{output}, "-o names the mapping itself; suggest writes a copy (choose another file)");
+    }
+  }
+  const trace::Timeline tl = mapping::read_body_timeline(trace, m);
+  const models::Suggestion s = models::suggest_parameters(m, tl);
+  std::cout << "Reasoning:\n";
+  for (const auto& line : s.reasoning) std::cout << "  " << line << '\n';
+  struct Value {
+    std::string section, key;
+    std::optional<double> value;
+  };
+  const std::vector<Value> values = {
+      {"forces.friction", "beta", s.beta},   {"forces.communication", "gain", s.gain}, {"springs", "k", s.k},
+      {"springs", "length", s.length},       {"forces.repulsion", "strength", s.repulsion},
+      {"simulation", "dt", s.dt},
+  };
+  std::cout << "Suggested:\n";
+  for (const auto& v : values) {
+    if (v.value) std::cout << "  [" << v.section << "] " << v.key << " = " << number_text(*v.value) << '\n';
+  }
+  if (output.empty()) return 0;
+  std::string text = m.text;
+  mapping::Mapping current = m;
+  for (const auto& v : values) {
+    if (!v.value) continue;
+    text = mapping::set_value(text, current, v.section, v.key, number_text(*v.value));
+    current = mapping::parse_mapping_text(text, output);  // locations of the edited text
+  }
+  write_file_atomically(output, text);
+  std::cout << "wrote " << output << '\n';
+  return 0;
+}
+
+}  // namespace kanoko::cli

@@ -1,0 +1,185 @@
+#include "src/mapping/expression.hpp"
+
+#include <muParser.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "src/base/suggest.hpp"
+
+namespace kanoko::mapping {
+
+namespace {
+
+using Docs = std::vector<std::pair<std::string, std::string>>;
+
+const Docs& body_docs() {
+  static const Docs docs = {
+      {"index", "body index, 0 to count − 1 (the trace's order)"},
+      {"rank", "MPI rank of the body's (first) entity, or its index when the trace gives none"},
+      {"count", "number of bodies"},
+      {"degree", "number of springs at the body"},
+      {"load", "load of the interval, as [mass] `load` defines it"},
+      {"busy", "fraction of the interval spent in computing states"},
+      {"bytes_sent", "bytes the body sent in the interval"},
+      {"bytes_recv", "bytes the body received in the interval"},
+      {"msgs_sent", "messages the body sent in the interval"},
+      {"msgs_recv", "messages the body received in the interval"},
+      {"bytes_sent_total", "bytes sent from the start of the trace through this interval"},
+      {"bytes_recv_total", "bytes received through this interval"},
+      {"msgs_sent_total", "messages sent through this interval"},
+      {"msgs_recv_total", "messages received through this interval"},
+      {"peak_bytes", "largest bytes of one pair in one interval, over the whole trace"},
+      {"peak_msgs", "largest message count of one pair in one interval, over the whole trace"},
+      {"interval", "interval width in seconds"},
+      {"time", "start of the interval, in trace seconds"},
+  };
+  return docs;
+}
+
+const Docs& pair_docs() {
+  static const Docs docs = {
+      {"bytes", "bytes from src to dst in the interval (springs: both directions)"},
+      {"msgs", "messages from src to dst in the interval (springs: both directions)"},
+      {"bytes_total", "bytes between the pair from the start through this interval"},
+      {"msgs_total", "messages between the pair through this interval"},
+      {"peak_bytes", "largest bytes of one pair in one interval, over the whole trace"},
+      {"peak_msgs", "largest message count of one pair in one interval, over the whole trace"},
+      {"src_index", "index of the sender (springs: the first end)"},
+      {"dst_index", "index of the receiver (springs: the second end)"},
+      {"src_load", "load of the sender in the interval"},
+      {"dst_load", "load of the receiver in the interval"},
+      {"src_degree", "springs at the sender"},
+      {"dst_degree", "springs at the receiver"},
+      {"count", "number of bodies"},
+      {"interval", "interval width in seconds"},
+      {"time", "start of the interval, in trace seconds"},
+  };
+  return docs;
+}
+
+std::vector<std::string> names_of(const Docs& docs) {
+  std::vector<std::string> out;
+  for (const auto& d : docs) out.push_back(d.first);
+  return out;
+}
+
+constexpr std::size_t kMaxLength = 4096;
+
+/// A parser with the scope's variables bound to `values` and no other names.
+void define_variables(mu::Parser& p, Scope scope, const double* values) {
+  const auto& names = variable_names(scope);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    // muparser binds a non-const pointer but only reads through it when evaluating.
+    p.DefineVar(names[i], const_cast<double*>(values + i));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+  }
+}
+
+std::string muparser_message(const mu::ParserError& e) {
+  std::string msg = e.GetMsg();
+  // muparser appends " at position N." (0-based); the location already says where.
+  const std::size_t at = msg.rfind(" at position ");
+  if (at != std::string::npos) msg.erase(at);
+  if (!msg.empty() && msg.back() == '.') msg.pop_back();
+  return msg;
+}
+
+}  // namespace
+
+const std::vector<std::string>& variable_names(Scope scope) {
+  static const std::vector<std::string> body = names_of(body_docs());
+  static const std::vector<std::string> pair = names_of(pair_docs());
+  return scope == Scope::Body ? body : pair;
+}
+
+const std::vector<std::pair<std::string, std::string>>& variable_docs(Scope scope) {
+  return scope == Scope::Body ? body_docs() : pair_docs();
+}
+
+std::string ExpressionSpec::describe() const { return "'" + key + "' = \"" + text + "\" (" + loc.str() + ")"; }
+
+std::vector<Diagnostic> check_expression(const std::string& text, Scope scope, const FileLoc& loc,
+                                         std::vector<std::string>* used) {
+  auto at = [&](int pos) {
+    FileLoc l = loc;
+    if (l.column > 0 && pos > 0) l.column += pos;
+    return l;
+  };
+  if (text.size() > kMaxLength) {
+    return {{loc, "expression is " + std::to_string(text.size()) + " characters long; at most " +
+                      std::to_string(kMaxLength) + " are allowed"}};
+  }
+  if (text.find_first_not_of(" \t") == std::string::npos) return {{loc, "empty expression"}};
+  // muparser can assign to variables ("load = 1", "x += 2"); a mapping only reads them.
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '=') continue;
+    const char before = i > 0 ? text[i - 1] : ' ';
+    const char after = i + 1 < text.size() ? text[i + 1] : ' ';
+    if (after == '=') {
+      ++i;  // "=="
+      continue;
+    }
+    if (before == '<' || before == '>' || before == '!') continue;
+    return {{at(static_cast<int>(i) - ((before == '+' || before == '-' || before == '*' || before == '/') ? 1 : 0)),
+             "assignment ('=') is not allowed in an expression; compare with '=='"}};
+  }
+  std::vector<double> values(variable_names(scope).size(), 1.0);
+  try {
+    mu::Parser p;
+    define_variables(p, scope, values.data());
+    p.SetExpr(text);
+    const double v = p.Eval();
+    if (used != nullptr) {
+      used->clear();
+      for (const auto& [name, ptr] : p.GetUsedVar()) used->push_back(name);
+    }
+    if (!std::isfinite(v)) {
+      std::ostringstream os;
+      os << "expression \"" << text << "\" is " << v
+         << " even when every variable is 1 (a division by zero or a function outside its domain)";
+      return {{loc, os.str()}};
+    }
+  } catch (const mu::ParserError& e) {
+    const std::string token = e.GetToken();
+    const auto code = e.GetCode();
+    const bool unknown_name = code == mu::ecUNASSIGNABLE_TOKEN && !token.empty() &&
+                              (std::isalpha(static_cast<unsigned char>(token[0])) != 0 || token[0] == '_');
+    if (unknown_name) {
+      std::string valid;
+      for (const auto& n : variable_names(scope)) valid += (valid.empty() ? "" : ", ") + n;
+      return {{at(e.GetPos()), "unknown name '" + token + "' in expression" + did_you_mean(token, variable_names(scope)) +
+                                   "; variables here: " + valid}};
+    }
+    return {{at(e.GetPos()), "invalid expression \"" + text + "\": " + muparser_message(e)}};
+  }
+  return {};
+}
+
+Expression::Expression() = default;
+Expression::Expression(Expression&&) noexcept = default;
+Expression& Expression::operator=(Expression&&) noexcept = default;
+Expression::~Expression() = default;
+
+Expression::Expression(const ExpressionSpec& spec, const double* values) : spec_(spec), parser_(std::make_unique<mu::Parser>()) {
+  try {
+    define_variables(*parser_, spec.scope, values);
+    parser_->SetExpr(spec.text);
+    (void)parser_->Eval();  // compiles to bytecode now, not in the first interval
+  } catch (const mu::ParserError& e) {
+    // check_expression accepted it when the mapping was loaded; this is not reachable with a
+    // parsed mapping, but an ExpressionSpec built by hand gets a clear error.
+    throw InputError(spec.loc, "invalid expression \"" + spec.text + "\": " + muparser_message(e));
+  }
+}
+
+double Expression::eval() const { return parser_->Eval(); }
+
+void Expression::throw_bad_value(const std::string& subject, double value, const std::string& requirement) const {
+  std::ostringstream os;
+  os << spec_.loc.str() << ": expression '" << spec_.key << "' = \"" << spec_.text << "\" gives " << value << " for "
+     << subject << "; it must be " << requirement;
+  if (std::isinf(value) || std::isnan(value)) os << " (a division by zero or a function outside its domain?)";
+  throw RunError(os.str());
+}
+
+}  // namespace kanoko::mapping

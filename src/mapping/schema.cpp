@@ -1,0 +1,220 @@
+#include "src/mapping/schema.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "src/base/suggest.hpp"
+
+namespace kanoko::mapping {
+
+BodySelector::BodySelector(const Mapping& m, trace::TraceSink& downstream) : mapping_(m), down_(downstream) {
+  // The patterns compiled when the mapping was parsed; they compile again here.
+  if (!m.trace.select.empty()) {
+    select_ = std::regex(m.trace.select);
+    has_select_ = true;
+  }
+  if (!m.trace.exclude.empty()) {
+    exclude_ = std::regex(m.trace.exclude);
+    has_exclude_ = true;
+  }
+}
+
+std::string BodySelector::body_key(const trace::Entity& e, std::string& why) const {
+  if (has_select_ && !std::regex_search(e.name, select_)) {
+    why = "name does not match [trace] select \"" + mapping_.trace.select + "\"";
+    return {};
+  }
+  if (has_exclude_ && std::regex_search(e.name, exclude_)) {
+    why = "name matches [trace] exclude \"" + mapping_.trace.exclude + "\"";
+    return {};
+  }
+  switch (mapping_.trace.group_by) {
+    case GroupBy::Entity: return e.name;
+    case GroupBy::Host:
+      if (e.host.empty()) why = "the trace gives it no host (group_by = \"host\")";
+      return e.host;
+    case GroupBy::Table: {
+      std::string at = e.name;
+      for (int step = 0; step < mapping_.trace.level; ++step) {
+        const auto it = mapping_.trace.groups.find(at);
+        if (it == mapping_.trace.groups.end()) {
+          why = "'" + at + "' has no parent in [trace] groups (level " + std::to_string(step + 1) + " of " +
+                std::to_string(mapping_.trace.level) + ")";
+          return {};
+        }
+        at = it->second;
+      }
+      return at;
+    }
+  }
+  return {};
+}
+
+void BodySelector::on_entity(const trace::Entity& e) {
+  if (body_of_.size() <= e.index) {
+    body_of_.resize(e.index + 1, kNone);
+    last_load_.resize(e.index + 1, 0.0);
+    has_load_.resize(e.index + 1, false);
+  }
+  std::string why;
+  const std::string key = body_key(e, why);
+  if (key.empty()) {
+    report_.entities.push_back({e.name, "", why});
+    return;
+  }
+  // One body per entity even when two entities share a name; groups merge by name.
+  const auto next = static_cast<std::uint32_t>(members_.size());
+  auto [it, added] = body_index_.emplace(key, next);
+  if (!added && mapping_.trace.group_by == GroupBy::Entity) {
+    it->second = next;
+    added = true;
+  }
+  if (added) {
+    members_.emplace_back();
+    report_.bodies.push_back(key);
+    trace::Entity body;
+    body.index = it->second;
+    body.id = it->second;
+    body.name = key;
+    body.host = mapping_.trace.group_by == GroupBy::Host ? key : e.host;
+    body.rank = mapping_.trace.group_by == GroupBy::Entity ? e.rank : -1;
+    down_.on_entity(body);
+  }
+  members_[it->second].push_back(e.index);
+  body_of_[e.index] = it->second;
+  report_.entities.push_back({e.name, key, ""});
+}
+
+std::uint32_t BodySelector::body(trace::EntityIndex e) const { return e < body_of_.size() ? body_of_[e] : kNone; }
+
+void BodySelector::on_link(const trace::Link& l) {
+  trace::Link out = l;
+  out.a = body(l.a);
+  out.b = body(l.b);
+  const bool kept = out.a != kNone && out.b != kNone && out.a != out.b;  // a link within one body is no link
+  if (kept) down_.on_link(out);
+  report_.dropped_links += kept ? 0U : 1U;
+}
+
+void BodySelector::on_message(const trace::Message& msg) {
+  trace::Message out = msg;
+  out.src = body(msg.src);
+  out.dst = body(msg.dst);
+  if (out.src == kNone || out.dst == kNone) {
+    ++report_.dropped_messages;
+  } else {
+    report_.internal_messages += out.src == out.dst ? 1U : 0U;  // kept: it is the body's traffic
+    down_.on_message(out);
+  }
+}
+
+void BodySelector::on_load(const trace::LoadSample& s) {
+  const std::uint32_t b = body(s.entity);
+  if (b == kNone) return;
+  last_load_[s.entity] = s.value;
+  has_load_[s.entity] = true;
+  // A group's load is the mean of its members' latest samples.
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::uint32_t e : members_[b]) {
+    if (!has_load_[e]) continue;
+    sum += last_load_[e];
+    ++n;
+  }
+  trace::LoadSample out = s;
+  out.entity = b;
+  out.value = n > 0 ? sum / static_cast<double>(n) : 0.0;
+  down_.on_load(out);
+}
+
+void BodySelector::on_state(const trace::StateInterval& s) {
+  ++report_.states[std::string(s.name)];
+  const std::uint32_t b = body(s.entity);
+  if (b == kNone) return;
+  trace::StateInterval out = s;
+  out.entity = b;
+  down_.on_state(out);
+}
+
+void BodySelector::on_collective(const trace::Collective& c) {
+  const std::uint32_t b = body(c.entity);
+  if (b == kNone) return;
+  trace::Collective out = c;
+  out.entity = b;
+  if (out.root >= 0) {
+    const auto r = static_cast<std::size_t>(out.root);
+    out.root = r < body_of_.size() && body_of_[r] != kNone ? static_cast<std::int64_t>(body_of_[r]) : -1;
+  }
+  down_.on_collective(out);
+}
+
+void BodySelector::on_end(double end_s) {
+  report_.members.clear();
+  for (const auto& m : members_) report_.members.push_back(m.size());
+  down_.on_end(end_s);
+}
+
+trace::TimelineOptions timeline_options(const Mapping& m, const std::string& format) {
+  trace::TimelineOptions o;
+  o.interval_s = m.simulation.interval_s;
+  o.busy_states = m.mass.busy_states;
+  if (!m.trace.computing_given && format == "paje") o.busy_states = {"computing", "compute"};
+  return o;
+}
+
+trace::ReaderOptions reader_options(const Mapping& m) {
+  trace::ReaderOptions o;
+  o.paje.entity_type = m.trace.entity_type;
+  o.paje.load_variable = m.trace.load_variable;
+  return o;
+}
+
+trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapping& m, SelectionReport* report) {
+  std::string format = m.trace.format;
+  if (format == "auto") format = trace::detect_format(path);
+  const auto names = trace::reader_names();
+  if (!format.empty() && std::find(names.begin(), names.end(), format) == names.end()) {
+    throw InputError(m.where("trace.format"), "unknown trace format '" + format + "'" + did_you_mean(format, names));
+  }
+  const trace::TimelineOptions options = timeline_options(m, format);
+  trace::TimelineBuilder builder(options);
+  BodySelector selector(m, builder);
+  const trace::ReadReport read = trace::read_trace(path, selector, format.empty() ? "auto" : format, reader_options(m));
+  SelectionReport& r = selector.report();
+  r.format = read.format;
+  r.computing = options.busy_states;
+  for (const auto& state : r.computing) {
+    if (!r.states.empty() && r.states.count(state) == 0) {
+      std::vector<std::string> seen;
+      for (const auto& [name, count] : r.states) seen.push_back(name);
+      r.warnings.push_back({m.where(m.locations.count("trace.computing") != 0 ? "trace.computing" : "mass.busy_states"),
+                            "computing state '" + state + "' never occurs in the trace" + did_you_mean(state, seen)});
+    }
+  }
+  for (const auto& [child, parent] : m.trace.groups) {
+    const bool entity = std::any_of(r.entities.begin(), r.entities.end(), [&](const auto& e) { return e.entity == child; });
+    const bool group = std::any_of(m.trace.groups.begin(), m.trace.groups.end(), [&](const auto& g) { return g.second == child; });
+    if (!entity && !group) {
+      r.warnings.push_back({m.where("trace.groups"), "[trace] groups names '" + child +
+                                                         "', which is neither an entity of the trace nor a group"});
+    }
+  }
+  if (r.bodies.empty() && !r.entities.empty()) {
+    const std::string key = !m.trace.select.empty()  ? "trace.select"
+                            : !m.trace.exclude.empty() ? "trace.exclude"
+                                                       : "trace.group_by";
+    throw InputError(m.where(key), "no entity of the trace's " + std::to_string(r.entities.size()) +
+                                       " became a body (first: '" + r.entities.front().entity + "': " +
+                                       r.entities.front().reason + ")");
+  }
+  trace::Timeline tl = builder.take();
+  if (!m.trace.load_variable.empty() && tl.load_sample_count == 0) {
+    r.warnings.push_back({m.where("trace.load_variable"), "load_variable '" + m.trace.load_variable +
+                                                              "' gave no load samples for the bodies (check its "
+                                                              "name or alias, and that it is set on the entities)"});
+  }
+  if (report != nullptr) *report = std::move(r);
+  return tl;
+}
+
+}  // namespace kanoko::mapping

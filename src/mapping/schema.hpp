@@ -1,0 +1,92 @@
+// The mapping's [trace] section applied to a trace: which entities become bodies (selection by
+// name, grouping by host or by a parent table), which states count as computing, and the
+// reader options (format, Pajé entity type and load variable). A BodySelector sits between a
+// reader and the timeline builder and renumbers the event stream from entities to bodies.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "src/mapping/mapping.hpp"
+#include "src/trace/event.hpp"
+#include "src/trace/readers.hpp"
+#include "src/trace/timeline.hpp"
+
+namespace kanoko::mapping {
+
+/// What became of one trace entity.
+struct EntityMatch {
+  std::string entity;  ///< its name in the trace
+  std::string body;    ///< the body it belongs to, "" when it was left out
+  std::string reason;  ///< why it was left out
+};
+
+/// What applying [trace] to a trace did.
+struct SelectionReport {
+  std::string format;                         ///< the reader used
+  std::vector<EntityMatch> entities;          ///< every entity, in declaration order
+  std::vector<std::string> bodies;            ///< body names, body order
+  std::vector<std::size_t> members;           ///< entities per body
+  std::uint64_t dropped_messages = 0;         ///< messages with an end that is not a body
+  std::uint64_t internal_messages = 0;        ///< messages between entities of one body
+  std::uint64_t dropped_links = 0;            ///< links with an end that is not a body, or within one
+  std::vector<std::string> computing;         ///< the states counted as computing (busy)
+  std::map<std::string, std::uint64_t> states;  ///< state name → intervals seen
+  std::vector<Diagnostic> warnings;           ///< recoverable problems (located in the mapping)
+};
+
+/// Renumbers a trace stream from entities to bodies as [trace] says and forwards it.
+class BodySelector final : public trace::TraceSink {
+ public:
+  BodySelector(const Mapping& m, trace::TraceSink& downstream);
+
+  void on_entity(const trace::Entity& e) override;
+  void on_link(const trace::Link& l) override;
+  void on_message(const trace::Message& msg) override;
+  void on_load(const trace::LoadSample& s) override;
+  void on_state(const trace::StateInterval& s) override;
+  void on_collective(const trace::Collective& c) override;
+  void on_end(double end_s) override;
+
+  /// The report so far (complete after on_end).
+  [[nodiscard]] SelectionReport& report() { return report_; }
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffU;
+  /// The body key of an entity, or "" with `why` set.
+  std::string body_key(const trace::Entity& e, std::string& why) const;
+  /// The body of an entity, kNone when it was left out.
+  [[nodiscard]] std::uint32_t body(trace::EntityIndex e) const;
+
+  const Mapping& mapping_;
+  trace::TraceSink& down_;
+  bool has_select_ = false;
+  bool has_exclude_ = false;
+  std::regex select_;
+  std::regex exclude_;
+  std::vector<std::uint32_t> body_of_;            ///< entity index → body, kNone if left out
+  std::map<std::string, std::uint32_t> body_index_;
+  std::vector<std::vector<std::uint32_t>> members_;  ///< body → entities
+  std::vector<double> last_load_;                 ///< entity → latest load sample
+  std::vector<bool> has_load_;
+  SelectionReport report_;
+};
+
+/// The timeline options (interval, computing states) for a trace of `format` ("native", "paje").
+/// Without [trace] `computing` (or [mass] `busy_states`), the format's default states count as
+/// computing: `compute` for native traces, `computing` and `compute` for Pajé (SimGrid).
+trace::TimelineOptions timeline_options(const Mapping& m, const std::string& format);
+/// Reader options from [trace] (Pajé entity type and load variable).
+trace::ReaderOptions reader_options(const Mapping& m);
+
+/// Reads `path` as [trace] says into a timeline of bodies. Throws InputError for a bad trace, an
+/// unknown format, or a selection that leaves no body (located in the mapping). When `report`
+/// is given, fills it.
+trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapping& m,
+                                   SelectionReport* report = nullptr);
+
+}  // namespace kanoko::mapping

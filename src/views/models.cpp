@@ -1,0 +1,284 @@
+#include "src/views/models.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "src/base/error.hpp"
+
+namespace kanoko::views {
+
+namespace {
+
+std::size_t cls_index(StateClass c) { return static_cast<std::size_t>(c); }
+
+// Column of time t in a window of `columns` columns starting at t0 (width cw): -1 before the
+// window, `columns` after it.
+std::int32_t column_of(double t, double t0, double t1, double cw, std::size_t columns) {
+  if (t < t0) return -1;
+  if (t > t1) return static_cast<std::int32_t>(columns);
+  const double x = std::floor((t - t0) / cw);
+  return static_cast<std::int32_t>(std::clamp(x, 0.0, static_cast<double>(columns - 1)));
+}
+
+// Number of raw segments visible in [t0, t1).
+std::size_t visible_segments(const TraceIndex& index, double t0, double t1) {
+  std::size_t n = 0;
+  for (const auto& segs : index.segments) {
+    const auto first = std::upper_bound(segs.begin(), segs.end(), t0,
+                                        [](double t, const Segment& s) { return t < s.end_s; });
+    const auto last = std::lower_bound(first, segs.end(), t1,
+                                       [](const Segment& s, double t) { return s.begin_s < t; });
+    n += static_cast<std::size_t>(last - first);
+  }
+  return n;
+}
+
+}  // namespace
+
+StateClass dominant_class(const ClassSeconds& cell) {
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < kClassCount; ++c) {
+    if (cell[c] > cell[best]) best = c;
+  }
+  return static_cast<StateClass>(best);
+}
+
+StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns) {
+  StateColumns out;
+  out.t0_s = t0_s;
+  out.t1_s = t1_s;
+  out.columns = std::max<std::size_t>(1, columns);
+  out.entities = index.entity_count();
+  out.cells.assign(out.entities * out.columns, ClassSeconds{});
+  if (!(t1_s > t0_s)) return out;
+  const double cw = out.column_width_s();
+  // The VENUS trade: sweep the raw segments only when there are few enough of them for the
+  // pixels at hand, or when the bins are coarser than a pixel (zoomed in).
+  const std::size_t budget = std::max<std::size_t>(out.columns * out.entities * 8, std::size_t{1} << 18U);
+  out.exact = index.detail_complete &&
+              (index.bin_width_s > cw || visible_segments(index, t0_s, t1_s) <= budget);
+  for (EntityIndex e = 0; e < out.entities; ++e) {
+    ClassSeconds* row = &out.cells[e * out.columns];
+    if (!out.exact) {
+      for (std::size_t c = 0; c < out.columns; ++c) {
+        const double c0 = t0_s + static_cast<double>(c) * cw;
+        row[c] = index.class_time_from_bins(e, c0, c + 1 == out.columns ? t1_s : c0 + cw);
+      }
+      continue;
+    }
+    const auto& segs = index.segments[e];
+    auto it = std::upper_bound(segs.begin(), segs.end(), t0_s,
+                               [](double t, const Segment& s) { return t < s.end_s; });
+    for (; it != segs.end() && it->begin_s < t1_s; ++it) {
+      const double b = std::max(t0_s, it->begin_s);
+      const double end = std::min(t1_s, it->end_s);
+      const auto first = static_cast<std::size_t>(column_of(b, t0_s, t1_s, cw, out.columns));
+      const auto last = static_cast<std::size_t>(column_of(end, t0_s, t1_s, cw, out.columns));
+      for (std::size_t c = first; c <= last && c < out.columns; ++c) {
+        const double c0 = t0_s + static_cast<double>(c) * cw;
+        const double c1 = c + 1 == out.columns ? t1_s : c0 + cw;
+        const double overlap = std::min(end, c1) - std::max(b, c0);
+        if (overlap > 0) row[c][cls_index(it->cls)] += overlap;
+      }
+    }
+    for (std::size_t c = 0; c < out.columns; ++c) {
+      const double named = row[c][0] + row[c][1] + row[c][2];
+      const double width = c + 1 == out.columns ? t1_s - (t0_s + static_cast<double>(c) * cw) : cw;
+      row[c][cls_index(StateClass::Idle)] += std::max(0.0, width - named);
+    }
+  }
+  return out;
+}
+
+MessageBundles bundle_messages(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns) {
+  MessageBundles out;
+  columns = std::max<std::size_t>(1, columns);
+  if (!(t1_s > t0_s)) return out;
+  const double cw = (t1_s - t0_s) / static_cast<double>(columns);
+  std::unordered_map<std::uint64_t, std::size_t> where;  // (src, dst, send col, recv col) → bundle
+  const auto add = [&](EntityIndex src, EntityIndex dst, std::int32_t sc, std::int32_t rc, std::uint64_t count,
+                       std::uint64_t bytes, std::size_t first) {
+    // Columns lie in [-1, columns]; 2^20 columns is far beyond any screen.
+    const auto pack = [](std::int32_t c) { return static_cast<std::uint64_t>(c + 1) & 0xFFFFFU; };
+    const std::uint64_t pair = (std::uint64_t{src} * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t{dst} * 0xC2B2AE3D27D4EB4FULL);
+    std::uint64_t key = pair ^ ((pack(sc) << 20U) | pack(rc));
+    // Hash collisions between different bundles are resolved by probing.
+    for (;;) {
+      const auto it = where.find(key);
+      if (it == where.end()) {
+        where.emplace(key, out.bundles.size());
+        out.bundles.push_back(MessageBundle{src, dst, sc, rc, count, bytes, first});
+        break;
+      }
+      MessageBundle& b = out.bundles[it->second];
+      if (b.src == src && b.dst == dst && b.send_column == sc && b.recv_column == rc) {
+        b.messages += count;
+        b.bytes += bytes;
+        break;
+      }
+      key = key * 6364136223846793005ULL + 1442695040888963407ULL;
+    }
+    out.messages += count;
+  };
+  if (index.detail_complete) {
+    const std::size_t from = index.first_message_at(t0_s - index.max_latency_s);
+    for (std::size_t i = from; i < index.messages.size(); ++i) {
+      const MessageRecord& m = index.messages[i];
+      if (m.send_s > t1_s) break;
+      const bool known = m.recv_s >= m.send_s;
+      if (known ? m.recv_s < t0_s : m.send_s < t0_s) continue;
+      const std::int32_t sc = column_of(m.send_s, t0_s, t1_s, cw, columns);
+      const std::int32_t rc = known ? column_of(m.recv_s, t0_s, t1_s, cw, columns) : sc;
+      add(m.src, m.dst, sc, rc, 1, m.bytes, i);
+    }
+    return out;
+  }
+  out.exact = false;
+  for (std::size_t b = index.bin_of(t0_s); b < index.bin_count; ++b) {
+    const double b0 = index.begin_s + static_cast<double>(b) * index.bin_width_s;
+    if (b0 > t1_s) break;
+    const std::int32_t col = column_of(std::clamp(b0 + index.bin_width_s / 2, t0_s, t1_s), t0_s, t1_s, cw, columns);
+    for (const PairAgg& p : index.bin_traffic[b]) add(p.src, p.dst, col, col, p.messages, p.bytes, 0);
+  }
+  return out;
+}
+
+MatrixModel compute_matrix(const TraceIndex& index, double t0_s, double t1_s) {
+  MatrixModel out;
+  out.n = index.entity_count();
+  if (out.n > kMaxMatrixEntities) {
+    throw InputError(FileLoc{"matrix"}, "the trace has " + std::to_string(out.n) +
+                                            " entities; the communication matrix shows at most " +
+                                            std::to_string(kMaxMatrixEntities));
+  }
+  out.t0_s = t0_s;
+  out.t1_s = t1_s;
+  out.messages.assign(out.n * out.n, 0);
+  out.bytes.assign(out.n * out.n, 0);
+  const bool to_end = t1_s >= index.end_s;
+  const auto inside = [&](double t) { return t >= t0_s && (t < t1_s || (to_end && t <= t1_s)); };
+  const auto add = [&](EntityIndex s, EntityIndex d, std::uint64_t count, std::uint64_t bytes) {
+    out.messages[s * out.n + d] += count;
+    out.bytes[s * out.n + d] += bytes;
+  };
+  if (index.detail_complete) {
+    for (std::size_t i = index.first_message_at(t0_s); i < index.messages.size(); ++i) {
+      const MessageRecord& m = index.messages[i];
+      if (!inside(m.send_s)) break;
+      add(m.src, m.dst, 1, m.bytes);
+    }
+  } else {
+    for (std::size_t b = 0; b < index.bin_count; ++b) {
+      const double b0 = index.begin_s + static_cast<double>(b) * index.bin_width_s;
+      if (!inside(std::max(b0, index.begin_s))) continue;
+      for (const PairAgg& p : index.bin_traffic[b]) add(p.src, p.dst, p.messages, p.bytes);
+    }
+  }
+  out.max_messages = out.messages.empty() ? 0 : *std::max_element(out.messages.begin(), out.messages.end());
+  out.max_bytes = out.bytes.empty() ? 0 : *std::max_element(out.bytes.begin(), out.bytes.end());
+  return out;
+}
+
+KiviatModel compute_kiviat(const TraceIndex& index, double t0_s, double t1_s) {
+  KiviatModel out;
+  out.t0_s = t0_s;
+  out.t1_s = t1_s;
+  out.busy_fraction.resize(index.entity_count(), 0.0);
+  if (!(t1_s > t0_s)) return out;
+  for (EntityIndex e = 0; e < index.entity_count(); ++e) {
+    out.busy_fraction[e] = index.class_time(e, t0_s, t1_s)[cls_index(StateClass::Busy)] / (t1_s - t0_s);
+  }
+  return out;
+}
+
+UtilisationModel compute_utilisation(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns) {
+  UtilisationModel out;
+  out.t0_s = t0_s;
+  out.t1_s = t1_s;
+  out.entities = index.entity_count();
+  const StateColumns cols = state_columns(index, t0_s, t1_s, columns);
+  out.counts.assign(cols.columns, ClassSeconds{});
+  if (!(t1_s > t0_s)) return out;
+  const double cw = cols.column_width_s();
+  for (std::size_t c = 0; c < cols.columns; ++c) {
+    const double width = c + 1 == cols.columns ? t1_s - (t0_s + static_cast<double>(c) * cw) : cw;
+    for (EntityIndex e = 0; e < cols.entities; ++e) {
+      for (std::size_t k = 0; k < kClassCount; ++k) out.counts[c][k] += cols.cell(e, c)[k] / width;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Totals of every entity over [begin, t]: class time, blocking time and messages by send time.
+std::vector<EntityTotals> totals_until(const TraceIndex& index, double t) {
+  std::vector<EntityTotals> out(index.entity_count());
+  for (EntityIndex e = 0; e < index.entity_count(); ++e) {
+    EntityTotals& r = out[e];
+    r.class_s = index.class_time(e, index.begin_s, t);
+    if (index.detail_complete) {
+      for (const Segment& seg : index.segments[e]) {
+        if (seg.begin_s >= t) break;
+        if (seg.cls == StateClass::Idle) r.blocking_s += std::min(t, seg.end_s) - seg.begin_s;
+      }
+    } else {
+      // The bins hold named states only, so their idle column is the blocking time.
+      for (std::size_t b = 0; b < index.bin_count; ++b) {
+        const double b0 = index.begin_s + static_cast<double>(b) * index.bin_width_s;
+        if (b0 >= t) break;
+        const double frac = std::min(1.0, (t - b0) / index.bin_width_s);
+        r.blocking_s += index.bin_class_s[e][b * kClassCount + cls_index(StateClass::Idle)] * frac;
+      }
+    }
+  }
+  const auto count = [&](EntityIndex src, EntityIndex dst, std::uint64_t n, std::uint64_t bytes) {
+    out[src].messages_sent += n;
+    out[src].bytes_sent += bytes;
+    out[dst].messages_received += n;
+    out[dst].bytes_received += bytes;
+  };
+  if (index.detail_complete) {
+    for (const MessageRecord& m : index.messages) {
+      if (m.send_s > t) break;
+      count(m.src, m.dst, 1, m.bytes);
+    }
+  } else {
+    for (std::size_t b = 0; b < index.bin_count && index.begin_s + static_cast<double>(b) * index.bin_width_s <= t; ++b) {
+      for (const PairAgg& p : index.bin_traffic[b]) count(p.src, p.dst, p.messages, p.bytes);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SummaryModel compute_summary(const TraceIndex& index, double until_s) {
+  SummaryModel out;
+  const bool whole = !(until_s < index.end_s);
+  const std::vector<EntityTotals> partial = whole ? std::vector<EntityTotals>{} : totals_until(index, until_s);
+  const std::vector<EntityTotals>& totals = whole ? index.totals : partial;
+  double all = 0;
+  for (EntityIndex e = 0; e < index.entity_count(); ++e) {
+    const EntityTotals& t = totals[e];
+    SummaryRow row;
+    row.entity = e;
+    const double sum = t.class_s[0] + t.class_s[1] + t.class_s[2];
+    for (std::size_t k = 0; k < kClassCount; ++k) {
+      row.share[k] = sum > 0 ? t.class_s[k] / sum : (k == cls_index(StateClass::Idle) ? 1.0 : 0.0);
+      out.overall[k] += t.class_s[k];
+    }
+    all += sum;
+    row.messages_sent = t.messages_sent;
+    row.messages_received = t.messages_received;
+    row.bytes_sent = t.bytes_sent;
+    row.bytes_received = t.bytes_received;
+    row.blocking_s = t.blocking_s;
+    out.rows.push_back(row);
+  }
+  for (auto& v : out.overall) v = all > 0 ? v / all : 0.0;
+  return out;
+}
+
+}  // namespace kanoko::views

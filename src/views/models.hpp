@@ -1,0 +1,118 @@
+// The views' models: what each companion view shows, computed from a TraceIndex for a time window
+// and a drawing resolution, with no drawing code, so they are tested against known answers.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "src/views/trace_index.hpp"
+
+namespace kanoko::views {
+
+// ---- space-time diagram ----------------------------------------------------------------------
+
+/// Per entity and pixel column, the seconds spent in each class (the VENUS level-of-detail merge:
+/// everything inside one pixel becomes one cell, drawn in its dominant class).
+struct StateColumns {
+  double t0_s = 0;
+  double t1_s = 0;
+  std::size_t columns = 0;
+  std::size_t entities = 0;
+  bool exact = true;  ///< from the raw segments (else from the bins)
+  std::vector<ClassSeconds> cells;  ///< [entity * columns + column]
+  [[nodiscard]] const ClassSeconds& cell(EntityIndex e, std::size_t c) const { return cells[e * columns + c]; }
+  [[nodiscard]] double column_width_s() const { return (t1_s - t0_s) / static_cast<double>(columns); }
+};
+
+/// The class with the most time in a cell (ties: busy, then overhead, then idle).
+StateClass dominant_class(const ClassSeconds& cell);
+
+/// Class time per entity per column over [t0, t1). Uses the raw segments when the detail is
+/// complete and the visible segments are few enough to sweep, otherwise the bins.
+StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns);
+
+/// Messages merged by pixel: every message of one (sender, receiver, send column, receive column)
+/// becomes one bundle that keeps their count and bytes, so none is lost from the totals.
+struct MessageBundle {
+  EntityIndex src = 0;
+  EntityIndex dst = 0;
+  std::int32_t send_column = 0;  ///< -1 before the window, `columns` after it
+  std::int32_t recv_column = 0;  ///< the send column when the receive time is unknown
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  std::size_t first_message = 0;  ///< index in TraceIndex::messages (when exact)
+};
+
+struct MessageBundles {
+  std::vector<MessageBundle> bundles;
+  std::uint64_t messages = 0;  ///< sum of the bundles' counts
+  bool exact = true;           ///< from the raw messages (else from the traffic bins)
+};
+
+/// Bundles of the messages that touch [t0, t1] (sent or received in it, or crossing it).
+MessageBundles bundle_messages(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns);
+
+// ---- communication matrix --------------------------------------------------------------------
+
+/// Sender × receiver totals over [t0, t1): messages sent in the window.
+struct MatrixModel {
+  std::size_t n = 0;
+  double t0_s = 0;
+  double t1_s = 0;
+  std::vector<std::uint64_t> messages;  ///< [src * n + dst]
+  std::vector<std::uint64_t> bytes;
+  std::uint64_t max_messages = 0;
+  std::uint64_t max_bytes = 0;
+  [[nodiscard]] std::uint64_t count(EntityIndex s, EntityIndex d) const { return messages[s * n + d]; }
+};
+
+/// Largest entity count the matrix accepts (4096² cells).
+inline constexpr std::size_t kMaxMatrixEntities = 4096;
+
+/// The matrix of messages sent in [t0, t1) (a send at the end of the run counts in a window that
+/// ends there). Throws InputError when there are more than kMaxMatrixEntities entities.
+MatrixModel compute_matrix(const TraceIndex& index, double t0_s, double t1_s);
+
+// ---- utilisation -----------------------------------------------------------------------------
+
+/// Busy fraction per entity over [t0, t1) (the VENUS Kiviat: 0 at the centre, 1 on the circle).
+struct KiviatModel {
+  double t0_s = 0;
+  double t1_s = 0;
+  std::vector<double> busy_fraction;
+};
+KiviatModel compute_kiviat(const TraceIndex& index, double t0_s, double t1_s);
+
+/// Number of entities in each class over time, one sample per column (VENUS Utilization Count):
+/// counts[c][k] = Σ entities' share of column c spent in class k.
+struct UtilisationModel {
+  double t0_s = 0;
+  double t1_s = 0;
+  std::vector<ClassSeconds> counts;
+  std::size_t entities = 0;
+};
+UtilisationModel compute_utilisation(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns);
+
+// ---- summary table ---------------------------------------------------------------------------
+
+/// One row of the per-entity summary (VENUS Utilization Summary + Communication Summary).
+struct SummaryRow {
+  EntityIndex entity = 0;
+  ClassSeconds share{};  ///< fractions of the run, sum 1
+  std::uint64_t messages_sent = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+  double blocking_s = 0;
+};
+struct SummaryModel {
+  std::vector<SummaryRow> rows;
+  ClassSeconds overall{};  ///< accumulated utilisation over all entities
+};
+/// The summary over [begin, until_s] (the whole run when until_s is at or past the end: exact
+/// totals). Before the end, messages count by send time (sent and received alike), and the
+/// shares and blocking time come from the segments (or the bins without raw detail).
+SummaryModel compute_summary(const TraceIndex& index, double until_s = std::numeric_limits<double>::infinity());
+
+}  // namespace kanoko::views

@@ -1,0 +1,133 @@
+// The per-entity summary table (VENUS views 4 and 10, Utilization Summary and Communication
+// Summary) from the start up to the replay cursor: busy / overhead / idle shares with a bar,
+// messages and bytes sent and received, and blocking time (time in waiting states and
+// collectives).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "src/views/builtin_views.hpp"
+#include "src/views/draw.hpp"
+#include "src/views/models.hpp"
+
+namespace kanoko::views {
+
+namespace {
+
+constexpr double kRowHeight = 15;
+
+std::string percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * f);
+  return buf;
+}
+
+class SummaryView final : public View {
+ public:
+  [[nodiscard]] std::string name() const override { return "summary"; }
+  [[nodiscard]] unsigned needs() const override {
+    return static_cast<unsigned>(DataNeed::States) | static_cast<unsigned>(DataNeed::Messages);
+  }
+
+  void draw(cairo_t* cr, const Rect& area, const TraceIndex& index, const ViewState& state) const override {
+    const ClipTo clip(cr, area);
+    const bool whole = !(state.time_s < index.end_s);
+    const SummaryModel m = compute_summary(index, state.time_s);
+    (void)draw_frame(cr, area, std::string("summary  ") + (whole ? "whole run" : "up to " + format_time(state.time_s)) +
+                                   ": busy " + percent(m.overall[0]) + ", overhead " + percent(m.overall[1]) +
+                                   ", idle " + percent(m.overall[2]));
+    const Layout lay = layout(area, index, state);
+    static const char* const kHeaders[] = {"entity", "busy", "ovh", "idle", "share", "sent", "recv", "bytes out", "bytes in", "blocking"};
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.3);
+    for (std::size_t c = 0; c < std::size(kHeaders); ++c) draw_text(cr, lay.x[c], lay.y0 - 4, kHeaders[c], 9);
+    for (std::size_t r = 0; r < lay.visible; ++r) {
+      const std::size_t e = lay.first + r;
+      if (e >= m.rows.size()) break;
+      const SummaryRow& row = m.rows[e];
+      const double y = lay.y0 + static_cast<double>(r) * kRowHeight;
+      if (state.selection.entity == static_cast<std::int64_t>(e)) {
+        set_colour(cr, kSelectionColour, 0.2);
+        cairo_rectangle(cr, area.x + 2, y, area.w - 4, kRowHeight);
+        cairo_fill(cr);
+      } else if (r % 2 == 1) {
+        cairo_set_source_rgb(cr, 0.96, 0.96, 0.97);
+        cairo_rectangle(cr, area.x + 2, y, area.w - 4, kRowHeight);
+        cairo_fill(cr);
+      }
+      // The share bar: busy, overhead, idle side by side.
+      double bx = lay.x[4];
+      for (std::size_t k = 0; k < kClassCount; ++k) {
+        const double w = row.share[k] * lay.bar_w;
+        set_colour(cr, class_colour(static_cast<StateClass>(k)));
+        cairo_rectangle(cr, bx, y + 3, w, kRowHeight - 6);
+        cairo_fill(cr);
+        bx += w;
+      }
+      cairo_set_source_rgb(cr, 0.1, 0.1, 0.15);
+      const double base = y + kRowHeight - 4;
+      draw_text(cr, lay.x[0], base, index.entities[e].name, 9);
+      draw_text(cr, lay.x[1], base, percent(row.share[0]), 9);
+      draw_text(cr, lay.x[2], base, percent(row.share[1]), 9);
+      draw_text(cr, lay.x[3], base, percent(row.share[2]), 9);
+      draw_text(cr, lay.x[5], base, format_count(static_cast<double>(row.messages_sent)), 9);
+      draw_text(cr, lay.x[6], base, format_count(static_cast<double>(row.messages_received)), 9);
+      draw_text(cr, lay.x[7], base, format_count(static_cast<double>(row.bytes_sent)), 9);
+      draw_text(cr, lay.x[8], base, format_count(static_cast<double>(row.bytes_received)), 9);
+      draw_text(cr, lay.x[9], base, format_time(row.blocking_s), 9);
+    }
+    if (lay.visible < m.rows.size()) {
+      cairo_set_source_rgb(cr, 0.4, 0.4, 0.45);
+      draw_text(cr, area.x + area.w - 6, area.y + area.h - 4,
+                "rows " + std::to_string(lay.first + 1) + "-" + std::to_string(std::min(m.rows.size(), lay.first + lay.visible)) +
+                    " of " + std::to_string(m.rows.size()),
+                9, 1.0);
+    }
+  }
+
+  [[nodiscard]] Selection pick(double x, double y, const Rect& area, const TraceIndex& index,
+                               const ViewState& state) const override {
+    Selection out;
+    const Layout lay = layout(area, index, state);
+    if (!area.contains(x, y) || y < lay.y0) return out;
+    const auto r = static_cast<std::size_t>((y - lay.y0) / kRowHeight);
+    if (r >= lay.visible || lay.first + r >= index.entity_count()) return out;
+    out.entity = static_cast<std::int64_t>(lay.first + r);
+    return out;
+  }
+
+ private:
+  struct Layout {
+    double x[10] = {};
+    double bar_w = 0;
+    double y0 = 0;
+    std::size_t first = 0;    // first row shown
+    std::size_t visible = 0;  // rows that fit
+  };
+
+  static Layout layout(const Rect& area, const TraceIndex& index, const ViewState& state) {
+    Layout lay;
+    // Column widths as shares of the width: name, three shares, the bar, five numbers.
+    static const double kShare[] = {0.14, 0.08, 0.08, 0.08, 0.14, 0.08, 0.08, 0.11, 0.11, 0.10};
+    double x = area.x + 6;
+    for (std::size_t c = 0; c < std::size(kShare); ++c) {
+      lay.x[c] = x;
+      x += kShare[c] * (area.w - 12);
+    }
+    lay.bar_w = kShare[4] * (area.w - 12) - 6;
+    lay.y0 = area.y + kTitleHeight + kRowHeight + 2;
+    const double room = area.y + area.h - 14 - lay.y0;
+    lay.visible = room > 0 ? static_cast<std::size_t>(room / kRowHeight) : 0;
+    const std::size_t n = index.entity_count();
+    // Scroll so that the selected entity is in view.
+    if (state.selection.has_entity() && lay.visible > 0 && static_cast<std::size_t>(state.selection.entity) >= lay.visible) {
+      lay.first = std::min(static_cast<std::size_t>(state.selection.entity) - lay.visible / 2, n - std::min(n, lay.visible));
+    }
+    return lay;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<View> make_summary_view() { return std::make_unique<SummaryView>(); }
+
+}  // namespace kanoko::views

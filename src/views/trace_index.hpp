@@ -1,0 +1,157 @@
+// The trace index every companion view reads: built once, in one streaming pass over a trace
+// (read_trace), into per-entity state segments, messages, exact totals and a fixed number of time
+// bins. Memory is bounded: the bins have a fixed count (their width doubles as the trace gets
+// longer), and the raw detail (segments, messages) is kept only up to a record limit, after which
+// the views fall back to the bins (VENUS's "performance data buffer" idea, without the disk).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/trace/event.hpp"
+
+namespace kanoko::views {
+
+using trace::EntityIndex;
+
+/// The three program states of VENUS: useful work, parallelisation overhead, waiting. Time in no
+/// state at all (before the first state, after the last, in gaps) is idle too.
+enum class StateClass : std::uint8_t { Busy = 0, Overhead = 1, Idle = 2 };
+inline constexpr std::size_t kClassCount = 3;
+/// "busy", "overhead", "idle".
+const char* class_name(StateClass c);
+
+/// Seconds per state class, indexed by StateClass.
+using ClassSeconds = std::array<double, kClassCount>;
+
+/// Which state names fall in which class. A name in none of the lists is overhead (VENUS: time in
+/// code added by parallelisation); a collective operation is idle unless its name is listed (VENUS
+/// counts group synchronisation as idle).
+struct ClassRules {
+  std::vector<std::string> busy{"compute", "computing"};
+  std::vector<std::string> overhead{};
+  std::vector<std::string> idle{"idle", "wait", "waiting", "blocked", "sleep"};
+  [[nodiscard]] StateClass state_class(const std::string& name) const;
+  [[nodiscard]] StateClass collective_class(const std::string& name) const;
+};
+
+/// How the index is built.
+struct IndexOptions {
+  ClassRules rules;
+  /// Number of time bins over the whole run (the resolution of the fallback and of the traffic
+  /// histogram). Reduced automatically when entities × bins would pass kMaxBinCells.
+  std::size_t bins = 2048;
+  /// Raw segments + messages kept; past it the raw detail is dropped and views use the bins.
+  std::size_t max_detail_records = std::size_t{1} << 24U;
+  static constexpr std::size_t kMaxBinCells = std::size_t{1} << 22U;
+};
+
+/// A stretch of time one entity spends in one state. An entity's segments are sorted and do not
+/// overlap: nested states are resolved in favour of the innermost (most recently begun) one.
+struct Segment {
+  double begin_s = 0;
+  double end_s = 0;
+  std::uint16_t name = 0;  ///< index into TraceIndex::state_names
+  StateClass cls = StateClass::Busy;
+};
+
+/// A message as the views need it. recv_s < 0 when the trace does not say.
+struct MessageRecord {
+  double send_s = 0;
+  double recv_s = -1;
+  EntityIndex src = 0;
+  EntityIndex dst = 0;
+  std::uint64_t bytes = 0;
+};
+
+/// Messages and bytes from one entity to another.
+struct PairAgg {
+  EntityIndex src = 0;
+  EntityIndex dst = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+};
+
+/// Whole-run totals of one entity (exact, whatever the detail limit).
+struct EntityTotals {
+  ClassSeconds class_s{};  ///< idle includes time in no state
+  double blocking_s = 0;   ///< time in named idle states and collectives (waiting, not finished)
+  std::uint64_t messages_sent = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+};
+
+/// The index. Times are trace seconds; the run is [begin_s, end_s].
+struct TraceIndex {
+  double begin_s = 0;
+  double end_s = 0;
+  std::vector<trace::Entity> entities;
+  std::vector<std::string> state_names;
+  std::vector<StateClass> state_classes;  ///< class of each state name
+  /// Raw detail, complete only when detail_complete.
+  std::vector<std::vector<Segment>> segments;  ///< per entity
+  std::vector<MessageRecord> messages;         ///< sorted by send time
+  double max_latency_s = 0;                    ///< largest recv - send seen
+  bool detail_complete = true;
+  /// Bins: bin b covers [begin_s + b * bin_width_s, ... + bin_width_s); they cover the run.
+  double bin_width_s = 0;
+  std::size_t bin_count = 0;
+  /// Seconds in named states per class: bin_class_s[entity][bin * 3 + class] (no-state time is
+  /// not in it; class_time adds it to idle).
+  std::vector<std::vector<double>> bin_class_s;
+  /// Traffic per bin by send time, each sorted by (src, dst).
+  std::vector<std::vector<PairAgg>> bin_traffic;
+  std::vector<EntityTotals> totals;
+  std::vector<PairAgg> matrix_total;  ///< whole run, sorted by (src, dst)
+  std::uint64_t message_count = 0;    ///< all messages, kept or not
+  std::uint64_t state_count = 0;      ///< state and collective entries read
+
+  [[nodiscard]] std::size_t entity_count() const { return entities.size(); }
+  [[nodiscard]] double span_s() const { return end_s - begin_s; }
+  /// Seconds entity e spends in each class during [t0, t1) (idle includes no-state time). Exact
+  /// from the segments when the detail is complete, else from the bins (uniform within a bin).
+  [[nodiscard]] ClassSeconds class_time(EntityIndex e, double t0, double t1) const;
+  /// The same from the bins alone, whatever the detail (uniform within a bin).
+  [[nodiscard]] ClassSeconds class_time_from_bins(EntityIndex e, double t0, double t1) const;
+  /// Index of the first message sent at or after t.
+  [[nodiscard]] std::size_t first_message_at(double t) const;
+  /// Bin holding time t, clamped to the valid range.
+  [[nodiscard]] std::size_t bin_of(double t) const;
+  /// Entity by name or index text ("pe3", "3"), or -1.
+  [[nodiscard]] std::int64_t find_entity(const std::string& text) const;
+};
+
+/// A TraceSink that builds a TraceIndex in one pass.
+class TraceIndexBuilder final : public trace::TraceSink {
+ public:
+  explicit TraceIndexBuilder(IndexOptions options = {});
+  ~TraceIndexBuilder() override;
+  TraceIndexBuilder(const TraceIndexBuilder&) = delete;
+  TraceIndexBuilder& operator=(const TraceIndexBuilder&) = delete;
+
+  void on_entity(const trace::Entity& e) override;
+  void on_link(const trace::Link& l) override;
+  void on_message(const trace::Message& m) override;
+  void on_load(const trace::LoadSample& s) override;
+  void on_state(const trace::StateInterval& s) override;
+  void on_collective(const trace::Collective& c) override;
+  void on_end(double end_s) override;
+
+  /// The finished index (after on_end). Moves it out.
+  TraceIndex take();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads a trace file (format "auto" detects it) into an index. Throws InputError for bad input.
+TraceIndex build_trace_index(const std::filesystem::path& trace, const IndexOptions& options = {},
+                             const std::string& format = "auto");
+
+}  // namespace kanoko::views

@@ -1,0 +1,134 @@
+// The companion views' plug-and-play interface (the HYVT "Software-IC" views and VENUS's uniform
+// per-view interface): each view declares the data it needs, draws itself with cairo into a
+// rectangle for a replay time and a selection, and maps a click back to a selection. A registry
+// names them for the command line, and named view groups are saved to a small file.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cairo.h>
+
+#include "src/views/trace_index.hpp"
+
+namespace kanoko::views {
+
+/// What one click picked, shared by every view and the 3-D scene (VENUS's correlation by time).
+struct Selection {
+  std::int64_t entity = -1;                                    ///< -1: none
+  double time_s = std::numeric_limits<double>::quiet_NaN();   ///< NaN: none
+  std::int64_t pair_src = -1;                                  ///< a sender → receiver pair, -1: none
+  std::int64_t pair_dst = -1;
+  std::int64_t message = -1;  ///< index in TraceIndex::messages, -1: none
+
+  [[nodiscard]] bool has_entity() const { return entity >= 0; }
+  [[nodiscard]] bool has_time() const { return !std::isnan(time_s); }
+  [[nodiscard]] bool has_pair() const { return pair_src >= 0 && pair_dst >= 0; }
+  [[nodiscard]] bool empty() const { return !has_entity() && !has_time() && !has_pair() && message < 0; }
+  bool operator==(const Selection& o) const;
+};
+
+/// The selection after a click that picked `picked`: a picked entity (with its pair and message)
+/// replaces the current ones, a picked time replaces the current time, the rest stays.
+Selection apply_pick(const Selection& current, const Selection& picked);
+
+/// The one shared selection: views and the scene set it and follow it.
+class SelectionHub {
+ public:
+  using Listener = std::function<void(const Selection&)>;
+  [[nodiscard]] const Selection& current() const { return current_; }
+  /// Sets the selection and tells every listener (also when nothing changed: a re-click re-centres).
+  void set(const Selection& s);
+  /// Adds a listener; returns its id for remove().
+  int subscribe(Listener l);
+  void remove(int id);
+
+ private:
+  Selection current_;
+  std::vector<std::pair<int, Listener>> listeners_;
+  int next_id_ = 0;
+};
+
+/// Where to draw, in device units (pixels for images, points for SVG).
+struct Rect {
+  double x = 0;
+  double y = 0;
+  double w = 0;
+  double h = 0;
+  [[nodiscard]] bool contains(double px, double py) const { return px >= x && py >= y && px < x + w && py < y + h; }
+};
+
+/// What every view follows.
+struct ViewState {
+  double time_s = 0;     ///< the replay cursor
+  double window_t0_s = 0;  ///< visible span of the history views (space-time, utilisation)
+  double window_t1_s = 0;
+  double interval_s = 0;   ///< the "current interval" of the matrix and the Kiviat, ending at time_s
+  bool cumulative = false;  ///< matrix: everything up to time_s instead of the current interval
+  bool bytes = false;       ///< matrix: bytes instead of message counts
+  Selection selection;
+};
+
+/// The default state for an index: the whole run visible, the cursor at its end, the current
+/// interval a twentieth of the run.
+ViewState default_view_state(const TraceIndex& index);
+/// The [t0, t1) of the current interval (or from the start when cumulative).
+void current_interval(const TraceIndex& index, const ViewState& state, double& t0_s, double& t1_s);
+
+/// The data a view reads from the index.
+enum class DataNeed : unsigned { States = 1U, Messages = 2U, Traffic = 4U };
+
+/// One companion view.
+class View {
+ public:
+  virtual ~View() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// DataNeed bits.
+  [[nodiscard]] virtual unsigned needs() const = 0;
+  /// Draws the view for `state` into `area` (it clips itself to it).
+  virtual void draw(cairo_t* cr, const Rect& area, const TraceIndex& index, const ViewState& state) const = 0;
+  /// What a click at (x, y) inside `area` selects; an empty selection when it hits nothing.
+  [[nodiscard]] virtual Selection pick(double x, double y, const Rect& area, const TraceIndex& index,
+                                       const ViewState& state) const = 0;
+};
+
+/// A registry row.
+struct ViewInfo {
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<View>()> make;
+};
+
+/// The registered views, in a fixed order.
+const std::vector<ViewInfo>& view_registry();
+/// The registered names.
+std::vector<std::string> view_names();
+/// Creates a view by name; throws InputError naming `where` with a suggestion for an unknown name.
+std::unique_ptr<View> make_view(const std::string& name, const std::string& where = "view");
+/// Splits "a,b" into checked view names (InputError for an unknown or empty one).
+std::vector<std::string> parse_view_list(const std::string& list, const std::string& where = "--views");
+
+/// The views a command line asks for: `list` ("a,b", may be empty) and a named group. With a
+/// group and a file: the group is saved to the file when `list` is given, else loaded from it.
+/// A group without a file is an error. Returns the names (empty: no views).
+std::vector<std::string> views_from_options(const std::string& list, const std::string& group,
+                                            const std::filesystem::path& groups_file);
+
+/// Named view groups in a small TOML file (`[groups]` then `NAME = ["view", ...]`).
+/// Reads the groups of a file; InputError with line:column for anything it does not understand.
+std::vector<std::pair<std::string, std::vector<std::string>>> read_view_groups(const std::filesystem::path& path);
+/// The same from text (`name` is used in messages).
+std::vector<std::pair<std::string, std::vector<std::string>>> parse_view_groups(const std::string& text,
+                                                                                 const std::string& name);
+/// The views of group `group` in `path`; InputError (with a suggestion) when it is not there.
+std::vector<std::string> load_view_group(const std::filesystem::path& path, const std::string& group);
+/// Adds or replaces group `group` in `path` (created if missing), atomically.
+void save_view_group(const std::filesystem::path& path, const std::string& group, const std::vector<std::string>& views);
+
+}  // namespace kanoko::views

@@ -1,0 +1,131 @@
+// The views inside the viewer (src/scene/view_panels): clicks in a panel select the body, the
+// pair's spring (or a line where there is no spring) and the time in the 3-D scene; a pick in the
+// scene reaches the panels. Built on a real simulated run; no display is needed (the scene graph
+// is built but not drawn), and the viewer itself is run under a display when there is one.
+#include <gtest/gtest.h>
+
+#if defined(KANOKO_TEST_HAVE_SCENE)
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "src/scene/view_panels.hpp"
+#include "tests/support/test_support.hpp"
+#include "tests/views/view_test_traces.hpp"
+
+namespace kanoko::scene {
+namespace {
+
+using views::Selection;
+
+class ViewPanelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::write_text(dir_ / "ring.kntr", views::ring_trace(3, true));
+    const auto sim = test::run_kanoko({"simulate", (dir_ / "ring.kntr").string(), "--mapping",
+                                       (test::source_dir() / "mappings/from-trace.toml").string(), "-o",
+                                       (dir_ / "ring.kntj").string()});
+    ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  }
+
+  // A window point in panel `i` where a click picks something that `want` accepts.
+  template <class Want>
+  std::optional<std::pair<double, double>> find_click(const ViewPanels& panels, std::size_t i, Want want) {
+    const views::Rect r = panels.panel_rect(i);
+    for (double y = r.y + 1; y < r.y + r.h; y += 1) {
+      for (double x = r.x + 1; x < r.x + r.w; x += 1) {
+        const Selection s = panels.view(i).pick(x - r.x, r.y + r.h - y, views::Rect{0, 0, r.w, r.h}, panels.index(),
+                                                panels.state());
+        if (want(s)) return std::make_pair(x, y);
+      }
+    }
+    return std::nullopt;
+  }
+
+  test::TempDir dir_;
+};
+
+TEST_F(ViewPanelsTest, ClicksSelectInTheSceneAndScenePicksReachThePanels) {
+  const trajectory::Reader reader(dir_ / "ring.kntj");
+  TrajectoryScene scene(reader, 1200, 800);
+  ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
+  ViewPanels panels(reader, scene, clock, views::build_trace_index(dir_ / "ring.kntr"), {"summary", "matrix", "spacetime"});
+  panels.refresh();
+  ASSERT_EQ(panels.panel_count(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(panels.draw_count(i), 1U);
+  panels.refresh();  // nothing changed: nothing redrawn
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(panels.draw_count(i), 1U);
+
+  // Summary row of r2 → body r2 selected in the scene, and every panel redrawn with it.
+  const auto row = find_click(panels, 0, [](const Selection& s) { return s.entity == 2; });
+  ASSERT_TRUE(row);
+  EXPECT_TRUE(panels.click(row->first, row->second));
+  ASSERT_TRUE(scene.selection());
+  EXPECT_EQ(scene.selection()->kind, Pick::Kind::body);
+  EXPECT_EQ(reader.meta().bodies[scene.selection()->index].name, "r2");
+  panels.refresh();
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(panels.draw_count(i), 2U);
+  EXPECT_EQ(panels.state().selection.entity, 2);
+
+  // Matrix cell r0 → r1: a pair with a spring (the run's springs are its communication graph).
+  const auto cell = find_click(panels, 1, [](const Selection& s) { return s.pair_src == 0 && s.pair_dst == 1; });
+  ASSERT_TRUE(cell);
+  panels.queue_click(cell->first, cell->second);  // the event handler's way: applied at refresh
+  scene.select(std::nullopt);                      // what the playback handler's 3-D pick does meanwhile
+  panels.refresh();
+  ASSERT_TRUE(scene.selection());
+  EXPECT_EQ(scene.selection()->kind, Pick::Kind::spring);
+  const auto& edge = reader.meta().edges[scene.selection()->index];
+  EXPECT_EQ(reader.meta().bodies[edge[0]].name + reader.meta().bodies[edge[1]].name, "r0r1");
+  EXPECT_FALSE(panels.pair_line_visible());
+
+  // r0 → r2 never talk: no spring, so the bodies are joined by the highlight line.
+  const auto none = find_click(panels, 1, [](const Selection& s) { return s.pair_src == 0 && s.pair_dst == 2; });
+  ASSERT_TRUE(none);
+  panels.click(none->first, none->second);
+  EXPECT_TRUE(panels.pair_line_visible());
+  EXPECT_EQ(scene.selection()->kind, Pick::Kind::body);
+
+  // A click in the space-time diagram moves the clock to the clicked time.
+  const auto when = find_click(panels, 2, [](const Selection& s) { return s.has_time() && s.time_s > 4.0 && s.time_s < 5.0; });
+  ASSERT_TRUE(when);
+  panels.click(when->first, when->second);
+  EXPECT_GT(clock.time_s(), 4.0);
+  EXPECT_LT(clock.time_s(), 5.0);
+
+  // A body picked in the 3-D scene is selected in the panels.
+  std::size_t body3 = 0;
+  while (reader.meta().bodies[body3].name != "r3") ++body3;
+  scene.select(Pick{Pick::Kind::body, body3, 0.0});
+  panels.refresh();
+  EXPECT_EQ(panels.hub().current().entity, 3);
+  EXPECT_FALSE(panels.hub().current().has_pair());
+  EXPECT_FALSE(panels.pair_line_visible());
+
+  // Clicks outside the panels are not theirs.
+  EXPECT_FALSE(panels.click(1199, 799));
+}
+
+TEST_F(ViewPanelsTest, ViewerShowsPanelsUnderADisplay) {
+  if (std::getenv("DISPLAY") == nullptr) GTEST_SKIP() << "needs a display (run under xvfb-run)";
+  const auto shot = dir_ / "shot.png";
+  const auto r = test::run_kanoko({"view", (dir_ / "ring.kntj").string(), "--views", "spacetime,summary", "--view-group",
+                                   "mine", "--view-groups", (dir_ / "groups.toml").string(), "--exit-after", "1.5",
+                                   "--screenshot", shot.string(), "--select", "r1", "--no-sound", "--size", "800x600"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(std::filesystem::file_size(shot), 1000U);
+  EXPECT_NE(test::read_text(dir_ / "groups.toml").find("mine = [\"spacetime\", \"summary\"]"), std::string::npos);
+  // The group loads back by name.
+  const auto again = test::run_kanoko({"view", (dir_ / "ring.kntj").string(), "--view-group", "mine", "--view-groups",
+                                       (dir_ / "groups.toml").string(), "--exit-after", "0.5", "--no-sound"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  const auto bad = test::run_kanoko({"view", (dir_ / "ring.kntj").string(), "--view-group", "min", "--view-groups",
+                                     (dir_ / "groups.toml").string(), "--exit-after", "0.5", "--no-sound"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("did you mean 'mine'"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace kanoko::scene
+
+#endif
