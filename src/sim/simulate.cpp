@@ -191,6 +191,16 @@ SimulateSummary simulate(const SimulateOptions& options) {
   meta.source_trace = options.trace.string();
   meta.source_mapping = options.mapping.string();
   meta.mapping_text = m.text;
+  meta.traffic_begin.reserve(timeline.bin_count + 1);
+  meta.traffic.reserve(timeline.pairs.size());
+  meta.traffic_begin.push_back(0);
+  for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {
+    for (const trace::PairTraffic& p : timeline.traffic(bin)) {
+      meta.traffic.push_back({static_cast<std::uint32_t>(p.src), static_cast<std::uint32_t>(p.dst), p.bytes,
+                              static_cast<double>(p.messages)});
+    }
+    meta.traffic_begin.push_back(meta.traffic.size());
+  }
 
   trajectory::Writer writer(options.output, meta);
   Eigen::VectorXd y = model.initial_state();

@@ -1,6 +1,8 @@
 // The simulate pipeline: output, cache, determinism, failures that leave nothing behind.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <fstream>
 
 #include "src/base/error.hpp"
@@ -82,6 +84,21 @@ TEST(Simulate, WritesTheExpectedFrames) {
   const int sent_total = r.meta().stat_index("bytes_sent_total");
   ASSERT_GE(sent_total, 0);
   EXPECT_EQ(r.frame(r.frame_count() - 1).stats.row(sent_total).sum(), 1000);
+  // The per-interval traffic section: two messages of 100 bytes per 0.1 s interval, around the ring.
+  ASSERT_EQ(r.meta().traffic_intervals(), 5U);
+  for (std::size_t bin = 0; bin < 5; ++bin) {
+    const auto pairs = r.meta().traffic_in(bin);
+    ASSERT_EQ(pairs.size(), 2U) << bin;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> got;
+    for (const auto& p : pairs) {
+      EXPECT_EQ(p.bytes, 100.0);
+      EXPECT_EQ(p.messages, 1.0);
+      got.insert({p.src, p.dst});
+    }
+    const auto a = static_cast<std::uint32_t>((2 * bin) % 4);
+    const std::set<std::pair<std::uint32_t, std::uint32_t>> want{{a, (a + 1) % 4}, {(a + 1) % 4, (a + 2) % 4}};
+    EXPECT_EQ(got, want) << bin;
+  }
 }
 
 TEST(Simulate, ReusesACachedTrajectoryOnlyWhenInputsMatch) {
