@@ -1,9 +1,8 @@
 // The simulate pipeline: output, cache, determinism, failures that leave nothing behind.
 #include <gtest/gtest.h>
 
-#include <set>
-
 #include <fstream>
+#include <set>
 
 #include "src/base/error.hpp"
 #include "src/sim/simulate.hpp"
