@@ -1,6 +1,7 @@
 // kanoko view: the interactive 3-D viewer on a simulated run.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "src/base/error.hpp"
@@ -39,6 +40,7 @@ int cmd_view(const Args& args) {
           key_help(),
       "  kanoko view ring.kntj\n"
       "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
+      "  kanoko view mesh.kntj --springs traffic --flashes\n"
       "  xvfb-run -a kanoko view ring.kntj --exit-after 2 --screenshot shot.png\n"};
 
   std::string run;
@@ -47,6 +49,8 @@ int cmd_view(const Args& args) {
   std::string select;
   bool paused = false;
   bool labels = false;
+  bool flashes = false;
+  std::string springs;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -61,7 +65,11 @@ int cmd_view(const Args& args) {
       "select this body (name or index) at the start: highlighted, statistics shown")(
       "paused", po::bool_switch(&paused), "start paused (the paused panel shows)")(
       "labels", po::bool_switch(&labels), "show body names from the start (key l)")(
-      "trail", po::value<double>(), "show trails of this many trace seconds (key t)");
+      "trail", po::value<double>(), "show trails of this many trace seconds (key t)")(
+      "springs", po::value<std::string>(&springs)->default_value("tension"),
+      "spring colours: tension, traffic (bytes in the current interval) or off (key k)")(
+      "flashes", po::bool_switch(&flashes),
+      "lines between the bodies that communicate in the current interval (key m)");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -91,6 +99,8 @@ int cmd_view(const Args& args) {
   view.select = select;
   view.start_paused = paused;
   view.labels = labels;
+  view.flashes = flashes;
+  view.spring_colours = scene::parse_spring_colours(springs, "--springs");
   if (vm.count("trail") != 0U) {
     const double trail = vm["trail"].as<double>();
     if (!std::isfinite(trail) || trail < 0) {
@@ -103,6 +113,7 @@ int cmd_view(const Args& args) {
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);
   view.title = "Kanoko - " + run;
+  view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
   scene::run_viewer(reader, view);
   return 0;
 }

@@ -32,7 +32,8 @@ constexpr std::array<ButtonPlace, kPanelButtons> kPlaces{{
     {3, 0, "+"},
     {4, 0, "on/off"},
     {5, 0, "on/off"},
-    {6, 0, "on/off"},
+    {6, 0, "next"},
+    {7, 0, "on/off"},
 }};
 
 const char* on_off(bool on) { return on ? "on" : "off"; }
@@ -91,10 +92,10 @@ ControlPanel::ControlPanel(ReplayClock& clock, TrajectoryScene& scene)
   scene_.hud()->addChild(root_.get());
 }
 
-std::array<std::string, 7> ControlPanel::row_texts() const {
+std::array<std::string, kPanelRows> ControlPanel::row_texts() const {
   const VisualOptions& v = scene_.visual();
   char buf[96];
-  std::array<std::string, 7> rows;
+  std::array<std::string, kPanelRows> rows;
   rows[0] = "paused - click to change";
   std::snprintf(buf, sizeof buf, "speed    %.3g s/s", clock_.speed());
   rows[1] = buf;
@@ -108,7 +109,8 @@ std::array<std::string, 7> ControlPanel::row_texts() const {
   rows[3] = buf;
   rows[4] = std::string("labels   ") + on_off(v.labels);
   rows[5] = std::string("grid     ") + on_off(v.grid);
-  rows[6] = std::string("tension  ") + on_off(v.tension_colours);
+  rows[6] = std::string("springs  ") + to_string(v.spring_colours);
+  rows[7] = std::string("flashes  ") + on_off(v.flashes);
   return rows;
 }
 
@@ -233,8 +235,11 @@ void ControlPanel::press(PanelButton b) {
     case PanelButton::grid:
       v.grid = !v.grid;
       break;
-    case PanelButton::tension_colours:
-      v.tension_colours = !v.tension_colours;
+    case PanelButton::spring_colours:
+      v.spring_colours = next_spring_colours(v.spring_colours);
+      break;
+    case PanelButton::flashes:
+      v.flashes = !v.flashes;
       break;
   }
   scene_.set_visual(v);

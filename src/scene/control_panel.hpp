@@ -25,10 +25,13 @@ enum class PanelButton {
   longer_trails,
   labels,
   grid,
-  tension_colours,
+  spring_colours,  ///< cycles tension, traffic, off
+  flashes,
 };
 /// Number of PanelButton values.
-inline constexpr std::size_t kPanelButtons = 9;
+inline constexpr std::size_t kPanelButtons = 10;
+/// Number of text rows of the panel (the title and one per setting).
+inline constexpr std::size_t kPanelRows = 8;
 
 /// Trail length after one press of "longer" from `trail_s`: 1/40 of the run from none, then
 /// doubling, at most the whole run.
@@ -61,7 +64,7 @@ class ControlPanel {
   };
   void press(PanelButton b);
   void layout();
-  [[nodiscard]] std::array<std::string, 7> row_texts() const;
+  [[nodiscard]] std::array<std::string, kPanelRows> row_texts() const;
 
   ReplayClock& clock_;
   TrajectoryScene& scene_;
@@ -72,7 +75,7 @@ class ControlPanel {
   Rect panel_{};
   osg::ref_ptr<osg::Switch> root_;
   osg::ref_ptr<osg::Geometry> background_;
-  std::array<osg::ref_ptr<osgText::Text>, 7> rows_;
+  std::array<osg::ref_ptr<osgText::Text>, kPanelRows> rows_;
   std::array<osg::ref_ptr<osgText::Text>, kPanelButtons> button_labels_;
 };
 

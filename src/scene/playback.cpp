@@ -17,8 +17,11 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"r", "reverse the playing direction"},
       {"Home / 0", "restart from the beginning of the run"},
       {"c", "camera back to the home view"},
-      {"l / g / k", "body labels / ground grid and axes / spring tension colours on or off"},
+      {"l / g", "body labels / ground grid and axes on or off"},
+      {"k", "spring colours: tension, traffic of the current interval, off"},
+      {"m", "communication flashes between the bodies talking in the current interval"},
       {"t / T", "longer / shorter trails (off below 1/40 of the run)"},
+      {"p", "screenshot: kanoko-NNN.png (the run's name) in the current folder"},
       {"[ / ]", "smaller / larger bodies"},
       {"paused panel (above the dial)", "click - / + and on/off to change speed and the view"},
       {"left drag / middle drag / right drag", "rotate / pan / zoom the camera"},
@@ -82,6 +85,7 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
         case 'l':
         case 'g':
         case 'k':
+        case 'm':
         case 't':
         case 'T':
         case '[':
@@ -90,7 +94,8 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
           const double run_s = clock_.end_s() - clock_.begin_s();
           if (ea.getKey() == 'l') v.labels = !v.labels;
           if (ea.getKey() == 'g') v.grid = !v.grid;
-          if (ea.getKey() == 'k') v.tension_colours = !v.tension_colours;
+          if (ea.getKey() == 'k') v.spring_colours = next_spring_colours(v.spring_colours);
+          if (ea.getKey() == 'm') v.flashes = !v.flashes;
           if (ea.getKey() == 't') v.trail_s = longer_trail(v.trail_s, run_s);
           if (ea.getKey() == 'T') v.trail_s = shorter_trail(v.trail_s, run_s);
           if (ea.getKey() == '[') v.body_scale /= 1.25;

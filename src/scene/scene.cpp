@@ -50,6 +50,7 @@ const osg::Vec4 kDialTickNoon{0.95F, 0.96F, 0.98F, 1.0F};
 const osg::Vec4 kDialHand{1.0F, 0.62F, 0.12F, 1.0F};
 const osg::Vec4 kLabelColour{0.86F, 0.88F, 0.92F, 1.0F};
 const osg::Vec3 kHighlight{1.0F, 0.9F, 0.25F};
+const osg::Vec3 kTrafficColour{1.0F, 0.55F, 0.1F};  ///< busiest spring; flashes share the hue
 const osg::Vec3 kSpringNeutral{kSpringColour.r(), kSpringColour.g(), kSpringColour.b()};
 const osg::Vec3 kSpringCompressed{0.25F, 0.5F, 1.0F};
 const osg::Vec3 kSpringStretched{1.0F, 0.3F, 0.2F};
@@ -412,7 +413,8 @@ TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px,
     : reader_(reader),
       width_px_(width_px),
       height_px_(height_px),
-      style_(style.value_or(body_style_for(reader.meta().body_count()))) {
+      style_(style.value_or(body_style_for(reader.meta().body_count()))),
+      traffic_(reader.meta()) {
   const auto& meta = reader_.meta();
   // The reader refuses files without frames or with edges to missing bodies.
   KANOKO_ASSERT(reader_.frame_count() > 0, "a trajectory has at least one frame");
@@ -695,6 +697,20 @@ void TrajectoryScene::build_decorations() {
   trail_geode->setNodeMask(0);
   decorations_->addChild(trail_geode.get());
 
+  flashes_ = make<osg::Geometry>();
+  flashes_->setName("flashes");
+  flashes_->setDataVariance(osg::Object::DYNAMIC);
+  flashes_->setUseDisplayList(false);
+  flashes_->setUseVertexBufferObjects(true);
+  flashes_->setVertexArray(new osg::Vec3Array);
+  flashes_->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+  flashes_->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 0));
+  auto flash_geode = make<osg::Geode>();
+  flash_geode->addDrawable(flashes_.get());
+  flash_geode->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(2.5F));
+  flash_geode->setNodeMask(0);
+  decorations_->addChild(flash_geode.get());
+
   labels_ = new osg::Geode;
   labels_->setName("labels");
   labels_->setNodeMask(0);
@@ -846,11 +862,85 @@ void TrajectoryScene::set_time(double t_s) {
                            osg::Matrixd::rotate(osg::Vec3d(0, 0, 1), along) *
                            osg::Matrixd::translate(from));
   }
+  traffic_.set_interval(meta.interval_of(time_s_));
   update_springs();
   update_dial();
   update_selection();
   update_labels();
   update_trails();
+  update_flashes();
+}
+
+void TrajectoryScene::update_flashes() {
+  osg::Node* geode = flashes_->getParent(0);
+  const auto flashes = traffic_.flashes();
+  if (!visual_.flashes || flashes.empty()) {
+    geode->setNodeMask(0);
+    return;
+  }
+  geode->setNodeMask(~0U);
+  auto* vertices = static_cast<osg::Vec3Array*>(flashes_->getVertexArray());
+  auto* colours = static_cast<osg::Vec4Array*>(flashes_->getColorArray());
+  vertices->resize(2 * flashes.size());
+  colours->resize(2 * flashes.size());
+  // Flashes fade within their interval: bright when it starts, dimmer towards its end.
+  const auto& meta = reader_.meta();
+  const double into = meta.interval_s > 0 ? (time_s_ - meta.trace_begin_s) / meta.interval_s -
+                                                static_cast<double>(traffic_.interval())
+                                          : 0.0;
+  const auto fade = static_cast<float>(1.0 - 0.6 * std::clamp(into, 0.0, 1.0));
+  for (std::size_t k = 0; k < flashes.size(); ++k) {
+    const Flash& f = flashes[k];
+    for (const auto& [end, body] : {std::pair{0U, f.a}, std::pair{1U, f.b}}) {
+      const auto c = positions_.col(static_cast<Eigen::Index>(body));
+      (*vertices)[2 * k + end] = osg::Vec3(to_f(c.x()), to_f(c.y()), to_f(c.z()));
+      (*colours)[2 * k + end] = osg::Vec4(kTrafficColour, (0.15F + 0.85F * f.intensity) * fade);
+    }
+  }
+  vertices->dirty();
+  colours->dirty();
+  auto* lines = static_cast<osg::DrawArrays*>(flashes_->getPrimitiveSet(0));
+  lines->setCount(static_cast<GLsizei>(2 * flashes.size()));
+  lines->dirty();
+  flashes_->dirtyBound();
+}
+
+SpringColours next_spring_colours(SpringColours c) {
+  switch (c) {
+    case SpringColours::tension:
+      return SpringColours::traffic;
+    case SpringColours::traffic:
+      return SpringColours::off;
+    case SpringColours::off:
+      break;
+  }
+  return SpringColours::tension;
+}
+
+const char* to_string(SpringColours c) {
+  switch (c) {
+    case SpringColours::tension:
+      return "tension";
+    case SpringColours::traffic:
+      return "traffic";
+    case SpringColours::off:
+      break;
+  }
+  return "off";
+}
+
+SpringColours parse_spring_colours(std::string_view text, std::string_view option) {
+  for (const SpringColours c : {SpringColours::tension, SpringColours::traffic, SpringColours::off}) {
+    if (text == to_string(c)) return c;
+  }
+  throw InputError(FileLoc{std::string(option)},
+                   "unknown spring colouring '" + std::string(text) + "'; expected tension, traffic or off");
+}
+
+osg::Vec3 traffic_colour(double bytes, double max_bytes) {
+  if (!(bytes > 0) || !(max_bytes > 0)) return kSpringNeutral;
+  const auto w = static_cast<float>(std::sqrt(std::min(bytes / max_bytes, 1.0)));
+  return kSpringNeutral * (1.0F - w) + kTrafficColour * w;
 }
 
 osg::Vec3 tension_colour(double length, double length0) {
@@ -873,9 +963,11 @@ void TrajectoryScene::update_springs() {
     osg::Vec3 colour = kSpringNeutral;
     if (selection_ && selection_->kind == Pick::Kind::spring && selection_->index == e) {
       colour = kHighlight;
-    } else if (visual_.tension_colours) {
+    } else if (visual_.spring_colours == SpringColours::tension) {
       const auto [a, b] = edges[e];
       colour = tension_colour((positions_.col(a) - positions_.col(b)).norm(), spring_length0_[e]);
+    } else if (visual_.spring_colours == SpringColours::traffic) {
+      colour = traffic_colour(traffic_.spring_bytes()[e], traffic_.max_spring_bytes());
     }
     spring_colour_values_[e] = colour;
     if (e < spring_colours_.size()) spring_colours_[e]->set(colour);
@@ -993,8 +1085,8 @@ void TrajectoryScene::select(const std::optional<Pick>& pick) {
 std::string TrajectoryScene::inspect_text() const {
   if (!selection_) return {};
   std::string text = selection_->kind == Pick::Kind::body
-                         ? describe_body(reader_, selection_->index, time_s_)
-                         : describe_spring(reader_, selection_->index, time_s_);
+                         ? describe_body(reader_, selection_->index, time_s_, &partners_)
+                         : describe_spring(reader_, selection_->index, time_s_, &partners_);
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }

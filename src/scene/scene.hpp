@@ -19,10 +19,12 @@
 #include <osgText/Text>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/scene/dial.hpp"
 #include "src/scene/inspect.hpp"
+#include "src/scene/traffic.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -73,14 +75,32 @@ struct CameraMatrices {
 [[nodiscard]] CameraMatrices render_camera(const trajectory::Reader& reader, int width_px,
                                            int height_px);
 
+/// How springs are coloured.
+enum class SpringColours {
+  off,      ///< all neutral grey
+  tension,  ///< blue when shorter than at the start, red when longer
+  traffic,  ///< grey to orange with the bytes the pair exchanges in the current interval
+};
+/// The next mode in the order tension, traffic, off (the key and the panel button cycle).
+[[nodiscard]] SpringColours next_spring_colours(SpringColours c);
+/// "tension", "traffic" or "off".
+[[nodiscard]] const char* to_string(SpringColours c);
+/// The mode named `text`; throws InputError naming `option` otherwise.
+[[nodiscard]] SpringColours parse_spring_colours(std::string_view text, std::string_view option);
+
 /// Visual parameters of the scene (the viewer's paused panel changes them).
 struct VisualOptions {
-  double body_scale = 1.0;      ///< multiplies every drawn body radius; clamped to 0.25..4
-  bool labels = false;          ///< body names beside the bodies
-  bool grid = false;            ///< a ground grid under the run and x/y/z axes at its centre
-  bool tension_colours = true;  ///< springs blue when shorter than at the start, red when longer
-  double trail_s = 0;           ///< trails of the last trail_s trace seconds; 0 draws none
+  double body_scale = 1.0;  ///< multiplies every drawn body radius; clamped to 0.25..4
+  bool labels = false;      ///< body names beside the bodies
+  bool grid = false;        ///< a ground grid under the run and x/y/z axes at its centre
+  SpringColours spring_colours = SpringColours::tension;
+  bool flashes = false;     ///< lines between the bodies that communicate in the current interval
+  double trail_s = 0;       ///< trails of the last trail_s trace seconds; 0 draws none
 };
+
+/// Colour of a spring that carries `bytes` in the current interval when the busiest spring
+/// carries `max_bytes`: neutral grey without traffic, towards orange (square-root scale).
+[[nodiscard]] osg::Vec3 traffic_colour(double bytes, double max_bytes);
 
 /// Throws InputError naming `file` if the run has no bodies (nothing to draw or view).
 void check_has_bodies(const trajectory::Reader& reader, const std::string& file);
@@ -185,6 +205,7 @@ class TrajectoryScene {
   void update_springs();
   void update_labels();
   void update_trails();
+  void update_flashes();
   void build_decorations();
   void build_point_bodies();
   void build_spring_lines();
@@ -232,6 +253,9 @@ class TrajectoryScene {
   osg::ref_ptr<osg::Node> grid_;
   osg::ref_ptr<osg::Geode> labels_;
   osg::ref_ptr<osg::Geometry> trails_;
+  osg::ref_ptr<osg::Geometry> flashes_;       ///< communication flashes of the current interval
+  IntervalTraffic traffic_;                   ///< the current interval's pairs (traffic section)
+  mutable PartnerTotals partners_;            ///< running totals for the inspect panel
   osg::ref_ptr<osgText::Text> inspect_panel_;
 };
 

@@ -1,7 +1,9 @@
 #include "src/scene/viewer.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
 #include <osgViewer/ViewerEventHandlers>
@@ -30,7 +32,29 @@ std::string no_display_message(const std::string& what) {
          "'kanoko render RUN.kntj -o out.png' (or run the viewer under xvfb-run)";
 }
 
+/// Key `p`: asks the main loop for a screenshot of the next frame.
+class ScreenshotKey : public osgGA::GUIEventHandler {
+ public:
+  bool handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& /*aa*/) override {
+    if (ea.getEventType() != osgGA::GUIEventAdapter::KEYDOWN || ea.getKey() != 'p') return false;
+    requested = true;
+    return true;
+  }
+  bool requested = false;
+};
+
 }  // namespace
+
+std::filesystem::path next_screenshot_path(const std::filesystem::path& folder, const std::string& stem) {
+  for (int k = 1; k < 100000; ++k) {
+    char number[16];
+    std::snprintf(number, sizeof number, "%03d", k);
+    const std::filesystem::path candidate = folder / (stem + "-" + number + ".png");
+    std::error_code ec;
+    if (!std::filesystem::exists(candidate, ec) && !ec) return candidate;
+  }
+  throw RunError("no free screenshot name " + stem + "-NNN.png in " + folder.string());
+}
 
 void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   if (!display_variable_set()) throw RunError(no_display_message("no display: DISPLAY is not set"));
@@ -43,6 +67,8 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   visual.grid = true;  // orientation while flying around; renders stay uncluttered
   visual.labels = options.labels;
   visual.trail_s = options.trail_s;
+  visual.spring_colours = options.spring_colours;
+  visual.flashes = options.flashes;
   scene.set_visual(visual);
   ReplayClock clock(
       reader.begin_time(), reader.end_time(),
@@ -81,8 +107,10 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   camera->setProjectionMatrixAsPerspective(
       home.fovy_deg, static_cast<double>(scene.width_px()) / scene.height_px(), home.near_m,
       home.far_m);
+  // Always installed: --screenshot and the `p` key both read the last drawn frame back.
   osg::ref_ptr<CaptureCallback> capture = new CaptureCallback;
-  if (!options.screenshot.empty()) camera->setFinalDrawCallback(capture.get());
+  camera->setFinalDrawCallback(capture.get());
+  osg::ref_ptr<ScreenshotKey> screenshot_key = new ScreenshotKey;
 
   osg::ref_ptr<osgGA::KeySwitchMatrixManipulator> manipulators = make_manipulators(home);
   osg::ref_ptr<NavigationHandler> navigation = new NavigationHandler(*manipulators, scene);
@@ -97,6 +125,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   playback->set_control_panel(&panel);
   viewer.addEventHandler(playback.get());
   viewer.addEventHandler(navigation.get());
+  viewer.addEventHandler(screenshot_key.get());
   osg::ref_ptr<osg::ApplicationUsage> usage = new osg::ApplicationUsage;
   usage->setDescription("Kanoko: " + options.title);
   viewer.addEventHandler(new osgViewer::HelpHandler(usage.get()));
@@ -110,8 +139,21 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     const auto now = Clock::now();
     clock.advance(std::chrono::duration<double>(now - last).count());
     last = now;
-    if (!options.screenshot.empty()) capture->arm();
+    const bool shot = screenshot_key->requested;
+    screenshot_key->requested = false;
+    if (!options.screenshot.empty() || shot) capture->arm();
     viewer.frame(clock.time_s());
+    if (shot && capture->image() != nullptr && capture->image()->data() != nullptr) {
+      try {
+        const auto path = next_screenshot_path(options.screenshot_folder, options.screenshot_stem);
+        write_image_atomically(*capture->image(), path);
+        std::printf("kanoko view: screenshot %s\n", path.string().c_str());
+        std::fflush(stdout);
+      } catch (const std::exception& e) {
+        // A full disk or a read-only folder must not end the session.
+        std::fprintf(stderr, "kanoko view: screenshot failed: %s\n", e.what());
+      }
+    }
     if (first_frame) keep_gl_driver_loaded();
     first_frame = false;
     check_interrupt();
