@@ -1,0 +1,18 @@
+// Rewriting values in a mapping's text while keeping everything else (comments, order, layout):
+// used by `kanoko suggest -o`.
+#pragma once
+
+#include <string>
+
+#include "src/mapping/mapping.hpp"
+
+namespace kanoko::mapping {
+
+/// Sets `section`.`key` = `value` (TOML text such as "2.5") in the mapping's text. A key that is
+/// given is replaced in place (its comment stays); a missing key is added under its section's
+/// header, or in a new section at the end. Returns the new text. Throws InputError if the key
+/// holds a formula or an array (it is left to the user) — callers check with is_formula first.
+std::string set_value(const std::string& text, const Mapping& m, const std::string& section, const std::string& key,
+                      const std::string& value);
+
+}  // namespace kanoko::mapping
