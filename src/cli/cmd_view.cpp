@@ -34,7 +34,11 @@ int cmd_view(const Args& args) {
       "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders coloured\n"
       "by tension (blue shorter, red longer than at the start), the clock dial in the corner\n"
       "(12 o'clock = start, clockwise, 6 o'clock = half-way). By default the whole run plays in\n"
-      "about 20 s. Click a body or spring to see its statistics; pause for the settings panel.\n"
+      "about 20 s. Click a body or spring to see its statistics (top partners, a spring's pair\n"
+      "traffic). Pause for the settings panel: speed, visual parameters and the force parameters\n"
+      "(R, k, friction, communication gain); changing one re-simulates from the paused frame in the\n"
+      "background (run from the folder where you ran 'kanoko simulate', so the trace is found),\n"
+      "playback goes on with the new run, and 'save' writes MAPPING-tuned-NNN.toml.\n"
       "Above 2000 bodies they are drawn as sphere impostors, above 50000 as a cloud of dots with\n"
       "one wire sphere per host. Needs a display; without one, use 'kanoko render'.\n\n" +
           key_help(),

@@ -21,9 +21,9 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"k", "spring colours: tension, traffic of the current interval, off"},
       {"m", "communication flashes between the bodies talking in the current interval"},
       {"t / T", "longer / shorter trails (off below 1/40 of the run)"},
-      {"p", "screenshot: kanoko-NNN.png (the run's name) in the current folder"},
+      {"p", "screenshot: kanoko-RUN-NNN.png in the current folder"},
       {"[ / ]", "smaller / larger bodies"},
-      {"paused panel (above the dial)", "click - / + and on/off to change speed and the view"},
+      {"paused panel (above the dial)", "click - / + and on/off: speed, view, force parameters (re-simulates), save"},
       {"left drag / middle drag / right drag", "rotate / pan / zoom the camera"},
       {"h", "show / hide the help screen"},
       {"Esc", "quit"},
@@ -150,9 +150,17 @@ ReplayUpdateCallback::ReplayUpdateCallback(const ReplayClock& clock, TrajectoryS
     : clock_(clock), scene_(scene) {}
 
 void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
+  if (resim_ != nullptr) {
+    if (const trajectory::Reader* run = resim_->take_finished(); run != nullptr) scene_.set_reader(*run);
+  }
   if (clock_.time_s() != scene_.time_s()) scene_.set_time(clock_.time_s());
   // Text layout is redone on every setText, so only when the line changes.
   std::string status = playback_status(clock_);
+  if (resim_ != nullptr) {
+    const std::string extra = resim_->status();
+    if (!extra.empty()) status += "   " + extra;
+  }
+  if (panel_ != nullptr && !panel_->save_message().empty()) status += "   " + panel_->save_message();
   if (status != status_) {
     scene_.set_status(status);
     status_ = std::move(status);

@@ -410,21 +410,21 @@ BodyStyle body_style_for(std::size_t bodies) {
 
 TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px,
                                  std::optional<BodyStyle> style)
-    : reader_(reader),
+    : reader_(&reader),
       width_px_(width_px),
       height_px_(height_px),
       style_(style.value_or(body_style_for(reader.meta().body_count()))),
       traffic_(reader.meta()) {
-  const auto& meta = reader_.meta();
+  const auto& meta = reader_->meta();
   // The reader refuses files without frames or with edges to missing bodies.
-  KANOKO_ASSERT(reader_.frame_count() > 0, "a trajectory has at least one frame");
+  KANOKO_ASSERT(reader_->frame_count() > 0, "a trajectory has at least one frame");
   for (const auto& [a, b] : meta.edges) {
     KANOKO_ASSERT(a < meta.body_count() && b < meta.body_count(), "edge names a missing body");
   }
-  bound_ = run_bound(reader_);
+  bound_ = run_bound(*reader_);
   mass_stat_ = meta.stat_index(trajectory::stat::kMass);
   if (mass_stat_ >= 0) {
-    const auto f0 = reader_.frame(0);
+    const auto f0 = reader_->frame(0);
     mass0_.resize(meta.body_count(), 0.0);
     for (std::size_t j = 0; j < meta.body_count(); ++j) {
       mass0_[j] = f0.stats(mass_stat_, static_cast<Eigen::Index>(j));
@@ -434,11 +434,11 @@ TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px,
   build_world();
   build_hud();
   set_window_size(width_px, height_px);
-  set_time(reader_.begin_time());
+  set_time(reader_->begin_time());
 }
 
 void TrajectoryScene::build_world() {
-  const auto& meta = reader_.meta();
+  const auto& meta = reader_->meta();
   world_ = new osg::Group;
   world_->setName("kanoko world");
   auto program = make<osg::Program>();
@@ -456,7 +456,7 @@ void TrajectoryScene::build_world() {
 
   auto springs = make<osg::Group>();
   springs->setName("springs");
-  const auto f0 = reader_.frame(0);
+  const auto f0 = reader_->frame(0);
   spring_colour_values_.assign(meta.edges.size(), kSpringNeutral);
   for (std::size_t e = 0; e < meta.edges.size(); ++e) {
     const auto [a, b] = meta.edges[e];
@@ -510,7 +510,7 @@ void TrajectoryScene::build_world() {
 }
 
 void TrajectoryScene::build_spring_lines() {
-  const std::size_t m = reader_.meta().edges.size();
+  const std::size_t m = reader_->meta().edges.size();
   spring_lines_ = make<osg::Geometry>();
   spring_lines_->setName("spring lines");
   spring_lines_->setDataVariance(osg::Object::DYNAMIC);
@@ -529,7 +529,7 @@ void TrajectoryScene::build_spring_lines() {
 }
 
 void TrajectoryScene::build_point_bodies() {
-  const auto& meta = reader_.meta();
+  const auto& meta = reader_->meta();
   const std::size_t n = meta.body_count();
   points_ = make<osg::Geometry>();
   points_->setName(style_ == BodyStyle::cloud ? "body cloud" : "body impostors");
@@ -607,7 +607,7 @@ void TrajectoryScene::set_framebuffer_height(int height_px) {
 }
 
 void TrajectoryScene::update_point_bodies() {
-  const std::size_t n = reader_.meta().body_count();
+  const std::size_t n = reader_->meta().body_count();
   auto* v = static_cast<osg::Vec3Array*>(points_->getVertexArray());
   for (std::size_t i = 0; i < n; ++i) {
     const auto c = positions_.col(static_cast<Eigen::Index>(i));
@@ -637,7 +637,7 @@ void TrajectoryScene::update_point_bodies() {
     const double k = static_cast<double>(std::max<std::size_t>(count[h], 1));
     const Eigen::Vector3d centre = sum[h] / k;
     const double spread = std::sqrt(std::max(sum2[h] / k - centre.squaredNorm(), 0.0));
-    const double r = std::max(spread, safe_radius(reader_.meta().bodies[0]));
+    const double r = std::max(spread, safe_radius(reader_->meta().bodies[0]));
     host_spheres_[h]->setPosition(osg::Vec3d(centre.x(), centre.y(), centre.z()));
     host_spheres_[h]->setScale(osg::Vec3d(r, r, r));
   }
@@ -817,14 +817,24 @@ double TrajectoryScene::mass_scale(std::size_t i) const {
 }
 
 double TrajectoryScene::drawn_radius(std::size_t i) const {
-  return safe_radius(reader_.meta().bodies.at(i)) * mass_scale(i) * visual_.body_scale;
+  return safe_radius(reader_->meta().bodies.at(i)) * mass_scale(i) * visual_.body_scale;
+}
+
+void TrajectoryScene::set_reader(const trajectory::Reader& reader) {
+  KANOKO_ASSERT(reader.meta().body_count() == reader_->meta().body_count() &&
+                    reader.meta().edges == reader_->meta().edges && reader.frame_count() == reader_->frame_count(),
+                "set_reader needs a run of the same bodies, springs and frames");
+  reader_ = &reader;
+  traffic_ = IntervalTraffic(reader.meta());
+  partners_ = PartnerTotals{};
+  set_time(time_s_);
 }
 
 void TrajectoryScene::set_time(double t_s) {
-  const auto& meta = reader_.meta();
-  time_s_ = std::clamp(t_s, reader_.begin_time(), reader_.end_time());
-  reader_.positions_at(time_s_, positions_);
-  if (mass_stat_ >= 0) reader_.stats_at(time_s_, stats_);
+  const auto& meta = reader_->meta();
+  time_s_ = std::clamp(t_s, reader_->begin_time(), reader_->end_time());
+  reader_->positions_at(time_s_, positions_);
+  if (mass_stat_ >= 0) reader_->stats_at(time_s_, stats_);
 
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     const auto c = positions_.col(static_cast<Eigen::Index>(i));
@@ -884,7 +894,7 @@ void TrajectoryScene::update_flashes() {
   vertices->resize(2 * flashes.size());
   colours->resize(2 * flashes.size());
   // Flashes fade within their interval: bright when it starts, dimmer towards its end.
-  const auto& meta = reader_.meta();
+  const auto& meta = reader_->meta();
   const double into = meta.interval_s > 0 ? (time_s_ - meta.trace_begin_s) / meta.interval_s -
                                                 static_cast<double>(traffic_.interval())
                                           : 0.0;
@@ -956,7 +966,7 @@ osg::Vec3 TrajectoryScene::spring_colour(std::size_t e) const {
 }
 
 void TrajectoryScene::update_springs() {
-  const auto& edges = reader_.meta().edges;
+  const auto& edges = reader_->meta().edges;
   auto* line_colours =
       spring_lines_.valid() ? static_cast<osg::Vec4Array*>(spring_lines_->getColorArray()) : nullptr;
   for (std::size_t e = 0; e < edges.size(); ++e) {
@@ -987,7 +997,7 @@ void TrajectoryScene::set_visual(const VisualOptions& options) {
   if (labels_changed && visual_.labels && labels_->getNumDrawables() == 0) {
     // Built on first use: thousands of text drawables cost memory nobody asked for.
     osg::ref_ptr<osgText::Font> font = osgText::readRefFontFile("DejaVuSans.ttf");
-    const auto& bodies = reader_.meta().bodies;
+    const auto& bodies = reader_->meta().bodies;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       auto text = make_label(font.get(), osgText::Text::LEFT_BOTTOM);
       text->setAutoRotateToScreen(true);
@@ -1013,7 +1023,7 @@ void TrajectoryScene::update_labels() {
 
 void TrajectoryScene::update_trails() {
   osg::Node* geode = trails_->getParent(0);
-  const std::size_t n = reader_.meta().body_count();
+  const std::size_t n = reader_->meta().body_count();
   if (!(visual_.trail_s > 0) || n > kMaxTrailBodies) {
     geode->setNodeMask(0);
     return;
@@ -1023,12 +1033,12 @@ void TrajectoryScene::update_trails() {
   auto* colours = static_cast<osg::Vec4Array*>(trails_->getColorArray());
   vertices->resize(n * kTrailSamples);
   colours->resize(n * kTrailSamples);
-  const auto& bodies = reader_.meta().bodies;
+  const auto& bodies = reader_->meta().bodies;
   Eigen::Matrix3Xd p;
   for (int k = 0; k < kTrailSamples; ++k) {
     // Oldest sample first; the last one is now.
     const double age = visual_.trail_s * (kTrailSamples - 1 - k) / (kTrailSamples - 1);
-    reader_.positions_at(std::max(time_s_ - age, reader_.begin_time()), p);
+    reader_->positions_at(std::max(time_s_ - age, reader_->begin_time()), p);
     const float alpha = 0.85F * static_cast<float>(k + 1) / kTrailSamples;
     for (std::size_t i = 0; i < n; ++i) {
       const auto c = p.col(static_cast<Eigen::Index>(i));
@@ -1060,7 +1070,7 @@ std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view,
   Ray ray;
   ray.origin = Eigen::Vector3d(near_point.x(), near_point.y(), near_point.z());
   ray.direction = Eigen::Vector3d(far_point.x(), far_point.y(), far_point.z()) - ray.origin;
-  std::vector<double> radii(reader_.meta().body_count());
+  std::vector<double> radii(reader_->meta().body_count());
   double smallest = 0;
   for (std::size_t i = 0; i < radii.size(); ++i) {
     radii[i] = drawn_radius(i);
@@ -1068,14 +1078,14 @@ std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view,
   }
   // Springs are thin; accept clicks within two of their drawn radii.
   const double spring_tolerance = 2.0 * kSpringRadiusFraction * (smallest > 0 ? smallest : 0.1);
-  return pick(ray, positions_, radii, reader_.meta().edges, spring_tolerance);
+  return pick(ray, positions_, radii, reader_->meta().edges, spring_tolerance);
 }
 
 void TrajectoryScene::select(const std::optional<Pick>& pick) {
   selection_ = pick;
   if (selection_) {
     const std::size_t limit =
-        selection_->kind == Pick::Kind::body ? reader_.meta().body_count() : reader_.meta().edges.size();
+        selection_->kind == Pick::Kind::body ? reader_->meta().body_count() : reader_->meta().edges.size();
     KANOKO_ASSERT(selection_->index < limit, "selection of a missing body or spring");
   }
   update_springs();
@@ -1085,8 +1095,8 @@ void TrajectoryScene::select(const std::optional<Pick>& pick) {
 std::string TrajectoryScene::inspect_text() const {
   if (!selection_) return {};
   std::string text = selection_->kind == Pick::Kind::body
-                         ? describe_body(reader_, selection_->index, time_s_, &partners_)
-                         : describe_spring(reader_, selection_->index, time_s_, &partners_);
+                         ? describe_body(*reader_, selection_->index, time_s_, &partners_)
+                         : describe_spring(*reader_, selection_->index, time_s_, &partners_);
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
@@ -1111,9 +1121,9 @@ void TrajectoryScene::update_selection() {
 void TrajectoryScene::update_dial() {
   // The dial spans the traced run, as in the paper (6 o'clock is half of the program's run);
   // frames stored after the trace ends (the settling phase) show a full dial.
-  const auto& meta = reader_.meta();
-  const double begin = meta.trace_end_s > meta.trace_begin_s ? meta.trace_begin_s : reader_.begin_time();
-  const double end = meta.trace_end_s > meta.trace_begin_s ? meta.trace_end_s : reader_.end_time();
+  const auto& meta = reader_->meta();
+  const double begin = meta.trace_end_s > meta.trace_begin_s ? meta.trace_begin_s : reader_->begin_time();
+  const double end = meta.trace_end_s > meta.trace_begin_s ? meta.trace_end_s : reader_->end_time();
   const double fraction = dial_fraction(time_s_, begin, end);
   const double angle = dial_hand_angle_deg(fraction) * kDegToRad;
   // Positive rotation about +z is counter-clockwise on screen; the hand turns clockwise.

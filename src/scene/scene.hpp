@@ -148,6 +148,12 @@ class TrajectoryScene {
 
   /// Moves bodies, springs and the dial to trace time t (clamped to the stored frames).
   void set_time(double t_s);
+  /// Shows another run of the same bodies and springs from now on (the viewer's re-simulation):
+  /// same body count, springs and frame times are required (KANOKO_ASSERT). `reader` must
+  /// outlive the scene or the next set_reader().
+  void set_reader(const trajectory::Reader& reader);
+  /// The run shown.
+  [[nodiscard]] const trajectory::Reader& reader() const { return *reader_; }
   /// The trace time the scene shows.
   [[nodiscard]] double time_s() const { return time_s_; }
 
@@ -213,7 +219,7 @@ class TrajectoryScene {
   /// Ratio drawn radius / base radius of body i from the mass statistic at the current time.
   [[nodiscard]] double mass_scale(std::size_t i) const;
 
-  const trajectory::Reader& reader_;
+  const trajectory::Reader* reader_;  ///< never null; set_reader() swaps it
   osg::BoundingSphered bound_;
   int mass_stat_ = -1;         ///< index of the "mass" statistic, or -1
   std::vector<double> mass0_;  ///< each body's mass in frame 0 (reference for the volume)

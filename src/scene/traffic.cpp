@@ -16,7 +16,7 @@ std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
 
 }  // namespace
 
-IntervalTraffic::IntervalTraffic(const trajectory::Metadata& meta) : meta_(meta) {
+IntervalTraffic::IntervalTraffic(const trajectory::Metadata& meta) : meta_(&meta) {
   edge_of_pair_.reserve(meta.edges.size());
   for (std::size_t e = 0; e < meta.edges.size(); ++e) {
     edge_of_pair_.emplace(pair_key(meta.edges[e][0], meta.edges[e][1]), e);
@@ -31,7 +31,7 @@ void IntervalTraffic::set_interval(std::size_t bin) {
   max_spring_bytes_ = 0;
   flashes_.clear();
   pair_bytes_.clear();
-  for (const trajectory::PairTraffic& p : meta_.traffic_in(bin)) {
+  for (const trajectory::PairTraffic& p : meta_->traffic_in(bin)) {
     if (p.src == p.dst) continue;  // a body talking to itself has no line to draw
     pair_bytes_[pair_key(p.src, p.dst)] += p.bytes;
   }

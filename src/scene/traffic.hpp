@@ -48,7 +48,7 @@ class IntervalTraffic {
   [[nodiscard]] std::span<const Flash> flashes() const { return flashes_; }
 
  private:
-  const trajectory::Metadata& meta_;
+  const trajectory::Metadata* meta_;
   std::unordered_map<std::uint64_t, std::size_t> edge_of_pair_;
   std::size_t bin_ = static_cast<std::size_t>(-1);
   std::vector<double> spring_bytes_;

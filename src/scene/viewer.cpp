@@ -1,5 +1,7 @@
 #include "src/scene/viewer.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +19,7 @@
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
+#include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
 
 namespace kanoko::scene {
@@ -62,6 +65,9 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
 
   const int w = options.size.width_px;
   const int h = options.size.height_px;
+  // Before the scene, so that the runs it hands to the scene outlive it.
+  Resimulation resim(reader, std::filesystem::temp_directory_path() /
+                                 ("kanoko-view-" + std::to_string(::getpid())));
   TrajectoryScene scene(reader, w, h);
   VisualOptions visual;
   visual.grid = true;  // orientation while flying around; renders stay uncluttered
@@ -81,6 +87,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
 
   ControlPanel panel(clock, scene);
+  panel.set_resimulation(&resim, options.screenshot_folder);
 
   // Declared after the clock, scene and panel it refers to, so it is destroyed first.
   osgViewer::Viewer viewer;
@@ -121,6 +128,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   viewer.setSceneData(scene.root());
   viewer.setCameraManipulator(manipulators.get());
   replay->set_control_panel(&panel);
+  replay->set_resimulation(&resim);
   osg::ref_ptr<PlaybackHandler> playback = new PlaybackHandler(clock, scene, frame_times);
   playback->set_control_panel(&panel);
   viewer.addEventHandler(playback.get());
