@@ -55,6 +55,7 @@ int cmd_view(const Args& args) {
   bool labels = false;
   bool flashes = false;
   std::string springs;
+  std::string textures;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -73,7 +74,9 @@ int cmd_view(const Args& args) {
       "springs", po::value<std::string>(&springs)->default_value("tension"),
       "spring colours: tension, traffic (bytes in the current interval) or off (key k)")(
       "flashes", po::bool_switch(&flashes),
-      "lines between the bodies that communicate in the current interval (key m)");
+      "lines between the bodies that communicate in the current interval (key m)")(
+      "textures", po::value<std::string>(&textures)->default_value("none"),
+      "patterns on the bodies from assets/textures: none, host (one per host) or body");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -105,6 +108,7 @@ int cmd_view(const Args& args) {
   view.labels = labels;
   view.flashes = flashes;
   view.spring_colours = scene::parse_spring_colours(springs, "--springs");
+  view.textures = scene::parse_body_textures(textures, "--textures");
   if (vm.count("trail") != 0U) {
     const double trail = vm["trail"].as<double>();
     if (!std::isfinite(trail) || trail < 0) {

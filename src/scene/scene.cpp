@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numbers>
 #include <osg/BlendFunc>
@@ -16,6 +18,7 @@
 #include <osg/Shader>
 #include <osg/Uniform>
 #include <osg/Viewport>
+#include <osgDB/ReadFile>
 #include <osgText/Font>
 #include <utility>
 
@@ -65,20 +68,28 @@ constexpr double kHighlightScale = 1.3;
 
 // Per-pixel Blinn-Phong with a key light from the upper left, a weak fill from the lower right
 // and a faint rim, in eye space. GLSL 1.20 with the compatibility built-ins (OSG is a GL2 build).
+// Textured bodies take (u, v) from the unit sphere's object coordinates: u around the z axis,
+// v from pole to pole; the texture's grey level scales the body colour.
 const char* const kVertexShader = R"(#version 120
 varying vec3 v_normal;
 varying vec3 v_eye_pos;
+varying vec2 v_uv;
 void main() {
   v_normal = gl_NormalMatrix * gl_Normal;
   v_eye_pos = vec3(gl_ModelViewMatrix * gl_Vertex);
+  vec3 p = normalize(gl_Vertex.xyz + vec3(0.0, 0.0, 1e-9));
+  v_uv = vec2(atan(p.y, p.x) / 6.2831853 + 0.5, acos(clamp(p.z, -1.0, 1.0)) / 3.1415927);
   gl_Position = ftransform();
 }
 )";
 
 const char* const kFragmentShader = R"(#version 120
 uniform vec3 kanoko_colour;
+uniform sampler2D kanoko_texture;
+uniform float kanoko_textured;
 varying vec3 v_normal;
 varying vec3 v_eye_pos;
+varying vec2 v_uv;
 void main() {
   vec3 n = normalize(v_normal);
   if (!gl_FrontFacing) n = -n;
@@ -89,8 +100,9 @@ void main() {
   float fill_diffuse = max(dot(n, fill), 0.0);
   float specular = pow(max(dot(n, normalize(key + v)), 0.0), 48.0);
   float rim = pow(1.0 - max(dot(n, v), 0.0), 3.0);
-  vec3 c = kanoko_colour * (0.20 + 0.72 * diffuse + 0.18 * fill_diffuse)
-         + vec3(0.38) * specular + kanoko_colour * 0.22 * rim;
+  vec3 base = kanoko_colour * mix(1.0, texture2D(kanoko_texture, v_uv).r, kanoko_textured);
+  vec3 c = base * (0.20 + 0.72 * diffuse + 0.18 * fill_diffuse)
+         + vec3(0.38) * specular + base * 0.22 * rim;
   gl_FragColor = vec4(c, 1.0);
 }
 )";
@@ -446,6 +458,8 @@ void TrajectoryScene::build_world() {
   program->addShader(new osg::Shader(osg::Shader::VERTEX, kVertexShader));
   program->addShader(new osg::Shader(osg::Shader::FRAGMENT, kFragmentShader));
   world_->getOrCreateStateSet()->setAttributeAndModes(program.get(), osg::StateAttribute::ON);
+  world_->getOrCreateStateSet()->addUniform(new osg::Uniform("kanoko_texture", 0));
+  world_->getOrCreateStateSet()->addUniform(new osg::Uniform("kanoko_textured", 0.0F));
 
   // One drawable shared by all bodies, one by all springs; per-instance state is only the
   // transform and a colour uniform (headless.md §5: unshared drawables cost memory, not speed).
@@ -939,6 +953,26 @@ const char* to_string(SpringColours c) {
   return "off";
 }
 
+const char* to_string(BodyTextures t) {
+  switch (t) {
+    case BodyTextures::host:
+      return "host";
+    case BodyTextures::body:
+      return "body";
+    case BodyTextures::none:
+      break;
+  }
+  return "none";
+}
+
+BodyTextures parse_body_textures(std::string_view text, std::string_view option) {
+  for (const BodyTextures t : {BodyTextures::none, BodyTextures::host, BodyTextures::body}) {
+    if (text == to_string(t)) return t;
+  }
+  throw InputError(FileLoc{std::string(option)},
+                   "unknown body textures '" + std::string(text) + "'; expected none, host or body");
+}
+
 SpringColours parse_spring_colours(std::string_view text, std::string_view option) {
   for (const SpringColours c : {SpringColours::tension, SpringColours::traffic, SpringColours::off}) {
     if (text == to_string(c)) return c;
@@ -988,8 +1022,68 @@ void TrajectoryScene::update_springs() {
   if (line_colours != nullptr) line_colours->dirty();
 }
 
+std::filesystem::path body_texture_folder() {
+  if (const char* env = std::getenv("KANOKO_ASSETS"); env != nullptr && *env != '\0') {
+    return std::filesystem::path(env) / "textures";
+  }
+  return std::filesystem::path(KANOKO_ASSETS_DIR) / "textures";
+}
+
+std::vector<std::filesystem::path> body_texture_files() {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(body_texture_folder(), ec)) {
+    if (entry.path().extension() == ".png") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::size_t TrajectoryScene::texture_of(std::size_t body) const {
+  if (visual_.textures == BodyTextures::body || textures_.empty()) return textures_.empty() ? 0 : body % textures_.size();
+  return host_index_.at(body) % textures_.size();
+}
+
+void TrajectoryScene::apply_textures() {
+  if (visual_.textures != BodyTextures::none && textures_.empty() && !textures_tried_) {
+    textures_tried_ = true;
+    for (const auto& file : body_texture_files()) {
+      osg::ref_ptr<osg::Image> image = osgDB::readRefImageFile(file.string());
+      if (!image.valid()) continue;
+      auto texture = make<osg::Texture2D>(image.get());
+      texture->setWrap(osg::Texture::WRAP_S, osg::Texture::REPEAT);
+      texture->setWrap(osg::Texture::WRAP_T, osg::Texture::CLAMP_TO_EDGE);
+      texture->setFilter(osg::Texture::MIN_FILTER, osg::Texture::LINEAR_MIPMAP_LINEAR);
+      texture->setFilter(osg::Texture::MAG_FILTER, osg::Texture::LINEAR);
+      textures_.push_back(texture);
+    }
+    if (textures_.empty()) {
+      std::fprintf(stderr, "kanoko: no body textures in %s; bodies stay plain\n",
+                   body_texture_folder().string().c_str());
+    }
+    const auto& bodies = reader_->meta().bodies;
+    std::map<std::string, std::size_t> hosts;
+    host_index_.resize(bodies.size());
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      host_index_[i] = hosts.emplace(bodies[i].host.empty() ? bodies[i].name : bodies[i].host, hosts.size()).first->second;
+    }
+  }
+  const bool on = visual_.textures != BodyTextures::none && !textures_.empty();
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    osg::StateSet* ss = bodies_[i]->getOrCreateStateSet();
+    if (on) {
+      ss->setTextureAttributeAndModes(0, textures_[texture_of(i)].get(), osg::StateAttribute::ON);
+      ss->addUniform(new osg::Uniform("kanoko_textured", 1.0F));
+    } else {
+      ss->removeTextureAttribute(0, osg::StateAttribute::TEXTURE);
+      ss->removeUniform("kanoko_textured");
+    }
+  }
+}
+
 void TrajectoryScene::set_visual(const VisualOptions& options) {
   const bool labels_changed = options.labels != visual_.labels;
+  const bool textures_changed = options.textures != visual_.textures;
   visual_ = options;
   visual_.body_scale = std::clamp(options.body_scale, 0.25, 4.0);
   visual_.trail_s = std::isfinite(options.trail_s) ? std::max(options.trail_s, 0.0) : 0.0;
@@ -1008,6 +1102,7 @@ void TrajectoryScene::set_visual(const VisualOptions& options) {
     }
   }
   labels_->setNodeMask(visual_.labels ? ~0U : 0U);
+  if (textures_changed) apply_textures();
   set_time(time_s_);
 }
 

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <filesystem>
 #include <osg/BoundingSphere>
 #include <osg/Camera>
 #include <osg/Geometry>
@@ -15,6 +16,7 @@
 #include <osg/PositionAttitudeTransform>
 #include <osg/Uniform>
 #include <osg/Vec3d>
+#include <osg/Texture2D>
 #include <osg/Vec4>
 #include <osgText/Text>
 #include <optional>
@@ -88,6 +90,15 @@ enum class SpringColours {
 /// The mode named `text`; throws InputError naming `option` otherwise.
 [[nodiscard]] SpringColours parse_spring_colours(std::string_view text, std::string_view option);
 
+/// Patterns on the bodies (mesh style only), from the textures in assets/textures: none, one
+/// per host (bodies of a host share a pattern; colours still tell them apart) or one per body
+/// (cycling through the set).
+enum class BodyTextures { none, host, body };
+/// "none", "host", "body".
+[[nodiscard]] const char* to_string(BodyTextures t);
+/// The choice named `text`; throws InputError naming `option` otherwise.
+[[nodiscard]] BodyTextures parse_body_textures(std::string_view text, std::string_view option);
+
 /// Visual parameters of the scene (the viewer's paused panel changes them).
 struct VisualOptions {
   double body_scale = 1.0;  ///< multiplies every drawn body radius; clamped to 0.25..4
@@ -96,7 +107,14 @@ struct VisualOptions {
   SpringColours spring_colours = SpringColours::tension;
   bool flashes = false;     ///< lines between the bodies that communicate in the current interval
   double trail_s = 0;       ///< trails of the last trail_s trace seconds; 0 draws none
+  BodyTextures textures = BodyTextures::none;
 };
+
+/// The folder of the shipped body textures: $KANOKO_ASSETS/textures, else the source tree's
+/// assets/textures.
+[[nodiscard]] std::filesystem::path body_texture_folder();
+/// Its PNG files, sorted by name (the order in which bodies or hosts get them).
+[[nodiscard]] std::vector<std::filesystem::path> body_texture_files();
 
 /// Colour of a spring that carries `bytes` in the current interval when the busiest spring
 /// carries `max_bytes`: neutral grey without traffic, towards orange (square-root scale).
@@ -212,6 +230,9 @@ class TrajectoryScene {
   void update_labels();
   void update_trails();
   void update_flashes();
+  void apply_textures();
+  /// Index into textures_ of body i's pattern.
+  [[nodiscard]] std::size_t texture_of(std::size_t body) const;
   void build_decorations();
   void build_point_bodies();
   void build_spring_lines();
@@ -261,6 +282,9 @@ class TrajectoryScene {
   osg::ref_ptr<osg::Geometry> trails_;
   osg::ref_ptr<osg::Geometry> flashes_;       ///< communication flashes of the current interval
   IntervalTraffic traffic_;                   ///< the current interval's pairs (traffic section)
+  std::vector<osg::ref_ptr<osg::Texture2D>> textures_;  ///< loaded on first use
+  bool textures_tried_ = false;
+  std::vector<std::size_t> host_index_;       ///< textures by host: each body's host number
   mutable PartnerTotals partners_;            ///< running totals for the inspect panel
   osg::ref_ptr<osgText::Text> inspect_panel_;
 };

@@ -75,6 +75,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   visual.trail_s = options.trail_s;
   visual.spring_colours = options.spring_colours;
   visual.flashes = options.flashes;
+  visual.textures = options.textures;
   scene.set_visual(visual);
   ReplayClock clock(
       reader.begin_time(), reader.end_time(),

@@ -36,6 +36,8 @@ struct ViewOptions {
   /// Spring colours and communication flashes from the start (keys k and m).
   SpringColours spring_colours = SpringColours::tension;
   bool flashes = false;
+  /// Patterns on the bodies from assets/textures.
+  BodyTextures textures = BodyTextures::none;
 };
 
 /// The first free name folder/stem-NNN.png, NNN from 001. Throws RunError if all are taken.
