@@ -929,56 +929,52 @@ void TrajectoryScene::update_flashes() {
   flashes_->dirtyBound();
 }
 
+namespace {
+
+// Names of the visual choices, in the order the key and the panel cycle through them.
+constexpr std::array<std::pair<SpringColours, const char*>, 3> kSpringColourNames{
+    {{SpringColours::tension, "tension"}, {SpringColours::traffic, "traffic"}, {SpringColours::off, "off"}}};
+constexpr std::array<std::pair<BodyTextures, const char*>, 3> kBodyTextureNames{
+    {{BodyTextures::none, "none"}, {BodyTextures::host, "host"}, {BodyTextures::body, "body"}}};
+
+template <class E, std::size_t N>
+const char* name_in(const std::array<std::pair<E, const char*>, N>& names, E value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) return name;
+  }
+  return names.front().second;
+}
+
+template <class E, std::size_t N>
+E parse_name_in(const std::array<std::pair<E, const char*>, N>& names, std::string_view text, std::string_view option,
+                std::string_view what) {
+  std::string expected;
+  for (const auto& [v, name] : names) {
+    if (text == name) return v;
+    expected += (expected.empty() ? "" : ", ") + std::string(name);
+  }
+  throw InputError(FileLoc{std::string(option)},
+                   "unknown " + std::string(what) + " '" + std::string(text) + "'; expected one of " + expected);
+}
+
+}  // namespace
+
 SpringColours next_spring_colours(SpringColours c) {
-  switch (c) {
-    case SpringColours::tension:
-      return SpringColours::traffic;
-    case SpringColours::traffic:
-      return SpringColours::off;
-    case SpringColours::off:
-      break;
+  for (std::size_t k = 0; k < kSpringColourNames.size(); ++k) {
+    if (kSpringColourNames[k].first == c) return kSpringColourNames[(k + 1) % kSpringColourNames.size()].first;
   }
   return SpringColours::tension;
 }
 
-const char* to_string(SpringColours c) {
-  switch (c) {
-    case SpringColours::tension:
-      return "tension";
-    case SpringColours::traffic:
-      return "traffic";
-    case SpringColours::off:
-      break;
-  }
-  return "off";
-}
-
-const char* to_string(BodyTextures t) {
-  switch (t) {
-    case BodyTextures::host:
-      return "host";
-    case BodyTextures::body:
-      return "body";
-    case BodyTextures::none:
-      break;
-  }
-  return "none";
-}
+const char* to_string(SpringColours c) { return name_in(kSpringColourNames, c); }
+const char* to_string(BodyTextures t) { return name_in(kBodyTextureNames, t); }
 
 BodyTextures parse_body_textures(std::string_view text, std::string_view option) {
-  for (const BodyTextures t : {BodyTextures::none, BodyTextures::host, BodyTextures::body}) {
-    if (text == to_string(t)) return t;
-  }
-  throw InputError(FileLoc{std::string(option)},
-                   "unknown body textures '" + std::string(text) + "'; expected none, host or body");
+  return parse_name_in(kBodyTextureNames, text, option, "body textures");
 }
 
 SpringColours parse_spring_colours(std::string_view text, std::string_view option) {
-  for (const SpringColours c : {SpringColours::tension, SpringColours::traffic, SpringColours::off}) {
-    if (text == to_string(c)) return c;
-  }
-  throw InputError(FileLoc{std::string(option)},
-                   "unknown spring colouring '" + std::string(text) + "'; expected tension, traffic or off");
+  return parse_name_in(kSpringColourNames, text, option, "spring colouring");
 }
 
 osg::Vec3 traffic_colour(double bytes, double max_bytes) {

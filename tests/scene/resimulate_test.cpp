@@ -12,6 +12,7 @@
 #include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
 #include "src/sim/simulate.hpp"
+#include "tests/support/ring_mapping.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::scene {
@@ -20,25 +21,11 @@ namespace {
 using test::TempDir;
 using test::write_text;
 
-constexpr const char* kMapping = R"(# a ring of 6, pulled by its traffic
-[simulation]
-interval = 0.1
-dt = 0.025
-frame_every = 2
-settle = 0.3
-[bodies]
-placement = "ring"
-[springs]
-topology = "ring"
-k = 2   # stiffness
-[forces.repulsion]
-strength = 0.01
-[forces.communication]
-mode = "symmetric"
-gain = 0.5
-[forces.friction]
-beta = 1
-)";
+const std::string kMapping = [] {
+  test::RingMapping r;
+  r.gain = 0.5;
+  return test::ring_mapping(r);
+}();
 
 std::string trace() {
   std::string s = "kntr 1\n";
@@ -115,7 +102,7 @@ TEST(Resimulation, ContinuesFromTheFrameWithTheChangedParameterAndSavesIt) {
   const std::string& text = resim.mapping_text();
   EXPECT_NE(text.find("beta = 4.0"), std::string::npos) << text;
   EXPECT_NE(text.find("k = 2   # stiffness"), std::string::npos) << text;
-  EXPECT_NE(text.find("# a ring of 6"), std::string::npos) << text;
+  EXPECT_NE(text.find("# a ring of bodies"), std::string::npos) << text;
 
   const auto saved = resim.save_mapping(run.dir.path());
   EXPECT_EQ(saved.filename(), "ring-tuned-001.toml");

@@ -10,6 +10,7 @@
 #include "src/base/error.hpp"
 #include "src/sim/simulate.hpp"
 #include "src/trajectory/trajectory.hpp"
+#include "tests/support/ring_mapping.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
@@ -19,23 +20,9 @@ using test::TempDir;
 using test::write_text;
 
 std::string mapping(double beta) {
-  return R"(
-[simulation]
-interval = 0.1
-dt = 0.025
-frame_every = 2
-settle = 0.3
-[bodies]
-placement = "ring"
-[springs]
-topology = "ring"
-k = 2
-[forces.repulsion]
-strength = 0.01
-[forces.communication]
-mode = "symmetric"
-[forces.friction]
-beta = )" + std::to_string(beta) + "\n";
+  test::RingMapping r;
+  r.beta = beta;
+  return test::ring_mapping(r);
 }
 
 std::string trace() {
@@ -103,7 +90,7 @@ TEST(Resume, ChangedParametersChangeOnlyWhatFollows) {
   ASSERT_EQ(tuned.frame_count(), whole.frame_count());
   for (std::size_t k = 0; k <= 7; ++k) EXPECT_TRUE(same_frame(whole, tuned, k)) << k;
   for (std::size_t k = 8; k < whole.frame_count(); ++k) EXPECT_FALSE(same_frame(whole, tuned, k)) << k;
-  EXPECT_NE(tuned.meta().mapping_text.find("beta = 4"), std::string::npos);
+  EXPECT_NE(tuned.meta().mapping_text.find("beta = 4\n"), std::string::npos);
   // More friction: slower at the end.
   const auto end = whole.frame_count() - 1;
   EXPECT_LT(tuned.frame(end).velocities.norm(), whole.frame(end).velocities.norm());
@@ -127,9 +114,9 @@ TEST(Resume, ARunWithAnotherStepIsRefused) {
   const trajectory::Reader whole(r.base.output);
   SimulateOptions o = r.base;
   o.output = r.dir / "other.kntj";
-  std::string text = mapping(1.0);
-  text.replace(text.find("dt = 0.025"), 10, "dt = 0.05 ");
-  o.mapping_text = text;
+  test::RingMapping other;
+  other.dt = "0.05";
+  o.mapping_text = test::ring_mapping(other);
   o.resume_from = &whole;
   o.resume_frame = 3;
   try {

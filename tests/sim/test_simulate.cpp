@@ -8,6 +8,7 @@
 #include "src/sim/simulate.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/model_fixtures.hpp"
+#include "tests/support/ring_mapping.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
@@ -16,25 +17,8 @@ namespace {
 using test::TempDir;
 using test::write_text;
 
-const char* kMapping = R"(
-[simulation]
-interval = 0.1
-dt = 0.03          # reduced to 0.025 so that 4 steps fill one interval
-frame_every = 2
-settle = 0.2
-[bodies]
-placement = "ring"
-[springs]
-topology = "ring"
-k = 2
-[forces.repulsion]
-strength = 0.01
-[forces.communication]
-mode = "symmetric"
-gain = 1
-[forces.friction]
-beta = 1
-)";
+const std::string kMapping =
+    test::ring_mapping({"0.03          # reduced to 0.025 so that 4 steps fill one interval", 0.2, 1.0, 1.0});
 
 std::string ring_trace() {
   std::string s = test::node_lines(4);
