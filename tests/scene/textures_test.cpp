@@ -10,6 +10,7 @@
 #include "src/base/error.hpp"
 #include "src/scene/render.hpp"
 #include "src/scene/scene.hpp"
+#include "tests/scene/tiny_render.hpp"
 #include "tests/scene/tiny_run.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -56,16 +57,10 @@ double difference_near(const RenderResult& a, const RenderResult& b, const Eigen
 }
 
 TEST(BodyTextures, PatternsShowOnTexturedBodies) {
-  TempDir dir;
-  test::write_tiny_run(dir / "run.kntj");
-  const trajectory::Reader reader(dir / "run.kntj");
-  RenderOptions o;
-  o.size = {320, 240};
-  o.time_s = 2.0;
-  o.backend = Backend::egl;
-  const RenderResult plain = render_image(reader, o);
-  o.visual.textures = BodyTextures::body;  // red: 00-plain, green: 01-stripes, blue: 02-bands
-  const RenderResult textured = render_image(reader, o);
+  test::TinyRender tiny(2.0);
+  const RenderResult plain = tiny.render();
+  tiny.options.visual.textures = BodyTextures::body;  // red: 00-plain, green: 01-stripes, blue: 02-bands
+  const RenderResult textured = tiny.render();
   const Eigen::Matrix3Xd p = test::tiny_run_positions();
   EXPECT_LT(difference_near(plain, textured, p.col(0), 6), 1.0) << "the plain pattern changes nothing";
   EXPECT_GT(difference_near(plain, textured, p.col(1), 6), 4.0) << "stripes darken part of the body";

@@ -8,6 +8,7 @@
 #include "src/scene/render.hpp"
 #include "src/scene/scene.hpp"
 #include "src/scene/traffic.hpp"
+#include "tests/scene/tiny_render.hpp"
 #include "tests/scene/tiny_run.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -141,13 +142,7 @@ TEST(SpringColours, CycleAndTrafficScale) {
 }
 
 TEST(Flashes, DrawnBetweenTheTalkingBodiesOnlyWhenOn) {
-  TempDir dir;
-  test::write_tiny_run(dir / "run.kntj");
-  const trajectory::Reader reader(dir / "run.kntj");
-  RenderOptions o;
-  o.size = {320, 240};
-  o.time_s = 6.0;  // red talks to blue (no spring between them)
-  o.backend = Backend::egl;
+  test::TinyRender tiny(6.0);  // red talks to blue (no spring between them)
   const Eigen::Matrix3Xd p = test::tiny_run_positions();
   const Eigen::Vector3d mid = 0.5 * (p.col(0) + p.col(2));
   const auto orange_near = [&](const RenderResult& r) {
@@ -160,9 +155,9 @@ TEST(Flashes, DrawnBetweenTheTalkingBodiesOnlyWhenOn) {
     }
     return false;
   };
-  EXPECT_FALSE(orange_near(render_image(reader, o))) << "flashes are off by default";
-  o.visual.flashes = true;
-  EXPECT_TRUE(orange_near(render_image(reader, o)));
+  EXPECT_FALSE(orange_near(tiny.render())) << "flashes are off by default";
+  tiny.options.visual.flashes = true;
+  EXPECT_TRUE(orange_near(tiny.render()));
 }
 
 }  // namespace
