@@ -74,7 +74,7 @@ int cmd_view(const Args& args) {
       "springs", po::value<std::string>(&springs)->default_value("tension"),
       "spring colours: tension, traffic (bytes in the current interval) or off (key k)")(
       "flashes", po::bool_switch(&flashes),
-      "lines between the bodies that communicate in the current interval (key m)")(
+      "lines between the bodies that communicate in the current interval (key x)")(
       "textures", po::value<std::string>(&textures)->default_value("none"),
       "patterns on the bodies from assets/textures: none, host (one per host) or body");
   po::positional_options_description positional;

@@ -19,7 +19,7 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"c", "camera back to the home view"},
       {"l / g", "body labels / ground grid and axes on or off"},
       {"k", "spring colours: tension, traffic of the current interval, off"},
-      {"m", "communication flashes between the bodies talking in the current interval"},
+      {"x", "communication flashes between the bodies talking in the current interval"},
       {"t / T", "longer / shorter trails (off below 1/40 of the run)"},
       {"p", "screenshot: kanoko-RUN-NNN.png in the current folder"},
       {"[ / ]", "smaller / larger bodies"},
@@ -85,7 +85,7 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
         case 'l':
         case 'g':
         case 'k':
-        case 'm':
+        case 'x':
         case 't':
         case 'T':
         case '[':
@@ -95,7 +95,7 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
           if (ea.getKey() == 'l') v.labels = !v.labels;
           if (ea.getKey() == 'g') v.grid = !v.grid;
           if (ea.getKey() == 'k') v.spring_colours = next_spring_colours(v.spring_colours);
-          if (ea.getKey() == 'm') v.flashes = !v.flashes;
+          if (ea.getKey() == 'x') v.flashes = !v.flashes;
           if (ea.getKey() == 't') v.trail_s = longer_trail(v.trail_s, run_s);
           if (ea.getKey() == 'T') v.trail_s = shorter_trail(v.trail_s, run_s);
           if (ea.getKey() == '[') v.body_scale /= 1.25;

@@ -138,7 +138,7 @@ TEST_F(ControlPanelTest, KeysToggleVisualParameters) {
   EXPECT_TRUE(scene_->visual().grid);
   key('k');
   EXPECT_EQ(scene_->visual().spring_colours, SpringColours::traffic);
-  key('m');
+  key('x');
   EXPECT_TRUE(scene_->visual().flashes);
   key('t');
   EXPECT_DOUBLE_EQ(scene_->visual().trail_s, 0.25);
