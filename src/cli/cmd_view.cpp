@@ -1,6 +1,7 @@
 // kanoko view: the interactive 3-D viewer on a simulated run.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "src/base/error.hpp"
@@ -37,12 +38,17 @@ int cmd_view(const Args& args) {
       "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders coloured\n"
       "by tension (blue shorter, red longer than at the start), the clock dial in the corner\n"
       "(12 o'clock = start, clockwise, 6 o'clock = half-way). By default the whole run plays in\n"
-      "about 20 s. Click a body or spring to see its statistics; pause for the settings panel.\n"
+      "about 20 s. Click a body or spring to see its statistics (top partners, a spring's pair\n"
+      "traffic). Pause for the settings panel: speed, visual parameters and the force parameters\n"
+      "(R, k, friction, communication gain); changing one re-simulates from the paused frame in the\n"
+      "background (run from the folder where you ran 'kanoko simulate', so the trace is found),\n"
+      "playback goes on with the new run, and 'save' writes MAPPING-tuned-NNN.toml.\n"
       "Above 2000 bodies they are drawn as sphere impostors, above 50000 as a cloud of dots with\n"
       "one wire sphere per host. Needs a display; without one, use 'kanoko render'.\n\n" +
           key_help(),
       "  kanoko view ring.kntj\n"
       "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
+      "  kanoko view mesh.kntj --springs traffic --flashes\n"
       "  xvfb-run -a kanoko view ring.kntj --exit-after 2 --screenshot shot.png\n"};
 
   std::string run;
@@ -56,6 +62,9 @@ int cmd_view(const Args& args) {
   std::string view_group;
   std::string view_groups;
   std::string views_trace;
+  bool flashes = false;
+  std::string springs;
+  std::string textures;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -78,7 +87,13 @@ int cmd_view(const Args& args) {
       "view-group", po::value<std::string>(&view_group),
       "a named group of views: saved to --view-groups FILE with --views, else loaded from it")(
       "view-groups", po::value<std::string>(&view_groups), "the file that keeps the view groups")(
-      "trace", po::value<std::string>(&views_trace), "the views' trace, instead of the one the run records");
+      "trace", po::value<std::string>(&views_trace), "the views' trace, instead of the one the run records")(
+      "springs", po::value<std::string>(&springs)->default_value("tension"),
+      "spring colours: tension, traffic (bytes in the current interval) or off (key k)")(
+      "flashes", po::bool_switch(&flashes),
+      "lines between the bodies that communicate in the current interval (key x)")(
+      "textures", po::value<std::string>(&textures)->default_value("none"),
+      "patterns on the bodies from assets/textures: none, host (one per host) or body");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -108,6 +123,9 @@ int cmd_view(const Args& args) {
   view.select = select;
   view.start_paused = paused;
   view.labels = labels;
+  view.flashes = flashes;
+  view.spring_colours = scene::parse_spring_colours(springs, "--springs");
+  view.textures = scene::parse_body_textures(textures, "--textures");
   if (vm.count("trail") != 0U) {
     const double trail = vm["trail"].as<double>();
     if (!std::isfinite(trail) || trail < 0) {
@@ -124,6 +142,7 @@ int cmd_view(const Args& args) {
   view.sound = !no_sound;
   view.panels.views = views::views_from_options(views_text, view_group, view_groups);
   if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
+  view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
   scene::run_viewer(reader, view);
   return 0;
 }

@@ -17,13 +17,13 @@ const osg::Vec4 kButtonFill{0.22F, 0.27F, 0.38F, 1.0F};
 const osg::Vec4 kPanelText{0.88F, 0.90F, 0.94F, 1.0F};
 const osg::Vec4 kTitleText{1.0F, 0.62F, 0.12F, 1.0F};
 
-// Row of each button (row 0 is the title) and its column counted from the right (0 = last).
-struct ButtonPlace {
+// Row of each fixed button (row 0 is the title) and its column counted from the right (0 = last).
+struct FixedPlace {
   int row;
   int column_from_right;
   const char* label;
 };
-constexpr std::array<ButtonPlace, kPanelButtons> kPlaces{{
+constexpr std::array<FixedPlace, kPanelButtons> kPlaces{{
     {1, 1, "-"},
     {1, 0, "+"},
     {2, 1, "-"},
@@ -32,7 +32,8 @@ constexpr std::array<ButtonPlace, kPanelButtons> kPlaces{{
     {3, 0, "+"},
     {4, 0, "on/off"},
     {5, 0, "on/off"},
-    {6, 0, "on/off"},
+    {6, 0, "next"},
+    {7, 0, "on/off"},
 }};
 
 const char* on_off(bool on) { return on ? "on" : "off"; }
@@ -67,7 +68,7 @@ ControlPanel::ControlPanel(ReplayClock& clock, TrajectoryScene& scene)
     : clock_(clock), scene_(scene) {
   root_ = new osg::Switch;
   root_->setName("paused panel");
-  auto geode = osg::ref_ptr<osg::Geode>(new osg::Geode);
+  geode_ = new osg::Geode;
   background_ = new osg::Geometry;
   background_->setDataVariance(osg::Object::DYNAMIC);
   background_->setUseDisplayList(false);
@@ -75,26 +76,59 @@ ControlPanel::ControlPanel(ReplayClock& clock, TrajectoryScene& scene)
   background_->setVertexArray(new osg::Vec3Array);
   background_->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
   background_->getOrCreateStateSet()->setRenderBinDetails(30, "RenderBin");
-  geode->addDrawable(background_.get());
-  osg::ref_ptr<osgText::Font> font = monospace_font();
-  for (std::size_t r = 0; r < rows_.size(); ++r) {
-    rows_[r] = make_text(font.get(), r == 0 ? kTitleText : kPanelText,
-                         osgText::Text::LEFT_CENTER);
-    geode->addDrawable(rows_[r].get());
-  }
-  for (std::size_t b = 0; b < kPanelButtons; ++b) {
-    button_labels_[b] = make_text(font.get(), kPanelText, osgText::Text::CENTER_CENTER);
-    button_labels_[b]->setText(kPlaces[b].label);
-    geode->addDrawable(button_labels_[b].get());
-  }
-  root_->addChild(geode.get(), false);
+  build_texts();
+  root_->addChild(geode_.get(), false);
   scene_.hud()->addChild(root_.get());
 }
 
-std::array<std::string, 7> ControlPanel::row_texts() const {
+void ControlPanel::build_texts() {
+  geode_->removeDrawables(0, geode_->getNumDrawables());
+  geode_->addDrawable(background_.get());
+  osg::ref_ptr<osgText::Font> font = monospace_font();
+  const std::size_t row_count = row_texts().size();
+  rows_.assign(row_count, nullptr);
+  for (std::size_t r = 0; r < row_count; ++r) {
+    rows_[r] = make_text(font.get(), r == 0 ? kTitleText : kPanelText, osgText::Text::LEFT_CENTER);
+    geode_->addDrawable(rows_[r].get());
+  }
+  const std::vector<Place> all = places();
+  buttons_.assign(all.size(), Rect{});
+  button_labels_.assign(all.size(), nullptr);
+  for (std::size_t b = 0; b < all.size(); ++b) {
+    button_labels_[b] = make_text(font.get(), kPanelText, osgText::Text::CENTER_CENTER);
+    button_labels_[b]->setText(all[b].label);
+    geode_->addDrawable(button_labels_[b].get());
+  }
+  laid_out_width_px_ = 0;  // lay out again at the next refresh
+  laid_out_height_px_ = 0;
+}
+
+void ControlPanel::set_resimulation(Resimulation* resim, std::filesystem::path save_folder) {
+  resim_ = resim;
+  save_folder_ = std::move(save_folder);
+  build_texts();
+  layout();
+}
+
+std::vector<ControlPanel::Place> ControlPanel::places() const {
+  std::vector<Place> out;
+  for (const FixedPlace& p : kPlaces) out.push_back({p.row, p.column_from_right, p.label});
+  if (resim_ != nullptr) {
+    const int first = static_cast<int>(kPanelRows);
+    const auto count = static_cast<int>(resim_->parameters().size());
+    for (int i = 0; i < count; ++i) {
+      out.push_back({first + i, 1, "-"});
+      out.push_back({first + i, 0, "+"});
+    }
+    out.push_back({first + count, 0, "save"});
+  }
+  return out;
+}
+
+std::vector<std::string> ControlPanel::row_texts() const {
   const VisualOptions& v = scene_.visual();
   char buf[96];
-  std::array<std::string, 7> rows;
+  std::vector<std::string> rows(kPanelRows);
   rows[0] = "paused - click to change";
   std::snprintf(buf, sizeof buf, "speed    %.3g s/s", clock_.speed());
   rows[1] = buf;
@@ -108,7 +142,15 @@ std::array<std::string, 7> ControlPanel::row_texts() const {
   rows[3] = buf;
   rows[4] = std::string("labels   ") + on_off(v.labels);
   rows[5] = std::string("grid     ") + on_off(v.grid);
-  rows[6] = std::string("tension  ") + on_off(v.tension_colours);
+  rows[6] = std::string("springs  ") + to_string(v.spring_colours);
+  rows[7] = std::string("flashes  ") + on_off(v.flashes);
+  if (resim_ != nullptr) {
+    for (const Tunable& p : resim_->parameters()) {
+      std::snprintf(buf, sizeof buf, "%-11s%.4g", p.label.c_str(), p.value);
+      rows.emplace_back(buf);
+    }
+    rows.emplace_back(resim_->edited() ? "mapping  changed" : "mapping  as run");
+  }
   return rows;
 }
 
@@ -152,8 +194,9 @@ void ControlPanel::layout() {
     }
   };
   quad(panel_, kPanelFill);
-  for (std::size_t b = 0; b < kPanelButtons; ++b) {
-    const ButtonPlace& p = kPlaces[b];
+  const std::vector<Place> all = places();
+  for (std::size_t b = 0; b < all.size(); ++b) {
+    const Place& p = all[b];
     const double y = panel_.y1 - margin * 0.5 - row_h * (p.row + 0.5);
     const double width = p.label[1] == '\0' ? button_w : toggle_w;
     const double x1 = panel_.x1 - margin - p.column_from_right * (button_w + 0.3 * size);
@@ -184,10 +227,18 @@ void ControlPanel::refresh() {
   }
 }
 
-osg::Vec2d ControlPanel::button_centre(PanelButton b) const {
-  const Rect& r = buttons_.at(static_cast<std::size_t>(b));
+osg::Vec2d ControlPanel::centre_of(std::size_t button) const {
+  const Rect& r = buttons_.at(button);
   return {0.5 * (r.x0 + r.x1), 0.5 * (r.y0 + r.y1)};
 }
+
+osg::Vec2d ControlPanel::button_centre(PanelButton b) const { return centre_of(static_cast<std::size_t>(b)); }
+
+osg::Vec2d ControlPanel::parameter_button_centre(std::size_t index, bool plus) const {
+  return centre_of(kPanelButtons + 2 * index + (plus ? 1U : 0U));
+}
+
+osg::Vec2d ControlPanel::save_button_centre() const { return centre_of(buttons_.size() - 1); }
 
 bool ControlPanel::click(double x_px, double y_px) {
   if (!visible_) return false;
@@ -195,9 +246,9 @@ bool ControlPanel::click(double x_px, double y_px) {
     return x_px >= r.x0 && x_px <= r.x1 && y_px >= r.y0 && y_px <= r.y1;
   };
   if (!inside(panel_)) return false;
-  for (std::size_t b = 0; b < kPanelButtons; ++b) {
+  for (std::size_t b = 0; b < buttons_.size(); ++b) {
     if (inside(buttons_[b])) {
-      press(static_cast<PanelButton>(b));
+      press(b);
       break;
     }
   }
@@ -205,7 +256,26 @@ bool ControlPanel::click(double x_px, double y_px) {
   return true;
 }
 
-void ControlPanel::press(PanelButton b) {
+void ControlPanel::press(std::size_t button) {
+  if (button >= kPanelButtons) {
+    if (resim_ == nullptr) return;
+    const std::size_t k = button - kPanelButtons;
+    if (k == 2 * resim_->parameters().size()) {
+      try {
+        save_message_ = "saved " + resim_->save_mapping(save_folder_).string();
+      } catch (const std::exception& e) {
+        save_message_ = std::string("could not save the mapping: ") + e.what();
+      }
+      std::printf("kanoko view: %s\n", save_message_.c_str());
+      std::fflush(stdout);
+      return;
+    }
+    const double factor = k % 2 == 1 ? Resimulation::kStep : 1.0 / Resimulation::kStep;
+    const trajectory::Reader& shown = scene_.reader();
+    resim_->change(k / 2, factor, shown, shown.frame_at_or_before(scene_.time_s()));
+    return;
+  }
+  const auto b = static_cast<PanelButton>(button);
   VisualOptions v = scene_.visual();
   const double run_s = clock_.end_s() - clock_.begin_s();
   switch (b) {
@@ -233,8 +303,11 @@ void ControlPanel::press(PanelButton b) {
     case PanelButton::grid:
       v.grid = !v.grid;
       break;
-    case PanelButton::tension_colours:
-      v.tension_colours = !v.tension_colours;
+    case PanelButton::spring_colours:
+      v.spring_colours = next_spring_colours(v.spring_colours);
+      break;
+    case PanelButton::flashes:
+      v.flashes = !v.flashes;
       break;
   }
   scene_.set_visual(v);

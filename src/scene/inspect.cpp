@@ -60,6 +60,13 @@ std::string body_title(const trajectory::BodyInfo& b, std::size_t index) {
   return s;
 }
 
+/// "1.5 KiB in 3 msgs"
+std::string flow_text(const Flow& f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, " in %.6g msgs", f.messages);
+  return format_value("bytes", f.bytes) + (f.bytes < 1024.0 ? " B" : "") + buf;
+}
+
 }  // namespace
 
 std::optional<Pick> pick_body(const Ray& ray, const Eigen::Matrix3Xd& positions,
@@ -154,7 +161,8 @@ double body_speed(const trajectory::Reader& reader, std::size_t body, double t_s
   return v.norm();
 }
 
-std::string describe_body(const trajectory::Reader& reader, std::size_t body, double t_s) {
+std::string describe_body(const trajectory::Reader& reader, std::size_t body, double t_s,
+                          PartnerTotals* partners) {
   const auto& meta = reader.meta();
   const trajectory::BodyInfo& b = meta.bodies.at(body);
   std::string text = body_title(b, body) + '\n';
@@ -181,10 +189,25 @@ std::string describe_body(const trajectory::Reader& reader, std::size_t body, do
   if (neighbours.size() > kMaxListed)
     list += " +" + std::to_string(neighbours.size() - kMaxListed) + " more";
   text += line("springs to", neighbours.empty() ? "none" : list);
+  if (meta.traffic_intervals() > 0) {
+    PartnerTotals local;
+    PartnerTotals& totals = partners != nullptr ? *partners : local;
+    constexpr std::size_t kTopPartners = 3;
+    const auto top = totals.top(meta, static_cast<std::uint32_t>(body), meta.interval_of(t_s), kTopPartners);
+    if (top.empty()) text += line("top partners", "none so far");
+    for (std::size_t k = 0; k < top.size(); ++k) {
+      const Partner& p = top[k];
+      const auto& other = meta.bodies[p.body];
+      const std::string who = other.name.empty() ? "body " + std::to_string(p.body) : other.name;
+      text += line(k == 0 ? "top partners" : "",
+                   who + ": " + format_value("bytes", p.total_bytes()) + (p.total_bytes() < 1024.0 ? " B" : ""));
+    }
+  }
   return text;
 }
 
-std::string describe_spring(const trajectory::Reader& reader, std::size_t edge, double t_s) {
+std::string describe_spring(const trajectory::Reader& reader, std::size_t edge, double t_s,
+                            PartnerTotals* partners) {
   const auto& meta = reader.meta();
   const auto [i, j] = meta.edges.at(edge);
   std::string text = "spring " + body_title(meta.bodies[i], i) + " -- " +
@@ -198,6 +221,20 @@ std::string describe_spring(const trajectory::Reader& reader, std::size_t edge, 
   std::snprintf(buf, sizeof buf, "%.4g (at start %.4g, %+.1f%%)", length, length0,
                 length0 > 0 ? 100.0 * (length / length0 - 1.0) : 0.0);
   text += line("length", buf);
+  if (meta.traffic_intervals() > 0) {
+    const std::size_t bin = meta.interval_of(t_s);
+    const auto this_interval = interval_flows(meta, i, j, bin);
+    PartnerTotals local;
+    const auto& all = (partners != nullptr ? *partners : local).through(meta, i, bin);
+    const auto it = all.find(j);
+    const Partner total = it != all.end() ? it->second : Partner{};
+    text += "pair, this interval\n";
+    text += line("  first -> second", flow_text(this_interval[0]));
+    text += line("  second -> first", flow_text(this_interval[1]));
+    text += "pair, so far\n";
+    text += line("  first -> second", flow_text(total.sent));
+    text += line("  second -> first", flow_text(total.received));
+  }
   const trajectory::FrameView f = reader.frame(reader.frame_at_or_before(t_s));
   namespace st = trajectory::stat;
   for (const char* name : {st::kBytesSent, st::kMsgsSent, st::kBytesSentTotal, st::kMsgsSentTotal}) {

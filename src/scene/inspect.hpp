@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "src/scene/traffic.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -50,14 +51,17 @@ struct Pick {
 
 /// The panel text for body `body` at trace time t: name, rank, host, every statistic the run
 /// stores (load, mass, messages and bytes sent/received in the current interval and so far),
-/// spring neighbours and speed (from the stored velocities, linearly interpolated).
+/// spring neighbours, speed (from the stored velocities, linearly interpolated) and the top
+/// partners by bytes so far (from the run's traffic section). `partners` keeps running totals
+/// between calls (pass the same one while a body stays selected); null uses a fresh one.
 [[nodiscard]] std::string describe_body(const trajectory::Reader& reader, std::size_t body,
-                                        double t_s);
+                                        double t_s, PartnerTotals* partners = nullptr);
 
 /// The panel text for spring `edge` at trace time t: the pair, its length now and at the start,
-/// and each end's traffic in the current interval and so far.
+/// the pair's own traffic each way in the current interval and so far (from the traffic
+/// section), and each end's traffic with everyone. `partners` as for describe_body.
 [[nodiscard]] std::string describe_spring(const trajectory::Reader& reader, std::size_t edge,
-                                          double t_s);
+                                          double t_s, PartnerTotals* partners = nullptr);
 
 /// Index of the body named `name_or_index`, or with that index if no body has that name.
 /// Throws InputError naming `option` and a few body names otherwise.

@@ -17,10 +17,13 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"r", "reverse the playing direction"},
       {"Home / 0", "restart from the beginning of the run"},
       {"c", "camera back to the home view"},
-      {"l / g / k", "body labels / ground grid and axes / spring tension colours on or off"},
+      {"l / g", "body labels / ground grid and axes on or off"},
+      {"k", "spring colours: tension, traffic of the current interval, off"},
+      {"x", "communication flashes between the bodies talking in the current interval"},
       {"t / T", "longer / shorter trails (off below 1/40 of the run)"},
+      {"p", "screenshot: kanoko-RUN-NNN.png in the current folder"},
       {"[ / ]", "smaller / larger bodies"},
-      {"paused panel (above the dial)", "click - / + and on/off to change speed and the view"},
+      {"paused panel (above the dial)", "click - / + and on/off: speed, view, force parameters (re-simulates), save"},
       {"left drag / middle drag / right drag", "rotate / pan / zoom the camera"},
       {"h", "show / hide the help screen"},
       {"Esc", "quit"},
@@ -82,6 +85,7 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
         case 'l':
         case 'g':
         case 'k':
+        case 'x':
         case 't':
         case 'T':
         case '[':
@@ -90,7 +94,8 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
           const double run_s = clock_.end_s() - clock_.begin_s();
           if (ea.getKey() == 'l') v.labels = !v.labels;
           if (ea.getKey() == 'g') v.grid = !v.grid;
-          if (ea.getKey() == 'k') v.tension_colours = !v.tension_colours;
+          if (ea.getKey() == 'k') v.spring_colours = next_spring_colours(v.spring_colours);
+          if (ea.getKey() == 'x') v.flashes = !v.flashes;
           if (ea.getKey() == 't') v.trail_s = longer_trail(v.trail_s, run_s);
           if (ea.getKey() == 'T') v.trail_s = shorter_trail(v.trail_s, run_s);
           if (ea.getKey() == '[') v.body_scale /= 1.25;
@@ -145,9 +150,17 @@ ReplayUpdateCallback::ReplayUpdateCallback(const ReplayClock& clock, TrajectoryS
     : clock_(clock), scene_(scene) {}
 
 void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
+  if (resim_ != nullptr) {
+    if (const trajectory::Reader* run = resim_->take_finished(); run != nullptr) scene_.set_reader(*run);
+  }
   if (clock_.time_s() != scene_.time_s()) scene_.set_time(clock_.time_s());
   // Text layout is redone on every setText, so only when the line changes.
   std::string status = playback_status(clock_);
+  if (resim_ != nullptr) {
+    const std::string extra = resim_->status();
+    if (!extra.empty()) status += "   " + extra;
+  }
+  if (panel_ != nullptr && !panel_->save_message().empty()) status += "   " + panel_->save_message();
   if (status != status_) {
     scene_.set_status(status);
     status_ = std::move(status);

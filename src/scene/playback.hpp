@@ -65,12 +65,16 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   void operator()(osg::Node* node, osg::NodeVisitor* nv) override;
   /// The paused panel to refresh each frame (may be null; must outlive the callback's use).
   void set_control_panel(ControlPanel* panel) { panel_ = panel; }
+  /// Re-simulations whose finished runs replace the scene's run, and whose progress shows in the
+  /// status line (may be null; must outlive the callback's use).
+  void set_resimulation(Resimulation* resim) { resim_ = resim; }
 
  private:
   const ReplayClock& clock_;
   TrajectoryScene& scene_;
   std::string status_;
   ControlPanel* panel_ = nullptr;
+  Resimulation* resim_ = nullptr;
 };
 
 }  // namespace kanoko::scene

@@ -49,6 +49,7 @@ RenderResult render_image(const trajectory::Reader& reader, const RenderOptions&
   // framebuffer, so text and dial scale with the supersampling.
   TrajectoryScene scene(reader, w, h, options.style);
   scene.set_framebuffer_height(h * ss);
+  scene.set_visual(options.visual);
   scene.set_time(options.time_s);
 
   RenderResult result;

@@ -33,6 +33,8 @@ struct RenderOptions {
   Backend backend = Backend::automatic;
   /// How bodies are drawn; by default chosen from the body count (body_style_for()).
   std::optional<BodyStyle> style;
+  /// Labels, grid, spring colours, flashes, trails (the defaults draw tension colours only).
+  VisualOptions visual;
 };
 
 /// A rendered picture and the camera that drew it.

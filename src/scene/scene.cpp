@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numbers>
 #include <osg/BlendFunc>
@@ -16,6 +18,7 @@
 #include <osg/Shader>
 #include <osg/Uniform>
 #include <osg/Viewport>
+#include <osgDB/ReadFile>
 #include <osgText/Font>
 #include <utility>
 
@@ -50,6 +53,7 @@ const osg::Vec4 kDialTickNoon{0.95F, 0.96F, 0.98F, 1.0F};
 const osg::Vec4 kDialHand{1.0F, 0.62F, 0.12F, 1.0F};
 const osg::Vec4 kLabelColour{0.86F, 0.88F, 0.92F, 1.0F};
 const osg::Vec3 kHighlight{1.0F, 0.9F, 0.25F};
+const osg::Vec3 kTrafficColour{1.0F, 0.55F, 0.1F};  ///< busiest spring; flashes share the hue
 const osg::Vec3 kSpringNeutral{kSpringColour.r(), kSpringColour.g(), kSpringColour.b()};
 const osg::Vec3 kSpringCompressed{0.25F, 0.5F, 1.0F};
 const osg::Vec3 kSpringStretched{1.0F, 0.3F, 0.2F};
@@ -64,20 +68,28 @@ constexpr double kHighlightScale = 1.3;
 
 // Per-pixel Blinn-Phong with a key light from the upper left, a weak fill from the lower right
 // and a faint rim, in eye space. GLSL 1.20 with the compatibility built-ins (OSG is a GL2 build).
+// Textured bodies take (u, v) from the unit sphere's object coordinates: u around the z axis,
+// v from pole to pole; the texture's grey level scales the body colour.
 const char* const kVertexShader = R"(#version 120
 varying vec3 v_normal;
 varying vec3 v_eye_pos;
+varying vec2 v_uv;
 void main() {
   v_normal = gl_NormalMatrix * gl_Normal;
   v_eye_pos = vec3(gl_ModelViewMatrix * gl_Vertex);
+  vec3 p = normalize(gl_Vertex.xyz + vec3(0.0, 0.0, 1e-9));
+  v_uv = vec2(atan(p.y, p.x) / 6.2831853 + 0.5, acos(clamp(p.z, -1.0, 1.0)) / 3.1415927);
   gl_Position = ftransform();
 }
 )";
 
 const char* const kFragmentShader = R"(#version 120
 uniform vec3 kanoko_colour;
+uniform sampler2D kanoko_texture;
+uniform float kanoko_textured;
 varying vec3 v_normal;
 varying vec3 v_eye_pos;
+varying vec2 v_uv;
 void main() {
   vec3 n = normalize(v_normal);
   if (!gl_FrontFacing) n = -n;
@@ -88,8 +100,9 @@ void main() {
   float fill_diffuse = max(dot(n, fill), 0.0);
   float specular = pow(max(dot(n, normalize(key + v)), 0.0), 48.0);
   float rim = pow(1.0 - max(dot(n, v), 0.0), 3.0);
-  vec3 c = kanoko_colour * (0.20 + 0.72 * diffuse + 0.18 * fill_diffuse)
-         + vec3(0.38) * specular + kanoko_colour * 0.22 * rim;
+  vec3 base = kanoko_colour * mix(1.0, texture2D(kanoko_texture, v_uv).r, kanoko_textured);
+  vec3 c = base * (0.20 + 0.72 * diffuse + 0.18 * fill_diffuse)
+         + vec3(0.38) * specular + base * 0.22 * rim;
   gl_FragColor = vec4(c, 1.0);
 }
 )";
@@ -409,20 +422,21 @@ BodyStyle body_style_for(std::size_t bodies) {
 
 TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px,
                                  std::optional<BodyStyle> style)
-    : reader_(reader),
+    : reader_(&reader),
       width_px_(width_px),
       height_px_(height_px),
-      style_(style.value_or(body_style_for(reader.meta().body_count()))) {
-  const auto& meta = reader_.meta();
+      style_(style.value_or(body_style_for(reader.meta().body_count()))),
+      traffic_(reader.meta()) {
+  const auto& meta = reader_->meta();
   // The reader refuses files without frames or with edges to missing bodies.
-  KANOKO_ASSERT(reader_.frame_count() > 0, "a trajectory has at least one frame");
+  KANOKO_ASSERT(reader_->frame_count() > 0, "a trajectory has at least one frame");
   for (const auto& [a, b] : meta.edges) {
     KANOKO_ASSERT(a < meta.body_count() && b < meta.body_count(), "edge names a missing body");
   }
-  bound_ = run_bound(reader_);
+  bound_ = run_bound(*reader_);
   mass_stat_ = meta.stat_index(trajectory::stat::kMass);
   if (mass_stat_ >= 0) {
-    const auto f0 = reader_.frame(0);
+    const auto f0 = reader_->frame(0);
     mass0_.resize(meta.body_count(), 0.0);
     for (std::size_t j = 0; j < meta.body_count(); ++j) {
       mass0_[j] = f0.stats(mass_stat_, static_cast<Eigen::Index>(j));
@@ -432,11 +446,11 @@ TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px,
   build_world();
   build_hud();
   set_window_size(width_px, height_px);
-  set_time(reader_.begin_time());
+  set_time(reader_->begin_time());
 }
 
 void TrajectoryScene::build_world() {
-  const auto& meta = reader_.meta();
+  const auto& meta = reader_->meta();
   world_ = new osg::Group;
   world_->setName("kanoko world");
   auto program = make<osg::Program>();
@@ -444,6 +458,8 @@ void TrajectoryScene::build_world() {
   program->addShader(new osg::Shader(osg::Shader::VERTEX, kVertexShader));
   program->addShader(new osg::Shader(osg::Shader::FRAGMENT, kFragmentShader));
   world_->getOrCreateStateSet()->setAttributeAndModes(program.get(), osg::StateAttribute::ON);
+  world_->getOrCreateStateSet()->addUniform(new osg::Uniform("kanoko_texture", 0));
+  world_->getOrCreateStateSet()->addUniform(new osg::Uniform("kanoko_textured", 0.0F));
 
   // One drawable shared by all bodies, one by all springs; per-instance state is only the
   // transform and a colour uniform (headless.md §5: unshared drawables cost memory, not speed).
@@ -454,7 +470,7 @@ void TrajectoryScene::build_world() {
 
   auto springs = make<osg::Group>();
   springs->setName("springs");
-  const auto f0 = reader_.frame(0);
+  const auto f0 = reader_->frame(0);
   spring_colour_values_.assign(meta.edges.size(), kSpringNeutral);
   for (std::size_t e = 0; e < meta.edges.size(); ++e) {
     const auto [a, b] = meta.edges[e];
@@ -508,7 +524,7 @@ void TrajectoryScene::build_world() {
 }
 
 void TrajectoryScene::build_spring_lines() {
-  const std::size_t m = reader_.meta().edges.size();
+  const std::size_t m = reader_->meta().edges.size();
   spring_lines_ = make<osg::Geometry>();
   spring_lines_->setName("spring lines");
   spring_lines_->setDataVariance(osg::Object::DYNAMIC);
@@ -527,7 +543,7 @@ void TrajectoryScene::build_spring_lines() {
 }
 
 void TrajectoryScene::build_point_bodies() {
-  const auto& meta = reader_.meta();
+  const auto& meta = reader_->meta();
   const std::size_t n = meta.body_count();
   points_ = make<osg::Geometry>();
   points_->setName(style_ == BodyStyle::cloud ? "body cloud" : "body impostors");
@@ -605,7 +621,7 @@ void TrajectoryScene::set_framebuffer_height(int height_px) {
 }
 
 void TrajectoryScene::update_point_bodies() {
-  const std::size_t n = reader_.meta().body_count();
+  const std::size_t n = reader_->meta().body_count();
   auto* v = static_cast<osg::Vec3Array*>(points_->getVertexArray());
   for (std::size_t i = 0; i < n; ++i) {
     const auto c = positions_.col(static_cast<Eigen::Index>(i));
@@ -635,7 +651,7 @@ void TrajectoryScene::update_point_bodies() {
     const double k = static_cast<double>(std::max<std::size_t>(count[h], 1));
     const Eigen::Vector3d centre = sum[h] / k;
     const double spread = std::sqrt(std::max(sum2[h] / k - centre.squaredNorm(), 0.0));
-    const double r = std::max(spread, safe_radius(reader_.meta().bodies[0]));
+    const double r = std::max(spread, safe_radius(reader_->meta().bodies[0]));
     host_spheres_[h]->setPosition(osg::Vec3d(centre.x(), centre.y(), centre.z()));
     host_spheres_[h]->setScale(osg::Vec3d(r, r, r));
   }
@@ -694,6 +710,20 @@ void TrajectoryScene::build_decorations() {
   trail_geode->addDrawable(trails_.get());
   trail_geode->setNodeMask(0);
   decorations_->addChild(trail_geode.get());
+
+  flashes_ = make<osg::Geometry>();
+  flashes_->setName("flashes");
+  flashes_->setDataVariance(osg::Object::DYNAMIC);
+  flashes_->setUseDisplayList(false);
+  flashes_->setUseVertexBufferObjects(true);
+  flashes_->setVertexArray(new osg::Vec3Array);
+  flashes_->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+  flashes_->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 0));
+  auto flash_geode = make<osg::Geode>();
+  flash_geode->addDrawable(flashes_.get());
+  flash_geode->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(2.5F));
+  flash_geode->setNodeMask(0);
+  decorations_->addChild(flash_geode.get());
 
   labels_ = new osg::Geode;
   labels_->setName("labels");
@@ -801,14 +831,24 @@ double TrajectoryScene::mass_scale(std::size_t i) const {
 }
 
 double TrajectoryScene::drawn_radius(std::size_t i) const {
-  return safe_radius(reader_.meta().bodies.at(i)) * mass_scale(i) * visual_.body_scale;
+  return safe_radius(reader_->meta().bodies.at(i)) * mass_scale(i) * visual_.body_scale;
+}
+
+void TrajectoryScene::set_reader(const trajectory::Reader& reader) {
+  KANOKO_ASSERT(reader.meta().body_count() == reader_->meta().body_count() &&
+                    reader.meta().edges == reader_->meta().edges && reader.frame_count() == reader_->frame_count(),
+                "set_reader needs a run of the same bodies, springs and frames");
+  reader_ = &reader;
+  traffic_ = IntervalTraffic(reader.meta());
+  partners_ = PartnerTotals{};
+  set_time(time_s_);
 }
 
 void TrajectoryScene::set_time(double t_s) {
-  const auto& meta = reader_.meta();
-  time_s_ = std::clamp(t_s, reader_.begin_time(), reader_.end_time());
-  reader_.positions_at(time_s_, positions_);
-  if (mass_stat_ >= 0) reader_.stats_at(time_s_, stats_);
+  const auto& meta = reader_->meta();
+  time_s_ = std::clamp(t_s, reader_->begin_time(), reader_->end_time());
+  reader_->positions_at(time_s_, positions_);
+  if (mass_stat_ >= 0) reader_->stats_at(time_s_, stats_);
 
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     const auto c = positions_.col(static_cast<Eigen::Index>(i));
@@ -846,11 +886,101 @@ void TrajectoryScene::set_time(double t_s) {
                            osg::Matrixd::rotate(osg::Vec3d(0, 0, 1), along) *
                            osg::Matrixd::translate(from));
   }
+  traffic_.set_interval(meta.interval_of(time_s_));
   update_springs();
   update_dial();
   update_selection();
   update_labels();
   update_trails();
+  update_flashes();
+}
+
+void TrajectoryScene::update_flashes() {
+  osg::Node* geode = flashes_->getParent(0);
+  const auto flashes = traffic_.flashes();
+  if (!visual_.flashes || flashes.empty()) {
+    geode->setNodeMask(0);
+    return;
+  }
+  geode->setNodeMask(~0U);
+  auto* vertices = static_cast<osg::Vec3Array*>(flashes_->getVertexArray());
+  auto* colours = static_cast<osg::Vec4Array*>(flashes_->getColorArray());
+  vertices->resize(2 * flashes.size());
+  colours->resize(2 * flashes.size());
+  // Flashes fade within their interval: bright when it starts, dimmer towards its end.
+  const auto& meta = reader_->meta();
+  const double into = meta.interval_s > 0 ? (time_s_ - meta.trace_begin_s) / meta.interval_s -
+                                                static_cast<double>(traffic_.interval())
+                                          : 0.0;
+  const auto fade = static_cast<float>(1.0 - 0.6 * std::clamp(into, 0.0, 1.0));
+  for (std::size_t k = 0; k < flashes.size(); ++k) {
+    const Flash& f = flashes[k];
+    for (const auto& [end, body] : {std::pair{0U, f.a}, std::pair{1U, f.b}}) {
+      const auto c = positions_.col(static_cast<Eigen::Index>(body));
+      (*vertices)[2 * k + end] = osg::Vec3(to_f(c.x()), to_f(c.y()), to_f(c.z()));
+      (*colours)[2 * k + end] = osg::Vec4(kTrafficColour, (0.15F + 0.85F * f.intensity) * fade);
+    }
+  }
+  vertices->dirty();
+  colours->dirty();
+  auto* lines = static_cast<osg::DrawArrays*>(flashes_->getPrimitiveSet(0));
+  lines->setCount(static_cast<GLsizei>(2 * flashes.size()));
+  lines->dirty();
+  flashes_->dirtyBound();
+}
+
+namespace {
+
+// Names of the visual choices, in the order the key and the panel cycle through them.
+constexpr std::array<std::pair<SpringColours, const char*>, 3> kSpringColourNames{
+    {{SpringColours::tension, "tension"}, {SpringColours::traffic, "traffic"}, {SpringColours::off, "off"}}};
+constexpr std::array<std::pair<BodyTextures, const char*>, 3> kBodyTextureNames{
+    {{BodyTextures::none, "none"}, {BodyTextures::host, "host"}, {BodyTextures::body, "body"}}};
+
+template <class E, std::size_t N>
+const char* name_in(const std::array<std::pair<E, const char*>, N>& names, E value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) return name;
+  }
+  return names.front().second;
+}
+
+template <class E, std::size_t N>
+E parse_name_in(const std::array<std::pair<E, const char*>, N>& names, std::string_view text, std::string_view option,
+                std::string_view what) {
+  std::string expected;
+  for (const auto& [v, name] : names) {
+    if (text == name) return v;
+    expected += (expected.empty() ? "" : ", ") + std::string(name);
+  }
+  throw InputError(FileLoc{std::string(option)},
+                   "unknown " + std::string(what) + " '" + std::string(text) + "'; expected one of " + expected);
+}
+
+}  // namespace
+
+SpringColours next_spring_colours(SpringColours c) {
+  for (std::size_t k = 0; k < kSpringColourNames.size(); ++k) {
+    if (kSpringColourNames[k].first == c) return kSpringColourNames[(k + 1) % kSpringColourNames.size()].first;
+  }
+  return SpringColours::tension;
+}
+
+const char* to_string(SpringColours c) { return name_in(kSpringColourNames, c); }
+const char* to_string(BodyTextures t) { return name_in(kBodyTextureNames, t); }
+
+BodyTextures parse_body_textures(std::string_view text, std::string_view option) {
+  return parse_name_in(kBodyTextureNames, text, option, "body textures");
+}
+
+SpringColours parse_spring_colours(std::string_view text, std::string_view option) {
+  return parse_name_in(kSpringColourNames, text, option, "spring colouring");
+}
+
+osg::Vec3 traffic_colour(double bytes, double max_bytes) {
+  if (!(bytes > 0) || !(max_bytes > 0)) return kSpringNeutral;
+  const auto w = static_cast<float>(std::sqrt(std::min(bytes / max_bytes, 1.0)));
+  return kSpringNeutral * (1.0F - w) + kTrafficColour * w;
 }
 
 osg::Vec3 tension_colour(double length, double length0) {
@@ -866,16 +996,18 @@ osg::Vec3 TrajectoryScene::spring_colour(std::size_t e) const {
 }
 
 void TrajectoryScene::update_springs() {
-  const auto& edges = reader_.meta().edges;
+  const auto& edges = reader_->meta().edges;
   auto* line_colours =
       spring_lines_.valid() ? static_cast<osg::Vec4Array*>(spring_lines_->getColorArray()) : nullptr;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     osg::Vec3 colour = kSpringNeutral;
     if (selection_ && selection_->kind == Pick::Kind::spring && selection_->index == e) {
       colour = kHighlight;
-    } else if (visual_.tension_colours) {
+    } else if (visual_.spring_colours == SpringColours::tension) {
       const auto [a, b] = edges[e];
       colour = tension_colour((positions_.col(a) - positions_.col(b)).norm(), spring_length0_[e]);
+    } else if (visual_.spring_colours == SpringColours::traffic) {
+      colour = traffic_colour(traffic_.spring_bytes()[e], traffic_.max_spring_bytes());
     }
     spring_colour_values_[e] = colour;
     if (e < spring_colours_.size()) spring_colours_[e]->set(colour);
@@ -886,8 +1018,68 @@ void TrajectoryScene::update_springs() {
   if (line_colours != nullptr) line_colours->dirty();
 }
 
+std::filesystem::path body_texture_folder() {
+  if (const char* env = std::getenv("KANOKO_ASSETS"); env != nullptr && *env != '\0') {
+    return std::filesystem::path(env) / "textures";
+  }
+  return std::filesystem::path(KANOKO_ASSETS_DIR) / "textures";
+}
+
+std::vector<std::filesystem::path> body_texture_files() {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(body_texture_folder(), ec)) {
+    if (entry.path().extension() == ".png") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::size_t TrajectoryScene::texture_of(std::size_t body) const {
+  if (visual_.textures == BodyTextures::body || textures_.empty()) return textures_.empty() ? 0 : body % textures_.size();
+  return host_index_.at(body) % textures_.size();
+}
+
+void TrajectoryScene::apply_textures() {
+  if (visual_.textures != BodyTextures::none && textures_.empty() && !textures_tried_) {
+    textures_tried_ = true;
+    for (const auto& file : body_texture_files()) {
+      osg::ref_ptr<osg::Image> image = osgDB::readRefImageFile(file.string());
+      if (!image.valid()) continue;
+      auto texture = make<osg::Texture2D>(image.get());
+      texture->setWrap(osg::Texture::WRAP_S, osg::Texture::REPEAT);
+      texture->setWrap(osg::Texture::WRAP_T, osg::Texture::CLAMP_TO_EDGE);
+      texture->setFilter(osg::Texture::MIN_FILTER, osg::Texture::LINEAR_MIPMAP_LINEAR);
+      texture->setFilter(osg::Texture::MAG_FILTER, osg::Texture::LINEAR);
+      textures_.push_back(texture);
+    }
+    if (textures_.empty()) {
+      std::fprintf(stderr, "kanoko: no body textures in %s; bodies stay plain\n",
+                   body_texture_folder().string().c_str());
+    }
+    const auto& bodies = reader_->meta().bodies;
+    std::map<std::string, std::size_t> hosts;
+    host_index_.resize(bodies.size());
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      host_index_[i] = hosts.emplace(bodies[i].host.empty() ? bodies[i].name : bodies[i].host, hosts.size()).first->second;
+    }
+  }
+  const bool on = visual_.textures != BodyTextures::none && !textures_.empty();
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    osg::StateSet* ss = bodies_[i]->getOrCreateStateSet();
+    if (on) {
+      ss->setTextureAttributeAndModes(0, textures_[texture_of(i)].get(), osg::StateAttribute::ON);
+      ss->addUniform(new osg::Uniform("kanoko_textured", 1.0F));
+    } else {
+      ss->removeTextureAttribute(0, osg::StateAttribute::TEXTURE);
+      ss->removeUniform("kanoko_textured");
+    }
+  }
+}
+
 void TrajectoryScene::set_visual(const VisualOptions& options) {
   const bool labels_changed = options.labels != visual_.labels;
+  const bool textures_changed = options.textures != visual_.textures;
   visual_ = options;
   visual_.body_scale = std::clamp(options.body_scale, 0.25, 4.0);
   visual_.trail_s = std::isfinite(options.trail_s) ? std::max(options.trail_s, 0.0) : 0.0;
@@ -895,7 +1087,7 @@ void TrajectoryScene::set_visual(const VisualOptions& options) {
   if (labels_changed && visual_.labels && labels_->getNumDrawables() == 0) {
     // Built on first use: thousands of text drawables cost memory nobody asked for.
     osg::ref_ptr<osgText::Font> font = osgText::readRefFontFile("DejaVuSans.ttf");
-    const auto& bodies = reader_.meta().bodies;
+    const auto& bodies = reader_->meta().bodies;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       auto text = make_label(font.get(), osgText::Text::LEFT_BOTTOM);
       text->setAutoRotateToScreen(true);
@@ -906,6 +1098,7 @@ void TrajectoryScene::set_visual(const VisualOptions& options) {
     }
   }
   labels_->setNodeMask(visual_.labels ? ~0U : 0U);
+  if (textures_changed) apply_textures();
   set_time(time_s_);
 }
 
@@ -921,7 +1114,7 @@ void TrajectoryScene::update_labels() {
 
 void TrajectoryScene::update_trails() {
   osg::Node* geode = trails_->getParent(0);
-  const std::size_t n = reader_.meta().body_count();
+  const std::size_t n = reader_->meta().body_count();
   if (!(visual_.trail_s > 0) || n > kMaxTrailBodies) {
     geode->setNodeMask(0);
     return;
@@ -931,12 +1124,12 @@ void TrajectoryScene::update_trails() {
   auto* colours = static_cast<osg::Vec4Array*>(trails_->getColorArray());
   vertices->resize(n * kTrailSamples);
   colours->resize(n * kTrailSamples);
-  const auto& bodies = reader_.meta().bodies;
+  const auto& bodies = reader_->meta().bodies;
   Eigen::Matrix3Xd p;
   for (int k = 0; k < kTrailSamples; ++k) {
     // Oldest sample first; the last one is now.
     const double age = visual_.trail_s * (kTrailSamples - 1 - k) / (kTrailSamples - 1);
-    reader_.positions_at(std::max(time_s_ - age, reader_.begin_time()), p);
+    reader_->positions_at(std::max(time_s_ - age, reader_->begin_time()), p);
     const float alpha = 0.85F * static_cast<float>(k + 1) / kTrailSamples;
     for (std::size_t i = 0; i < n; ++i) {
       const auto c = p.col(static_cast<Eigen::Index>(i));
@@ -968,7 +1161,7 @@ std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view,
   Ray ray;
   ray.origin = Eigen::Vector3d(near_point.x(), near_point.y(), near_point.z());
   ray.direction = Eigen::Vector3d(far_point.x(), far_point.y(), far_point.z()) - ray.origin;
-  std::vector<double> radii(reader_.meta().body_count());
+  std::vector<double> radii(reader_->meta().body_count());
   double smallest = 0;
   for (std::size_t i = 0; i < radii.size(); ++i) {
     radii[i] = drawn_radius(i);
@@ -976,14 +1169,14 @@ std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view,
   }
   // Springs are thin; accept clicks within two of their drawn radii.
   const double spring_tolerance = 2.0 * kSpringRadiusFraction * (smallest > 0 ? smallest : 0.1);
-  return pick(ray, positions_, radii, reader_.meta().edges, spring_tolerance);
+  return pick(ray, positions_, radii, reader_->meta().edges, spring_tolerance);
 }
 
 void TrajectoryScene::select(const std::optional<Pick>& pick) {
   selection_ = pick;
   if (selection_) {
     const std::size_t limit =
-        selection_->kind == Pick::Kind::body ? reader_.meta().body_count() : reader_.meta().edges.size();
+        selection_->kind == Pick::Kind::body ? reader_->meta().body_count() : reader_->meta().edges.size();
     KANOKO_ASSERT(selection_->index < limit, "selection of a missing body or spring");
   }
   update_springs();
@@ -993,8 +1186,8 @@ void TrajectoryScene::select(const std::optional<Pick>& pick) {
 std::string TrajectoryScene::inspect_text() const {
   if (!selection_) return {};
   std::string text = selection_->kind == Pick::Kind::body
-                         ? describe_body(reader_, selection_->index, time_s_)
-                         : describe_spring(reader_, selection_->index, time_s_);
+                         ? describe_body(*reader_, selection_->index, time_s_, &partners_)
+                         : describe_spring(*reader_, selection_->index, time_s_, &partners_);
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
@@ -1019,9 +1212,9 @@ void TrajectoryScene::update_selection() {
 void TrajectoryScene::update_dial() {
   // The dial spans the traced run, as in the paper (6 o'clock is half of the program's run);
   // frames stored after the trace ends (the settling phase) show a full dial.
-  const auto& meta = reader_.meta();
-  const double begin = meta.trace_end_s > meta.trace_begin_s ? meta.trace_begin_s : reader_.begin_time();
-  const double end = meta.trace_end_s > meta.trace_begin_s ? meta.trace_end_s : reader_.end_time();
+  const auto& meta = reader_->meta();
+  const double begin = meta.trace_end_s > meta.trace_begin_s ? meta.trace_begin_s : reader_->begin_time();
+  const double end = meta.trace_end_s > meta.trace_begin_s ? meta.trace_end_s : reader_->end_time();
   const double fraction = dial_fraction(time_s_, begin, end);
   const double angle = dial_hand_angle_deg(fraction) * kDegToRad;
   // Positive rotation about +z is counter-clockwise on screen; the hand turns clockwise.

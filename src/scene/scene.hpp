@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <filesystem>
 #include <osg/BoundingSphere>
 #include <osg/Camera>
 #include <osg/Geometry>
@@ -15,14 +16,17 @@
 #include <osg/PositionAttitudeTransform>
 #include <osg/Uniform>
 #include <osg/Vec3d>
+#include <osg/Texture2D>
 #include <osg/Vec4>
 #include <osgText/Text>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/scene/dial.hpp"
 #include "src/scene/inspect.hpp"
+#include "src/scene/traffic.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -73,14 +77,48 @@ struct CameraMatrices {
 [[nodiscard]] CameraMatrices render_camera(const trajectory::Reader& reader, int width_px,
                                            int height_px);
 
+/// How springs are coloured.
+enum class SpringColours {
+  off,      ///< all neutral grey
+  tension,  ///< blue when shorter than at the start, red when longer
+  traffic,  ///< grey to orange with the bytes the pair exchanges in the current interval
+};
+/// The next mode in the order tension, traffic, off (the key and the panel button cycle).
+[[nodiscard]] SpringColours next_spring_colours(SpringColours c);
+/// "tension", "traffic" or "off".
+[[nodiscard]] const char* to_string(SpringColours c);
+/// The mode named `text`; throws InputError naming `option` otherwise.
+[[nodiscard]] SpringColours parse_spring_colours(std::string_view text, std::string_view option);
+
+/// Patterns on the bodies (mesh style only), from the textures in assets/textures: none, one
+/// per host (bodies of a host share a pattern; colours still tell them apart) or one per body
+/// (cycling through the set).
+enum class BodyTextures { none, host, body };
+/// "none", "host", "body".
+[[nodiscard]] const char* to_string(BodyTextures t);
+/// The choice named `text`; throws InputError naming `option` otherwise.
+[[nodiscard]] BodyTextures parse_body_textures(std::string_view text, std::string_view option);
+
 /// Visual parameters of the scene (the viewer's paused panel changes them).
 struct VisualOptions {
-  double body_scale = 1.0;      ///< multiplies every drawn body radius; clamped to 0.25..4
-  bool labels = false;          ///< body names beside the bodies
-  bool grid = false;            ///< a ground grid under the run and x/y/z axes at its centre
-  bool tension_colours = true;  ///< springs blue when shorter than at the start, red when longer
-  double trail_s = 0;           ///< trails of the last trail_s trace seconds; 0 draws none
+  double body_scale = 1.0;  ///< multiplies every drawn body radius; clamped to 0.25..4
+  bool labels = false;      ///< body names beside the bodies
+  bool grid = false;        ///< a ground grid under the run and x/y/z axes at its centre
+  SpringColours spring_colours = SpringColours::tension;
+  bool flashes = false;     ///< lines between the bodies that communicate in the current interval
+  double trail_s = 0;       ///< trails of the last trail_s trace seconds; 0 draws none
+  BodyTextures textures = BodyTextures::none;
 };
+
+/// The folder of the shipped body textures: $KANOKO_ASSETS/textures, else the source tree's
+/// assets/textures.
+[[nodiscard]] std::filesystem::path body_texture_folder();
+/// Its PNG files, sorted by name (the order in which bodies or hosts get them).
+[[nodiscard]] std::vector<std::filesystem::path> body_texture_files();
+
+/// Colour of a spring that carries `bytes` in the current interval when the busiest spring
+/// carries `max_bytes`: neutral grey without traffic, towards orange (square-root scale).
+[[nodiscard]] osg::Vec3 traffic_colour(double bytes, double max_bytes);
 
 /// Throws InputError naming `file` if the run has no bodies (nothing to draw or view).
 void check_has_bodies(const trajectory::Reader& reader, const std::string& file);
@@ -128,6 +166,12 @@ class TrajectoryScene {
 
   /// Moves bodies, springs and the dial to trace time t (clamped to the stored frames).
   void set_time(double t_s);
+  /// Shows another run of the same bodies and springs from now on (the viewer's re-simulation):
+  /// same body count, springs and frame times are required (KANOKO_ASSERT). `reader` must
+  /// outlive the scene or the next set_reader().
+  void set_reader(const trajectory::Reader& reader);
+  /// The run shown.
+  [[nodiscard]] const trajectory::Reader& reader() const { return *reader_; }
   /// The trace time the scene shows.
   [[nodiscard]] double time_s() const { return time_s_; }
 
@@ -185,6 +229,10 @@ class TrajectoryScene {
   void update_springs();
   void update_labels();
   void update_trails();
+  void update_flashes();
+  void apply_textures();
+  /// Index into textures_ of body i's pattern.
+  [[nodiscard]] std::size_t texture_of(std::size_t body) const;
   void build_decorations();
   void build_point_bodies();
   void build_spring_lines();
@@ -192,7 +240,7 @@ class TrajectoryScene {
   /// Ratio drawn radius / base radius of body i from the mass statistic at the current time.
   [[nodiscard]] double mass_scale(std::size_t i) const;
 
-  const trajectory::Reader& reader_;
+  const trajectory::Reader* reader_;  ///< never null; set_reader() swaps it
   osg::BoundingSphered bound_;
   int mass_stat_ = -1;         ///< index of the "mass" statistic, or -1
   std::vector<double> mass0_;  ///< each body's mass in frame 0 (reference for the volume)
@@ -232,6 +280,12 @@ class TrajectoryScene {
   osg::ref_ptr<osg::Node> grid_;
   osg::ref_ptr<osg::Geode> labels_;
   osg::ref_ptr<osg::Geometry> trails_;
+  osg::ref_ptr<osg::Geometry> flashes_;       ///< communication flashes of the current interval
+  IntervalTraffic traffic_;                   ///< the current interval's pairs (traffic section)
+  std::vector<osg::ref_ptr<osg::Texture2D>> textures_;  ///< loaded on first use
+  bool textures_tried_ = false;
+  std::vector<std::size_t> host_index_;       ///< textures by host: each body's host number
+  mutable PartnerTotals partners_;            ///< running totals for the inspect panel
   osg::ref_ptr<osgText::Text> inspect_panel_;
 };
 

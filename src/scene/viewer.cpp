@@ -1,7 +1,11 @@
 #include "src/scene/viewer.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
@@ -18,6 +22,7 @@
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
+#include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
 
 namespace kanoko::scene {
@@ -33,7 +38,29 @@ std::string no_display_message(const std::string& what) {
          "'kanoko render RUN.kntj -o out.png' (or run the viewer under xvfb-run)";
 }
 
+/// Key `p`: asks the main loop for a screenshot of the next frame.
+class ScreenshotKey : public osgGA::GUIEventHandler {
+ public:
+  bool handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& /*aa*/) override {
+    if (ea.getEventType() != osgGA::GUIEventAdapter::KEYDOWN || ea.getKey() != 'p') return false;
+    requested = true;
+    return true;
+  }
+  bool requested = false;
+};
+
 }  // namespace
+
+std::filesystem::path next_screenshot_path(const std::filesystem::path& folder, const std::string& stem) {
+  for (int k = 1; k < 100000; ++k) {
+    char number[16];
+    std::snprintf(number, sizeof number, "%03d", k);
+    const std::filesystem::path candidate = folder / (stem + "-" + number + ".png");
+    std::error_code ec;
+    if (!std::filesystem::exists(candidate, ec) && !ec) return candidate;
+  }
+  throw RunError("no free screenshot name " + stem + "-NNN.png in " + folder.string());
+}
 
 void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   if (!display_variable_set()) throw RunError(no_display_message("no display: DISPLAY is not set"));
@@ -41,11 +68,17 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
 
   const int w = options.size.width_px;
   const int h = options.size.height_px;
+  // Before the scene, so that the runs it hands to the scene outlive it.
+  Resimulation resim(reader, std::filesystem::temp_directory_path() /
+                                 ("kanoko-view-" + std::to_string(::getpid())));
   TrajectoryScene scene(reader, w, h);
   VisualOptions visual;
   visual.grid = true;  // orientation while flying around; renders stay uncluttered
   visual.labels = options.labels;
   visual.trail_s = options.trail_s;
+  visual.spring_colours = options.spring_colours;
+  visual.flashes = options.flashes;
+  visual.textures = options.textures;
   scene.set_visual(visual);
   ReplayClock clock(
       reader.begin_time(), reader.end_time(),
@@ -58,6 +91,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
 
   ControlPanel panel(clock, scene);
+  panel.set_resimulation(&resim, options.screenshot_folder);
   // Companion views (src/views) as HUD panels, linked to the scene by selection and time.
   const std::unique_ptr<ViewPanels> view_panels = make_view_panels(reader, scene, clock, options.panels);
   // Sound before the window opens, so that a bad [audio] section fails early.
@@ -92,8 +126,10 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   camera->setProjectionMatrixAsPerspective(
       home.fovy_deg, static_cast<double>(scene.width_px()) / scene.height_px(), home.near_m,
       home.far_m);
+  // Always installed: --screenshot and the `p` key both read the last drawn frame back.
   osg::ref_ptr<CaptureCallback> capture = new CaptureCallback;
-  if (!options.screenshot.empty()) camera->setFinalDrawCallback(capture.get());
+  camera->setFinalDrawCallback(capture.get());
+  osg::ref_ptr<ScreenshotKey> screenshot_key = new ScreenshotKey;
 
   osg::ref_ptr<osgGA::KeySwitchMatrixManipulator> manipulators = make_manipulators(home);
   osg::ref_ptr<NavigationHandler> navigation = new NavigationHandler(*manipulators, scene);
@@ -104,12 +140,14 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   viewer.setSceneData(scene.root());
   viewer.setCameraManipulator(manipulators.get());
   replay->set_control_panel(&panel);
+  replay->set_resimulation(&resim);
   osg::ref_ptr<PlaybackHandler> playback = new PlaybackHandler(clock, scene, frame_times);
   playback->set_control_panel(&panel);
   if (view_panels) viewer.addEventHandler(view_panels->handler());
   viewer.addEventHandler(playback.get());
   viewer.addEventHandler(navigation.get());
   if (audio.valid()) viewer.addEventHandler(audio.get());
+  viewer.addEventHandler(screenshot_key.get());
   osg::ref_ptr<osg::ApplicationUsage> usage = new osg::ApplicationUsage;
   usage->setDescription("Kanoko: " + options.title);
   viewer.addEventHandler(new osgViewer::HelpHandler(usage.get()));
@@ -125,9 +163,22 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     clock.advance(wall_dt_s);
     last = now;
     if (audio.valid()) audio->update(clock, wall_dt_s, viewer.getCamera()->getViewMatrix());
-    if (!options.screenshot.empty()) capture->arm();
+    const bool shot = screenshot_key->requested;
+    screenshot_key->requested = false;
+    if (!options.screenshot.empty() || shot) capture->arm();
     if (view_panels) view_panels->refresh();
     viewer.frame(clock.time_s());
+    if (shot && capture->image() != nullptr && capture->image()->data() != nullptr) {
+      try {
+        const auto path = next_screenshot_path(options.screenshot_folder, options.screenshot_stem);
+        write_image_atomically(*capture->image(), path);
+        std::printf("kanoko view: screenshot %s\n", path.string().c_str());
+        std::fflush(stdout);
+      } catch (const std::exception& e) {
+        // A full disk or a read-only folder must not end the session.
+        std::fprintf(stderr, "kanoko view: screenshot failed: %s\n", e.what());
+      }
+    }
     if (first_frame) keep_gl_driver_loaded();
     first_frame = false;
     check_interrupt();

@@ -38,7 +38,19 @@ struct ViewOptions {
   bool sound = true;
   /// The run's file name, for messages about its stored mapping.
   std::string run_name = "the run";
+  /// The `p` key writes screenshot_folder/screenshot_stem-NNN.png (the first free NNN).
+  std::filesystem::path screenshot_folder = ".";
+  std::string screenshot_stem = "kanoko";
+  /// Spring colours and communication flashes from the start (keys k and x).
+  SpringColours spring_colours = SpringColours::tension;
+  bool flashes = false;
+  /// Patterns on the bodies from assets/textures.
+  BodyTextures textures = BodyTextures::none;
 };
+
+/// The first free name folder/stem-NNN.png, NNN from 001. Throws RunError if all are taken.
+[[nodiscard]] std::filesystem::path next_screenshot_path(const std::filesystem::path& folder,
+                                                         const std::string& stem);
 
 /// Opens the window and plays the run until the window is closed (Esc) or exit_after_s passes.
 /// Throws RunError when there is no display (DISPLAY unset, or the window cannot be opened);

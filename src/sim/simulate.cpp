@@ -144,9 +144,34 @@ trace::Timeline read_timeline(const std::filesystem::path& trace, const mapping:
   return mapping::read_body_timeline(trace, m);
 }
 
+/// Copies frames 0..frame of `from` into `writer` and sets y to the state of that frame; returns
+/// the step the integration continues from. `meta` describes the new run.
+std::uint64_t resume(const trajectory::Reader& from, std::size_t frame, const trajectory::Metadata& meta,
+                     std::uint64_t total_steps, trajectory::Writer& writer, Eigen::VectorXd& y) {
+  const trajectory::Metadata& old = from.meta();
+  const FileLoc loc{old.source_trace.empty() ? std::string("the run to continue") : old.source_trace};
+  if (old.body_count() != meta.body_count() || old.stat_names != meta.stat_names) {
+    throw InputError(loc, "the run to continue has other bodies or statistics than this mapping makes");
+  }
+  if (old.dt_s != meta.dt_s || old.steps_per_frame != meta.steps_per_frame || old.trace_begin_s != meta.trace_begin_s) {
+    throw InputError(loc, "the run to continue has another step, frame interval or start; re-simulate it whole");
+  }
+  if (frame >= from.frame_count()) throw InputError(loc, "no frame " + std::to_string(frame) + " to continue from");
+  for (std::size_t k = 0; k <= frame; ++k) {
+    const trajectory::FrameView f = from.frame(k);
+    writer.append_frame(f.time_s, f.positions, f.velocities, f.stats);
+  }
+  const trajectory::FrameView f = from.frame(frame);
+  const auto n = static_cast<Eigen::Index>(meta.body_count());
+  y.head(3 * n) = Eigen::Map<const Eigen::VectorXd>(f.positions.data(), 3 * n);
+  y.tail(3 * n) = Eigen::Map<const Eigen::VectorXd>(f.velocities.data(), 3 * n);
+  return std::min(static_cast<std::uint64_t>(frame) * meta.steps_per_frame, total_steps);
+}
+
 SimulateSummary simulate(const SimulateOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  mapping::Mapping m = mapping::parse_mapping_file(options.mapping);
+  mapping::Mapping m = options.mapping_text ? mapping::parse_mapping_text(*options.mapping_text, options.mapping.string())
+                                             : mapping::parse_mapping_file(options.mapping);
   apply_overrides(options, m);
   const integrators::IntegratorInfo* integrator = integrators::find_integrator(m.simulation.integrator);
   if (integrator == nullptr) {
@@ -157,6 +182,14 @@ SimulateSummary simulate(const SimulateOptions& options) {
   }
   SimulateSummary summary;
   summary.input_hash = input_hash(options.trace, m);
+  if (options.resume_from != nullptr) {
+    // A continued run differs from a whole one: its early frames come from the earlier run.
+    Fnv1a64 h;
+    h.update_value(summary.input_hash);
+    h.update_value(options.resume_from->meta().input_hash);
+    h.update_value(static_cast<std::uint64_t>(options.resume_frame));
+    summary.input_hash = h.digest();
+  }
   std::uint64_t existing = 0;
   if (!options.force && trajectory::read_input_hash(options.output, existing) && existing == summary.input_hash) {
     summary.reused = true;
@@ -201,6 +234,16 @@ SimulateSummary simulate(const SimulateOptions& options) {
   meta.source_trace = options.trace.string();
   meta.source_mapping = options.mapping.string();
   meta.mapping_text = m.text;
+  meta.traffic_begin.reserve(timeline.bin_count + 1);
+  meta.traffic.reserve(timeline.pairs.size());
+  meta.traffic_begin.push_back(0);
+  for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {
+    for (const trace::PairTraffic& p : timeline.traffic(bin)) {
+      meta.traffic.push_back({static_cast<std::uint32_t>(p.src), static_cast<std::uint32_t>(p.dst), p.bytes,
+                              static_cast<double>(p.messages)});
+    }
+    meta.traffic_begin.push_back(meta.traffic.size());
+  }
 
   trajectory::Writer writer(options.output, meta);
   Eigen::VectorXd y = model.initial_state();
@@ -220,7 +263,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
                         Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols), stats);
     summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   };
-  write_frame(0);
+  std::uint64_t first_step = 0;
+  if (options.resume_from != nullptr) {
+    first_step = resume(*options.resume_from, options.resume_frame, meta, total_steps, writer, y);
+  } else {
+    write_frame(0);
+  }
 
   // Energy account: the powers of forcing and friction at the start of the current step, and the
   // kinetic energy that a change of masses adds or removes (velocities are kept across it).
@@ -243,7 +291,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   const double start_radius =
       std::max(1e-300, (model.initial_positions().colwise() - start_centroid).colwise().norm().maxCoeff());
   ProgressBar bar("simulate", total_steps, "steps", options.progress);
-  for (std::uint64_t step = 0; step < total_steps; ++step) {
+  for (std::uint64_t step = first_step; step < total_steps; ++step) {
     const std::size_t bin = static_cast<std::size_t>(step / steps_per_interval);
     if (bin != model.current_interval()) enter_interval(bin);
     stepper->step(static_cast<double>(step) * dt, dt, y);
@@ -285,14 +333,17 @@ SimulateSummary simulate(const SimulateOptions& options) {
     if (step % 256 == 0) {
       bar.update(step);
       check_interrupt();
+      if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
+      if (options.on_progress) options.on_progress(static_cast<double>(step) / static_cast<double>(total_steps));
     }
   }
   bar.finish();
+  if (options.on_progress) options.on_progress(1.0);
   const auto commit_start = std::chrono::steady_clock::now();
   writer.commit();
   summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_start).count();
 
-  summary.steps = total_steps;
+  summary.steps = total_steps - first_step;
   summary.evaluations = stepper->evaluations();
   summary.substeps = stepper->substeps();
   summary.rejected_substeps = stepper->rejected_substeps();
@@ -307,7 +358,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   summary.bodies = n;
   summary.springs = model.spring_edges().size();
   summary.dt_s = dt;
-  summary.simulated_s = static_cast<double>(total_steps) * dt;
+  summary.simulated_s = static_cast<double>(total_steps - first_step) * dt;
   summary.final_energy = model.energy(y);
   summary.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return summary;

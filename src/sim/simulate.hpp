@@ -1,13 +1,16 @@
 // `kanoko simulate`: trace + mapping → trajectory file, cached by the hash of its inputs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "src/mapping/mapping.hpp"
 #include "src/trace/timeline.hpp"
+#include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::sim {
 
@@ -26,6 +29,19 @@ struct SimulateOptions {
   /// Threads for the force evaluation, 0 = all cores. Not hashed: the trajectory is bit-identical
   /// for every thread count.
   int threads = 0;
+  /// Mapping text to use instead of reading the file `mapping` (which then only names it in
+  /// messages): the viewer's re-simulation with changed parameters.
+  std::optional<std::string> mapping_text;
+  /// Continue an earlier run of the same trace: its frames 0..resume_frame are copied and the
+  /// integration goes on from the state of frame resume_frame, with this mapping's forces. The
+  /// run must have the same bodies, step, frame interval and start (else InputError).
+  const trajectory::Reader* resume_from = nullptr;
+  std::size_t resume_frame = 0;
+  /// Polled every few hundred steps: once true, the run stops with RunError and leaves no file.
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called with the fraction of steps done (0..1) every few hundred steps, on the simulating
+  /// thread.
+  std::function<void(double)> on_progress;
 };
 
 /// What a run did, for the summary line.

@@ -10,11 +10,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/base/flat_index.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/base/suggest.hpp"
 
@@ -214,9 +214,9 @@ class NativeParser {
 
   EntityIndex node_field(const Token& t) const {
     const std::int64_t id = integer_field(t, "node id");
-    const auto it = node_index_.find(id);
-    if (it == node_index_.end()) fail(t, "node " + std::to_string(id) + " is not declared (declare it with a 'node' entry first)");
-    return it->second;
+    const std::uint32_t* index = node_index_.find(static_cast<std::uint64_t>(id));
+    if (index == nullptr) fail(t, "node " + std::to_string(id) + " is not declared (declare it with a 'node' entry first)");
+    return *index;
   }
 
   // ---- entries ----
@@ -329,13 +329,15 @@ class NativeParser {
     e.id = integer_field(tokens_[2], "node id");
     std::array<Token, 3> values;
     const auto opt = options<3>({"name", "host", "rank"}, values);
-    if (node_index_.count(e.id) != 0U) fail(tokens_[2], "node " + std::to_string(e.id) + " is declared twice");
+    if (node_index_.find(static_cast<std::uint64_t>(e.id)) != nullptr) {
+      fail(tokens_[2], "node " + std::to_string(e.id) + " is declared twice");
+    }
     e.index = static_cast<EntityIndex>(node_index_.size());
     if (node_index_.size() >= std::numeric_limits<EntityIndex>::max()) fail(tokens_[2], "too many nodes");
     e.name = opt[0] != nullptr ? std::string(opt[0]->text) : "node" + std::to_string(e.id);
     e.host = opt[1] != nullptr ? std::string(opt[1]->text) : std::string();
     e.rank = opt[2] != nullptr ? integer_field(*opt[2], "rank") : static_cast<std::int64_t>(e.index);
-    node_index_.emplace(e.id, e.index);
+    node_index_.try_emplace(static_cast<std::uint64_t>(e.id), e.index);
     sink_.on_entity(e);
   }
 
@@ -437,7 +439,7 @@ class NativeParser {
   std::int64_t end_line_ = 0;    ///< where the end of the run was set (declared or observed)
   std::size_t end_column_ = 0;
   double declared_end_ = -1;
-  std::unordered_map<std::int64_t, EntityIndex> node_index_;
+  FlatIndex node_index_;  ///< node id (>= 0) → entity index
   std::unordered_set<std::int64_t> link_ids_;
 };
 

@@ -126,9 +126,9 @@ void TimelineBuilder::on_message(const Message& m) {
   const std::uint64_t key = (std::uint64_t{m.src} << 32U) | m.dst;
   // Only the pairs active in the open bin are indexed, so memory follows active pairs, not the
   // whole run; the index is cleared when the bin closes.
-  const auto [slot, inserted] = open_index_.try_emplace(key, open_pairs_.size());
+  const auto [slot, inserted] = open_index_.try_emplace(key, static_cast<std::uint32_t>(open_pairs_.size()));
   if (inserted) open_pairs_.push_back({key, PairTraffic{m.src, m.dst, 0.0, 0}});
-  PairTraffic& traffic = open_pairs_[slot->second].second;
+  PairTraffic& traffic = open_pairs_[*slot].second;
   traffic.bytes += static_cast<double>(m.bytes);
   traffic.messages += 1;
   ++tl_.message_count;

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "src/base/flat_index.hpp"
 #include "src/trace/event.hpp"
 
 namespace kanoko::trace {
@@ -114,7 +114,7 @@ class TimelineBuilder final : public TraceSink {
   // Traffic of the bin being filled, keyed by (src << 32 | dst); flushed in sorted order.
   std::size_t open_bin_ = 0;
   std::vector<std::pair<std::uint64_t, PairTraffic>> open_pairs_;
-  std::unordered_map<std::uint64_t, std::size_t> open_index_;  ///< key → position in open_pairs_
+  FlatIndex open_index_;  ///< key → position in open_pairs_
   std::vector<double> last_load_time_s_;
   std::vector<double> last_load_value_;
   std::vector<OpenState> open_states_;  ///< a min-heap on end_s

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -217,6 +218,56 @@ std::uint64_t checked_frame_stride(std::uint64_t bodies, std::uint64_t stats) {
 
 }  // namespace
 
+std::string encode_traffic(const Metadata& m) {
+  ByteWriter w;
+  w.pod(static_cast<std::uint64_t>(m.traffic_intervals()));
+  w.pod(static_cast<std::uint64_t>(m.traffic.size()));
+  if (m.traffic_begin.empty()) w.pod(std::uint64_t{0});  // no intervals: the single offset 0
+  for (const std::uint64_t b : m.traffic_begin) w.pod(b);
+  for (const PairTraffic& p : m.traffic) {
+    w.pod(p.src);
+    w.pod(p.dst);
+    w.pod(p.bytes);
+    w.pod(p.messages);
+  }
+  return w.bytes();
+}
+
+void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m, const FileLoc& loc) {
+  ByteReader br(data, loc);
+  const auto bins = br.pod<std::uint64_t>();
+  const auto pairs = br.pod<std::uint64_t>();
+  // Check the counts against the section size before allocating what they claim.
+  if (bins >= data.size() / 8 || pairs > data.size() / 24) throw InputError(loc, "counts exceed the section");
+  m.traffic_begin.resize(bins + 1);
+  for (auto& b : m.traffic_begin) b = br.pod<std::uint64_t>();
+  if (m.traffic_begin.front() != 0 || m.traffic_begin.back() != pairs ||
+      !std::is_sorted(m.traffic_begin.begin(), m.traffic_begin.end())) {
+    throw InputError(loc, "interval offsets are not increasing from 0 to the pair count");
+  }
+  m.traffic.resize(pairs);
+  for (std::size_t i = 0; i < m.traffic.size(); ++i) {
+    PairTraffic& p = m.traffic[i];
+    p.src = br.pod<std::uint32_t>();
+    p.dst = br.pod<std::uint32_t>();
+    p.bytes = br.pod<double>();
+    p.messages = br.pod<double>();
+    if (p.src >= body_count || p.dst >= body_count) {
+      throw InputError(loc, "pair record " + std::to_string(i) + " names a missing body");
+    }
+    if (!std::isfinite(p.bytes) || p.bytes < 0 || !std::isfinite(p.messages) || p.messages < 0) {
+      throw InputError(loc, "pair record " + std::to_string(i) + " has a negative or non-finite amount");
+    }
+  }
+  if (!br.done()) throw InputError(loc, "section has trailing bytes");
+}
+
+std::size_t Metadata::interval_of(double t) const {
+  if (!(interval_s > 0) || !(t > trace_begin_s)) return 0;
+  const double k = std::floor((t - trace_begin_s) / interval_s);
+  return k >= 1e18 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(k);
+}
+
 int Metadata::stat_index(std::string_view name) const {
   for (std::size_t i = 0; i < stat_names.size(); ++i) {
     if (stat_names[i] == name) return static_cast<int>(i);
@@ -247,6 +298,12 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
   for (const auto& e : m.edges) {
     KANOKO_ASSERT(e[0] < m.bodies.size() && e[1] < m.bodies.size(), "edge names a missing body");
   }
+  KANOKO_ASSERT(m.traffic_begin.empty() ? m.traffic.empty()
+                                        : m.traffic_begin.front() == 0 && m.traffic_begin.back() == m.traffic.size(),
+                "traffic offsets do not cover the pairs");
+  for (const auto& p : m.traffic) {
+    KANOKO_ASSERT(p.src < m.bodies.size() && p.dst < m.bodies.size(), "traffic names a missing body");
+  }
   Header& h = impl_->header;
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version_major = kVersionMajor;
@@ -266,6 +323,7 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
       {"edges", encode_edges(m)},
       {"stats", encode_stats(m)},
       {"mapping", m.mapping_text},
+      {"traffic", encode_traffic(m)},
   };
   h.section_count = static_cast<std::uint32_t>(sections.size());
   impl_->out.write(&h, sizeof h);  // patched in commit()
@@ -470,6 +528,8 @@ void read_sections(Reader::Impl& r) {
       have_stats = true;
     } else if (name == "mapping") {
       m.mapping_text = std::string(data);
+    } else if (name == "traffic") {
+      decode_traffic(data, h.body_count, m, loc);
     }
     // Unknown sections (written by a newer minor version) are skipped.
   }

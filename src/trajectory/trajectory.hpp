@@ -18,7 +18,7 @@
 namespace kanoko::trajectory {
 
 inline constexpr std::uint16_t kVersionMajor = 1;
-inline constexpr std::uint16_t kVersionMinor = 0;
+inline constexpr std::uint16_t kVersionMinor = 1;  ///< 1.1 added the `traffic` section
 
 /// Presentation data of one body (cold data, indexed like the positions).
 struct BodyInfo {
@@ -27,6 +27,14 @@ struct BodyInfo {
   std::int64_t rank = -1;
   std::array<float, 3> colour_rgb{0.8F, 0.8F, 0.8F};  ///< 0..1
   float radius = 0.1F;                                 ///< sphere radius at base mass, scene units
+};
+
+/// Traffic from body src to body dst in one binning interval.
+struct PairTraffic {
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  double bytes = 0;
+  double messages = 0;
 };
 
 /// Everything in the file except the frames.
@@ -44,6 +52,23 @@ struct Metadata {
   std::string source_trace;        ///< path given to simulate (informational)
   std::string source_mapping;      ///< path of the mapping (informational)
   std::string mapping_text;        ///< the mapping file's text, for inspection and re-simulation
+  /// Per-interval traffic between bodies (section `traffic`, format 1.1): the pairs of interval b
+  /// are traffic[traffic_begin[b] .. traffic_begin[b + 1]). Empty in files without the section.
+  std::vector<std::uint64_t> traffic_begin;
+  std::vector<PairTraffic> traffic;
+
+  /// Number of intervals with traffic records (0 without the section).
+  [[nodiscard]] std::size_t traffic_intervals() const {
+    return traffic_begin.empty() ? 0 : traffic_begin.size() - 1;
+  }
+  /// The pairs of interval `bin` (empty when bin is past the recorded intervals).
+  [[nodiscard]] std::span<const PairTraffic> traffic_in(std::size_t bin) const {
+    if (bin >= traffic_intervals()) return {};
+    return {traffic.data() + traffic_begin[bin], traffic_begin[bin + 1] - traffic_begin[bin]};
+  }
+  /// Binning interval that contains trace time t (clamped to >= 0; past the end gives an index
+  /// beyond traffic_intervals()).
+  [[nodiscard]] std::size_t interval_of(double t) const;
 
   [[nodiscard]] std::size_t body_count() const { return bodies.size(); }
   [[nodiscard]] std::size_t stat_count() const { return stat_names.size(); }

@@ -98,8 +98,15 @@ TEST_F(ControlPanelTest, ButtonsChangeSpeedAndVisualParameters) {
   EXPECT_TRUE(scene_->visual().labels);
   click(panel_->button_centre(PanelButton::grid));
   EXPECT_TRUE(scene_->visual().grid);
-  click(panel_->button_centre(PanelButton::tension_colours));
-  EXPECT_FALSE(scene_->visual().tension_colours);
+  EXPECT_EQ(scene_->visual().spring_colours, SpringColours::tension);
+  click(panel_->button_centre(PanelButton::spring_colours));
+  EXPECT_EQ(scene_->visual().spring_colours, SpringColours::traffic);
+  click(panel_->button_centre(PanelButton::spring_colours));
+  EXPECT_EQ(scene_->visual().spring_colours, SpringColours::off);
+  click(panel_->button_centre(PanelButton::spring_colours));
+  EXPECT_EQ(scene_->visual().spring_colours, SpringColours::tension);
+  click(panel_->button_centre(PanelButton::flashes));
+  EXPECT_TRUE(scene_->visual().flashes);
   click(panel_->button_centre(PanelButton::longer_trails));
   EXPECT_DOUBLE_EQ(scene_->visual().trail_s, 0.25);
   click(panel_->button_centre(PanelButton::longer_trails));
@@ -130,7 +137,9 @@ TEST_F(ControlPanelTest, KeysToggleVisualParameters) {
   key('g');
   EXPECT_TRUE(scene_->visual().grid);
   key('k');
-  EXPECT_FALSE(scene_->visual().tension_colours);
+  EXPECT_EQ(scene_->visual().spring_colours, SpringColours::traffic);
+  key('x');
+  EXPECT_TRUE(scene_->visual().flashes);
   key('t');
   EXPECT_DOUBLE_EQ(scene_->visual().trail_s, 0.25);
   key('T');

@@ -5,6 +5,7 @@
 #include "src/scene/offscreen.hpp"
 #include "src/scene/render.hpp"
 #include "src/scene/scene.hpp"
+#include "tests/scene/tiny_render.hpp"
 #include "tests/scene/tiny_run.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -24,15 +25,9 @@ TEST(BodyStyle, ChosenByBodyCount) {
 class StyleTest : public ::testing::TestWithParam<BodyStyle> {};
 
 TEST_P(StyleTest, EachBodyShowsItsColourWhereItProjects) {
-  TempDir dir;
-  test::write_tiny_run(dir / "run.kntj");
-  const trajectory::Reader reader(dir / "run.kntj");
-  RenderOptions o;
-  o.size = {320, 240};
-  o.time_s = 5.0;
-  o.style = GetParam();
-  o.backend = Backend::egl;
-  const RenderResult r = render_image(reader, o);
+  test::TinyRender tiny(5.0);
+  tiny.options.style = GetParam();
+  const RenderResult r = tiny.render();
   const Eigen::Matrix3Xd p = test::tiny_run_positions();
   for (int body = 0; body < 3; ++body) {
     const osg::Vec3d w = r.camera.to_window(osg::Vec3d(p(0, body), p(1, body), p(2, body)));

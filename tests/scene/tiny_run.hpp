@@ -1,5 +1,6 @@
 // A tiny trajectory for the scene tests: three bodies in pure red, green and blue at known fixed
-// places, one spring between red and green, eleven frames from t = 0 to 10 s.
+// places, one spring between red and green, eleven frames from t = 0 to 10 s, and traffic in each
+// of its ten 1 s intervals (tiny_run_traffic below).
 #pragma once
 
 #include <Eigen/Core>
@@ -21,6 +22,18 @@ inline Eigen::Matrix3Xd tiny_run_positions() {
 }
 
 inline constexpr double kTinyRunEnd_s = 10.0;
+
+/// Traffic of the tiny run in interval k (0..9): red → green 1000 (k + 1) bytes in one message,
+/// green → red 10 bytes in one message, and from interval 5 on red → blue 5000 bytes in two.
+inline void add_tiny_run_traffic(trajectory::Metadata& meta) {
+  meta.traffic_begin = {0};
+  for (std::uint32_t k = 0; k < 10; ++k) {
+    meta.traffic.push_back({0, 1, 1000.0 * (k + 1), 1});
+    meta.traffic.push_back({1, 0, 10.0, 1});
+    if (k >= 5) meta.traffic.push_back({0, 2, 5000.0, 2});
+    meta.traffic_begin.push_back(meta.traffic.size());
+  }
+}
 inline constexpr float kTinyRunRadius = 0.6F;
 
 /// Writes the tiny run to `path`. With `growing_blue_mass`, the blue body's "mass" statistic is
@@ -47,6 +60,7 @@ inline void write_tiny_run(const std::filesystem::path& path, bool growing_blue_
   meta.trace_begin_s = 0.0;
   meta.trace_end_s = kTinyRunEnd_s;
   meta.integrator = "rk4";
+  add_tiny_run_traffic(meta);
   trajectory::Writer writer(path, meta);
   const Eigen::Matrix3Xd positions = tiny_run_positions();
   const Eigen::Matrix3Xd velocities = Eigen::Matrix3Xd::Zero(3, 3);

@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "src/base/error.hpp"
 #include "src/sim/simulate.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/model_fixtures.hpp"
+#include "tests/support/ring_mapping.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
@@ -15,25 +17,8 @@ namespace {
 using test::TempDir;
 using test::write_text;
 
-const char* kMapping = R"(
-[simulation]
-interval = 0.1
-dt = 0.03          # reduced to 0.025 so that 4 steps fill one interval
-frame_every = 2
-settle = 0.2
-[bodies]
-placement = "ring"
-[springs]
-topology = "ring"
-k = 2
-[forces.repulsion]
-strength = 0.01
-[forces.communication]
-mode = "symmetric"
-gain = 1
-[forces.friction]
-beta = 1
-)";
+const std::string kMapping =
+    test::ring_mapping({"0.03          # reduced to 0.025 so that 4 steps fill one interval", 0.2, 1.0, 1.0});
 
 std::string ring_trace() {
   std::string s = test::node_lines(4);
@@ -82,6 +67,21 @@ TEST(Simulate, WritesTheExpectedFrames) {
   const int sent_total = r.meta().stat_index("bytes_sent_total");
   ASSERT_GE(sent_total, 0);
   EXPECT_EQ(r.frame(r.frame_count() - 1).stats.row(sent_total).sum(), 1000);
+  // The per-interval traffic section: two messages of 100 bytes per 0.1 s interval, around the ring.
+  ASSERT_EQ(r.meta().traffic_intervals(), 5U);
+  for (std::size_t bin = 0; bin < 5; ++bin) {
+    const auto pairs = r.meta().traffic_in(bin);
+    ASSERT_EQ(pairs.size(), 2U) << bin;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> got;
+    for (const auto& p : pairs) {
+      EXPECT_EQ(p.bytes, 100.0);
+      EXPECT_EQ(p.messages, 1.0);
+      got.insert({p.src, p.dst});
+    }
+    const auto a = static_cast<std::uint32_t>((2 * bin) % 4);
+    const std::set<std::pair<std::uint32_t, std::uint32_t>> want{{a, (a + 1) % 4}, {(a + 1) % 4, (a + 2) % 4}};
+    EXPECT_EQ(got, want) << bin;
+  }
 }
 
 TEST(Simulate, ReusesACachedTrajectoryOnlyWhenInputsMatch) {

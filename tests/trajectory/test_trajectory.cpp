@@ -41,8 +41,14 @@ Metadata sample_meta(std::size_t bodies, std::vector<std::string> stats) {
   m.source_trace = "traces/fib 22.kntr";
   m.source_mapping = "mappings/paper-fibonacci.toml";
   m.mapping_text = "[simulation]\ninterval = 0.1\n# ünïcödé\n";
+  // Three intervals of traffic: the first with two pairs, the second empty, the third with one.
+  if (bodies >= 2) {
+    m.traffic = {{0, 1, 1024.5, 3}, {1, 0, 7, 1}, {static_cast<std::uint32_t>(bodies - 1), 0, 1e12, 2}};
+    m.traffic_begin = {0, 2, 2, 3};
+  }
   return m;
 }
+
 
 struct Frame {
   double t;
@@ -166,6 +172,19 @@ TEST(Trajectory, WriteReadRoundTripIsExact) {
   EXPECT_EQ(m.source_trace, meta.source_trace);
   EXPECT_EQ(m.source_mapping, meta.source_mapping);
   EXPECT_EQ(m.mapping_text, meta.mapping_text);
+  ASSERT_EQ(m.traffic_intervals(), 3U);
+  ASSERT_EQ(m.traffic_in(0).size(), 2U);
+  EXPECT_EQ(m.traffic_in(0)[0].bytes, 1024.5);
+  EXPECT_EQ(m.traffic_in(0)[0].messages, 3);
+  EXPECT_EQ(m.traffic_in(0)[1].src, 1U);
+  EXPECT_TRUE(m.traffic_in(1).empty());
+  ASSERT_EQ(m.traffic_in(2).size(), 1U);
+  EXPECT_EQ(m.traffic_in(2)[0].src, 4U);
+  EXPECT_EQ(m.traffic_in(2)[0].bytes, 1e12);
+  EXPECT_TRUE(m.traffic_in(3).empty()) << "past the recorded intervals";
+  EXPECT_EQ(m.interval_of(0.0), 0U);
+  EXPECT_EQ(m.interval_of(0.25), 2U);
+  EXPECT_EQ(m.interval_of(-1.0), 0U);
 
   ASSERT_EQ(r.frame_count(), frames.size());
   EXPECT_EQ(r.begin_time(), frames.front().t);
@@ -306,6 +325,20 @@ TEST(Trajectory, HermiteInterpolationReproducesACubic) {
 // Damaged files
 // ------------------------------------------------------------------------------------------------
 
+/// Offset of the data of section `name` in a file's bytes (npos if absent).
+std::size_t section_data(const std::string& b, const std::string& name) {
+  std::size_t pos = 96;
+  const auto count = peek<std::uint32_t>(b, 68);
+  for (std::uint32_t s = 0; s < count; ++s) {
+    const std::string sname = b.substr(pos, 16).c_str();
+    std::uint64_t size = 0;
+    std::memcpy(&size, b.data() + pos + 16, 8);
+    if (sname == name) return pos + 24;
+    pos += 24 + static_cast<std::size_t>(size);
+  }
+  return std::string::npos;
+}
+
 class DamagedTrajectory : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -349,7 +382,7 @@ TEST_F(DamagedTrajectory, NewerMajorVersionSaysNewer) {
   poke<std::uint16_t>(b, 8, 2);
   const std::string e = error_for(b);
   EXPECT_NE(e.find("newer"), std::string::npos) << e;
-  EXPECT_NE(e.find("format 2.0"), std::string::npos) << e;
+  EXPECT_NE(e.find("format 2."), std::string::npos) << e;
   poke<std::uint16_t>(b, 8, 0);
   EXPECT_NE(error_for(b).find("version 0"), std::string::npos);
   // A newer minor version of the same major is read (its extra sections would be skipped).
@@ -486,6 +519,44 @@ TEST_F(DamagedTrajectory, CountsThatOverflowTheStrideAreRefused) {
   poke<std::uint32_t>(b, 20, 0xFFFFFFFFU);
   reseal(b);
   EXPECT_FALSE(error_for(b).empty());
+}
+
+TEST_F(DamagedTrajectory, TrafficNamingAMissingBodyOrMisorderedIsRefused) {
+  const std::size_t at = section_data(good_, "traffic");
+  ASSERT_NE(at, std::string::npos);
+  // Layout: intervals u64, pairs u64, (intervals + 1) u64 offsets, then 24-byte records.
+  const auto intervals = static_cast<std::size_t>(peek<std::uint64_t>(good_, at));
+  const std::size_t records = at + 16 + 8 * (intervals + 1);
+  std::string b = good_;
+  poke<std::uint32_t>(b, records + 4, 3U);  // dst of the first pair: body 3 of 3
+  reseal(b);
+  std::string e = error_for(b);
+  EXPECT_NE(e.find("section 'traffic'"), std::string::npos) << e;
+  EXPECT_NE(e.find("pair record 0 names a missing body"), std::string::npos) << e;
+  b = good_;
+  poke<double>(b, records + 8, -1.0);  // negative bytes
+  reseal(b);
+  EXPECT_NE(error_for(b).find("negative or non-finite"), std::string::npos);
+  b = good_;
+  poke<std::uint64_t>(b, at + 16 + 8, 3U);  // offsets 0, 3, 2, 3: not increasing
+  reseal(b);
+  EXPECT_NE(error_for(b).find("offsets are not increasing"), std::string::npos);
+  b = good_;
+  poke<std::uint64_t>(b, at + 8, ~std::uint64_t{0});  // a pair count beyond the section
+  reseal(b);
+  EXPECT_NE(error_for(b).find("counts exceed the section"), std::string::npos);
+}
+
+TEST(Trajectory, FilesWithoutTrafficReadAsNoTraffic) {
+  // Format 1.0 files have no traffic section; nor does a run without intervals.
+  test::TempDir dir;
+  Metadata meta = sample_meta(3, {stat::kLoad});
+  meta.traffic.clear();
+  meta.traffic_begin.clear();
+  write_file(dir / "a.kntj", meta, random_frames(2, 3, 1, 9));
+  const Reader r(dir / "a.kntj");
+  EXPECT_EQ(r.meta().traffic_intervals(), 0U);
+  EXPECT_TRUE(r.meta().traffic_in(0).empty());
 }
 
 TEST_F(DamagedTrajectory, SectionsLyingAboutTheirSize) {
