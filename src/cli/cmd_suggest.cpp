@@ -16,15 +16,7 @@ namespace kanoko::cli {
 
 namespace {
 
-std::string number_text(double x) {
-  std::ostringstream os;
-  os.precision(4);
-  os << x;
-  std::string s = os.str();
-  // TOML needs a digit before an exponent's mantissa dot and accepts 1e-05; keep it a float.
-  if (s.find_first_of(".eE") == std::string::npos && s.find("inf") == std::string::npos) s += ".0";
-  return s;
-}
+std::string number_text(double x) { return mapping::toml_float(x, 4); }
 
 }  // namespace
 

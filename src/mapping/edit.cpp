@@ -1,5 +1,6 @@
 #include "src/mapping/edit.hpp"
 
+#include <cstdio>
 #include <regex>
 #include <vector>
 
@@ -29,6 +30,14 @@ std::string join_lines(const std::vector<std::string>& lines) {
 }
 
 }  // namespace
+
+std::string toml_float(double v, int digits) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // "n": inf and nan stay as they are
+  return s;
+}
 
 std::string set_value(const std::string& text, const Mapping& m, const std::string& section, const std::string& key,
                       const std::string& value) {

@@ -12,6 +12,10 @@ namespace kanoko::mapping {
 /// given is replaced in place (its comment stays); a missing key is added under its section's
 /// header, or in a new section at the end. Returns the new text. Throws InputError if the key
 /// holds a formula or an array (it is left to the user) — callers check with is_formula first.
+/// `v` as TOML float text with `digits` significant digits, always with a decimal point or an
+/// exponent so that it reads back as a float ("2.0", "0.015625", "1e-05").
+std::string toml_float(double v, int digits = 6);
+
 std::string set_value(const std::string& text, const Mapping& m, const std::string& section, const std::string& key,
                       const std::string& value);
 

@@ -12,19 +12,6 @@
 
 namespace kanoko::scene {
 
-namespace {
-
-/// A TOML float: always with a decimal point or an exponent, so that it parses as a float.
-std::string toml_float(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
-}  // namespace
-
 std::vector<Tunable> tunables(const std::string& mapping_text, const std::string& name) {
   const mapping::Mapping m = mapping::parse_mapping_text(mapping_text, name);
   std::vector<Tunable> out;
@@ -75,7 +62,7 @@ void Resimulation::change(std::size_t index, double factor, const trajectory::Re
   Tunable& p = parameters_[index];
   p.value *= factor;
   const mapping::Mapping current = mapping::parse_mapping_text(text_, mapping_name_);
-  text_ = mapping::set_value(text_, current, p.section, p.key, toml_float(p.value));
+  text_ = mapping::set_value(text_, current, p.section, p.key, mapping::toml_float(p.value));
   edited_ = true;
   {
     const std::lock_guard lock(mutex_);
