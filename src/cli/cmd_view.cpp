@@ -7,6 +7,7 @@
 #include "src/base/error.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/mapping/mapping.hpp"
 #include "src/scene/audio_link.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/playback.hpp"
@@ -141,6 +142,14 @@ int cmd_view(const Args& args) {
   view.run_name = run;
   view.sound = !no_sound;
   view.panels.views = views::views_from_options(views_text, view_group, view_groups);
+  if (views_text.empty() && view_group.empty() && !reader.meta().mapping_text.empty()) {
+    // No views asked for here: those the run's mapping names in [visual] views.
+    const std::string where = reader.meta().source_mapping + " (as stored in " + run + ")";
+    const mapping::Mapping m = mapping::parse_mapping_text(reader.meta().mapping_text, where);
+    std::string list;
+    for (const auto& name : m.visual.views) list += (list.empty() ? "" : ",") + name;
+    if (!list.empty()) view.panels.views = views::parse_view_list(list, where + ": [visual] views");
+  }
   if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
   view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
   scene::run_viewer(reader, view);

@@ -814,6 +814,7 @@ void read_visual(Section s, Mapping& m) {
   if (auto p = mapping_relative_file(s, "texture", m)) v.texture = *p;
   if (auto c = s.choice("labels", {"none", "name", "rank", "host", "index"})) v.labels = static_cast<LabelKind>(*c);
   if (auto t = s.number("trails", 0, 3600)) v.trails_s = *t;
+  if (auto list = s.string_list("views")) v.views = *list;
   s.report_unknown_keys();
 }
 

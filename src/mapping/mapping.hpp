@@ -167,6 +167,9 @@ struct VisualSpec {
   std::filesystem::path texture;         ///< resolved path (relative to the mapping), empty = none
   LabelKind labels = LabelKind::Name;
   double trails_s = 0;                   ///< trail length in trace seconds, 0 = no trails
+  /// Companion views `kanoko view` opens beside the scene (docs/views.md), when the command line
+  /// names none; checked against the view registry by the viewer.
+  std::vector<std::string> views;
 };
 
 /// A parsed, validated mapping file.
