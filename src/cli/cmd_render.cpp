@@ -88,6 +88,9 @@ int cmd_render(const Args& args) {
   std::string camera_text;
   std::string follow_text;
   std::string audio_text;
+  std::string springs = "tension";
+  std::string textures = "none";
+  bool flashes = false;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -109,6 +112,9 @@ int cmd_render(const Args& args) {
       "animation: trace seconds per video second (default: the range in 10 s)")(
       "audio", po::value<std::string>(&audio_text),
       "animation: also render the sound cues to this WAV file (muxed into a video output)")(
+      "springs", po::value<std::string>(&springs), "spring colours: tension (default), traffic or off")(
+      "flashes", po::bool_switch(&flashes), "lines between the bodies communicating in the current interval")(
+      "textures", po::value<std::string>(&textures), "patterns on the bodies: none (default), host or body")(
       "backend", po::value<std::string>(&backend_text)->default_value("auto"),
       "offscreen OpenGL: auto (GLX if DISPLAY is set, else EGL), glx or egl");
   po::positional_options_description positional;
@@ -132,11 +138,16 @@ int cmd_render(const Args& args) {
                                      "sequence (frames/%05d.png) as the output");
   }
   const scene::Backend backend = scene::parse_backend(backend_text, "--backend");
+  scene::VisualOptions visual;
+  visual.spring_colours = scene::parse_spring_colours(springs, "--springs");
+  visual.textures = scene::parse_body_textures(textures, "--textures");
+  visual.flashes = flashes;
 
   if (!animation) {
     scene::RenderOptions render;
     render.size = scene::parse_image_size(size_text.empty() ? "800x600" : size_text, "--size");
     render.backend = backend;
+    render.visual = visual;
     const trajectory::Reader reader(run);
     scene::check_has_bodies(reader, run);
     render.time_s = reader.end_time();
@@ -154,6 +165,7 @@ int cmd_render(const Args& args) {
   scene::VideoOptions video;
   video.size = scene::parse_image_size(size_text.empty() ? "640x480" : size_text, "--size");
   video.backend = backend;
+  video.visual = visual;
   if (!camera_text.empty()) video.camera = scene::parse_camera_path(camera_text, "--camera");
   if (!follow_text.empty() && video.camera != scene::CameraPath::follow) {
     throw InputError(FileLoc{"--follow"}, "--follow needs --camera follow");

@@ -36,6 +36,7 @@ struct VideoOptions {
   std::size_t follow_body = 0;  ///< body the follow camera looks at
   Backend backend = Backend::automatic;
   bool show_progress = true;    ///< progress bar on stderr
+  VisualOptions visual;         ///< spring colours, flashes, textures (as for a picture)
   /// If set, the sound cues (sonify/) for the same camera path are rendered to this WAV file,
   /// sample-accurate with the frames, first; a video output (not .gif) then carries it too.
   std::filesystem::path audio_output;

@@ -246,6 +246,19 @@ TEST(RenderCommand, UnwritableOutputFailsBeforeDrawing) {
   EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"run.kntj"}));
 }
 
+TEST(RenderCommand, VisualOptionsChangeThePicture) {
+  // At t = 6 s red talks to blue: flashes and traffic colours change pixels of the same run.
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const std::string run = (dir / "run.kntj").string();
+  const auto plain = test::run_kanoko({"render", run, "-o", (dir / "a.png").string(), "--time", "6", "--size", "160x120"});
+  const auto styled = test::run_kanoko({"render", run, "-o", (dir / "b.png").string(), "--time", "6", "--size",
+                                        "160x120", "--flashes", "--springs", "traffic", "--textures", "body"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(styled.exit_code, 0) << styled.err;
+  EXPECT_NE(test::read_text(dir / "a.png"), test::read_text(dir / "b.png"));
+}
+
 TEST(RenderCommand, RejectsBadOptionsWithTheirNames) {
   TempDir dir;
   test::write_tiny_run(dir / "run.kntj");
@@ -261,6 +274,8 @@ TEST(RenderCommand, RejectsBadOptionsWithTheirNames) {
       {{"render", run, "-o", out, "--size", "800by600"}, "--size"},
       {{"render", run, "-o", out, "--size", "4x4"}, "--size"},
       {{"render", run, "-o", out, "--backend", "vulkan"}, "--backend"},
+      {{"render", run, "-o", out, "--springs", "rainbow"}, "--springs"},
+      {{"render", run, "-o", out, "--textures", "stripes"}, "--textures"},
       {{"render", run, "-o", (dir / "out.xyz-unknown").string()}, "out.xyz-unknown"},
       {{"render", run}, "output"},
   };
