@@ -2,46 +2,15 @@
 // the allocations made while a test has switched counting on.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "integrators/body_distributions.hpp"
 #include "integrators/forces.hpp"
 #include "integrators/integrator.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<std::size_t> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t bytes) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes) { return operator new(bytes); }
-// The matching deletes (GCC cannot see that every pointer they get came from the new above).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
+#include "tests/support/allocation_counter.hpp"
 
 namespace kanoko::integrators {
 namespace {
 
-/// Allocations made by `f`.
-template <class F>
-std::size_t allocations_in(F&& f) {
-  g_allocations = 0;
-  g_counting = true;
-  f();
-  g_counting = false;
-  return g_allocations;
-}
+using test::allocations_in;
 
 int* volatile g_sink = nullptr;  // keeps the compiler from eliding the allocation below
 

@@ -1,33 +1,10 @@
 // The model's repulsion evaluator, energy account and allocation behaviour at scale.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "integrators/integrator.hpp"
 #include "models/model.hpp"
+#include "tests/support/allocation_counter.hpp"
 #include "tests/support/model_fixtures.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<std::size_t> g_allocations{0};
-}  // namespace
-
-// Counts allocations while a test has switched counting on.
-void* operator new(std::size_t bytes) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t bytes) { return operator new(bytes); }
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace kanoko::models {
 namespace {
@@ -144,11 +121,9 @@ TEST(ModelForces, DerivativeDoesNotAllocateAfterWarmUp) {
     const Eigen::VectorXd y = model.initial_state();
     Eigen::VectorXd d(y.size());
     model.derivative(0, y, d);
-    g_allocations = 0;
-    g_counting = true;
+    test::start_counting_allocations();
     for (int k = 0; k < 3; ++k) model.derivative(0, y, d);
-    g_counting = false;
-    EXPECT_EQ(g_allocations.load(), 0U) << key;
+    EXPECT_EQ(test::stop_counting_allocations(), 0U) << key;
   }
 }
 
