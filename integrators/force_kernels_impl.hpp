@@ -20,10 +20,12 @@
 namespace kanoko::integrators::detail {
 namespace {
 
-/// Σ_s d y³ and Σ_s y over bodies of charge 1.
-template <class V, bool kPotential>
-void body_kernel(const TargetBlock& t, const BodySources& s, double eps2_value, const Accumulators& acc) {
+/// Point sources: Σ_s d y³ m_s and Σ_s m_s y, where m_s is the cell's charge for CellSources
+/// (monopoles) and 1 for BodySources (bodies, no multiply: the same bits as with m = 1).
+template <class V, bool kPotential, class Sources>
+void point_kernel(const TargetBlock& t, const Sources& s, double eps2_value, const Accumulators& acc) {
   using T = typename V::T;
+  constexpr bool kCharged = requires { s.m; };
   constexpr std::size_t kW = V::width;
   constexpr std::size_t kP = V::pass;
   const T eps2 = V::set1(eps2_value);
@@ -44,18 +46,27 @@ void body_kernel(const TargetBlock& t, const BodySources& s, double eps2_value, 
       const T sx = V::set1(s.x[j]);
       const T sy = V::set1(s.y[j]);
       const T sz = V::set1(s.z[j]);
+      T m{};
+      if constexpr (kCharged) m = V::set1(s.m[j]);
       KANOKO_UNROLL_PASS
-    for (std::size_t p = 0; p < kP; ++p) {
+      for (std::size_t p = 0; p < kP; ++p) {
         const T dx = V::sub(tx[p], sx);
         const T dy = V::sub(ty[p], sy);
         const T dz = V::sub(tz[p], sz);
         const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
         const T y = V::inv_sqrt_or_zero(r2);
-        const T y3 = V::mul(V::mul(y, y), y);
-        ax[p] = V::add(ax[p], V::mul(dx, y3));
-        ay[p] = V::add(ay[p], V::mul(dy, y3));
-        az[p] = V::add(az[p], V::mul(dz, y3));
-        if constexpr (kPotential) ap[p] = V::add(ap[p], y);
+        T w = V::mul(V::mul(y, y), y);
+        if constexpr (kCharged) w = V::mul(w, m);
+        ax[p] = V::add(ax[p], V::mul(dx, w));
+        ay[p] = V::add(ay[p], V::mul(dy, w));
+        az[p] = V::add(az[p], V::mul(dz, w));
+        if constexpr (kPotential) {
+          if constexpr (kCharged) {
+            ap[p] = V::add(ap[p], V::mul(m, y));
+          } else {
+            ap[p] = V::add(ap[p], y);
+          }
+        }
       }
     }
     KANOKO_UNROLL_PASS
@@ -69,54 +80,16 @@ void body_kernel(const TargetBlock& t, const BodySources& s, double eps2_value, 
   }
 }
 
+/// Σ_s d y³ and Σ_s y over bodies of charge 1.
+template <class V, bool kPotential>
+void body_kernel(const TargetBlock& t, const BodySources& s, double eps2_value, const Accumulators& acc) {
+  point_kernel<V, kPotential>(t, s, eps2_value, acc);
+}
+
 /// Cells as monopoles: Σ_c d (y³ m) and Σ_c m y.
 template <class V, bool kPotential>
 void monopole_kernel(const TargetBlock& t, const CellSources& s, double eps2_value, const Accumulators& acc) {
-  using T = typename V::T;
-  constexpr std::size_t kW = V::width;
-  constexpr std::size_t kP = V::pass;
-  const T eps2 = V::set1(eps2_value);
-  for (std::size_t b = 0; b < t.count; b += kW * kP) {
-    T tx[kP], ty[kP], tz[kP], ax[kP], ay[kP], az[kP], ap[kP];
-    KANOKO_UNROLL_PASS
-    for (std::size_t p = 0; p < kP; ++p) {
-      const std::size_t o = b + p * kW;
-      tx[p] = V::load(t.x + o);
-      ty[p] = V::load(t.y + o);
-      tz[p] = V::load(t.z + o);
-      ax[p] = V::load(acc.x + o);
-      ay[p] = V::load(acc.y + o);
-      az[p] = V::load(acc.z + o);
-      if constexpr (kPotential) ap[p] = V::load(acc.phi + o);
-    }
-    for (std::size_t j = 0; j < s.count; ++j) {
-      const T sx = V::set1(s.x[j]);
-      const T sy = V::set1(s.y[j]);
-      const T sz = V::set1(s.z[j]);
-      const T m = V::set1(s.m[j]);
-      KANOKO_UNROLL_PASS
-    for (std::size_t p = 0; p < kP; ++p) {
-        const T dx = V::sub(tx[p], sx);
-        const T dy = V::sub(ty[p], sy);
-        const T dz = V::sub(tz[p], sz);
-        const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
-        const T y = V::inv_sqrt_or_zero(r2);
-        const T w = V::mul(V::mul(V::mul(y, y), y), m);
-        ax[p] = V::add(ax[p], V::mul(dx, w));
-        ay[p] = V::add(ay[p], V::mul(dy, w));
-        az[p] = V::add(az[p], V::mul(dz, w));
-        if constexpr (kPotential) ap[p] = V::add(ap[p], V::mul(m, y));
-      }
-    }
-    KANOKO_UNROLL_PASS
-    for (std::size_t p = 0; p < kP; ++p) {
-      const std::size_t o = b + p * kW;
-      V::store(acc.x + o, ax[p]);
-      V::store(acc.y + o, ay[p]);
-      V::store(acc.z + o, az[p]);
-      if constexpr (kPotential) V::store(acc.phi + o, ap[p]);
-    }
-  }
+  point_kernel<V, kPotential>(t, s, eps2_value, acc);
 }
 
 /// Cells as monopole + quadrupole. With u = r² + ε², y = u^{-1/2}, Q the second moments about the
