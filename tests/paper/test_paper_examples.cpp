@@ -15,60 +15,13 @@
 #include <iostream>
 #include <map>
 
-#include "models/shape_metrics.hpp"
 #include "src/sim/simulate.hpp"
 #include "src/trajectory/trajectory.hpp"
+#include "tests/support/shape_summary.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::test {
 namespace {
-
-/// Shape metrics over the frames of the forced phase (while the trace runs).
-struct ShapeSummary {
-  double anisotropy_mean = 0;   ///< time-mean of κ² (0 isotropic … 1 on a line)
-  double rg_ratio_mean = 0;     ///< time-mean of Rg(t) / Rg(0)
-  double centroid_shift = 0;    ///< largest |centroid(t) − centroid(0)| / Rg(0)
-  double residual_mean = 0;     ///< time-mean of the similarity-fit misfit to the initial shape
-  double scale_mean = 0;        ///< time-mean of the fitted size relative to the initial shape
-  double rg_ratio_std = 0;      ///< standard deviation over time of Rg(t) / Rg(0): restlessness of size
-  double radial_spread_mean = 0;  ///< time-mean of the radial unevenness (lopsidedness)
-};
-
-ShapeSummary summarise(const trajectory::Reader& r) {
-  ShapeSummary s;
-  const Eigen::Matrix3Xd x0 = r.frame(0).positions;
-  const double rg0 = models::radius_of_gyration(x0);
-  const Eigen::Vector3d c0 = models::centroid(x0);
-  const double end = r.meta().trace_end_s;
-  int count = 0;
-  double rg2 = 0;
-  for (std::size_t k = 1; k < r.frame_count() && r.frame_time(k) <= end; ++k) {
-    const Eigen::Matrix3Xd x = r.frame(k).positions;
-    const models::Deformation d = models::deformation(x, x0);
-    s.anisotropy_mean += models::anisotropy(x);
-    s.rg_ratio_mean += models::radius_of_gyration(x) / rg0;
-    s.centroid_shift = std::max(s.centroid_shift, (models::centroid(x) - c0).norm() / rg0);
-    s.residual_mean += d.residual;
-    s.scale_mean += d.scale;
-    const double rg_ratio = models::radius_of_gyration(x) / rg0;
-    rg2 += rg_ratio * rg_ratio;
-    s.radial_spread_mean += models::radial_unevenness(x);
-    ++count;
-  }
-  s.anisotropy_mean /= count;
-  s.rg_ratio_mean /= count;
-  s.residual_mean /= count;
-  s.scale_mean /= count;
-  s.radial_spread_mean /= count;
-  s.rg_ratio_std = std::sqrt(std::max(0.0, rg2 / count - s.rg_ratio_mean * s.rg_ratio_mean));
-  return s;
-}
-
-std::ostream& operator<<(std::ostream& os, const ShapeSummary& s) {
-  return os << "anisotropy " << s.anisotropy_mean << ", Rg/Rg0 " << s.rg_ratio_mean << ", centroid shift "
-            << s.centroid_shift << ", residual " << s.residual_mean << ", scale " << s.scale_mean
-            << ", Rg std " << s.rg_ratio_std << ", radial spread " << s.radial_spread_mean;
-}
 
 /// Simulates a shipped trace with a shipped mapping (optionally with extra mapping text appended
 /// to override parameters for a control run) and returns its shape summary. Results are cached
@@ -99,30 +52,6 @@ ShapeSummary run(const std::string& trace, const std::string& mapping, const std
   cache.emplace(key, s);
   return s;
 }
-
-// ---- thresholds (named, each exercised by a control run) -----------------------------------
-
-/// Random distribution: time-mean anisotropy at most this (a cube's vertices have 0).
-constexpr double kRandomMaxAnisotropy = 0.05;
-/// Random distribution: the centroid moves at most this fraction of the initial Rg.
-constexpr double kRandomMaxCentroidShift = 0.15;
-/// Random distribution: the bodies gather, mean Rg at most this fraction of the initial Rg.
-constexpr double kRandomMaxRgRatio = 0.9;
-/// Random distribution: bodies stay about equally far from the centre (radial unevenness).
-constexpr double kRandomMaxUnevenness = 0.05;
-/// Ring distribution: time-mean anisotropy at least this many times random's…
-constexpr double kRingOverRandomAnisotropy = 3.0;
-/// …and lopsided: radial unevenness at least this many times random's.
-constexpr double kRingOverRandomUnevenness = 3.0;
-
-/// Uniform mesh communication: the mesh shrinks (mean fitted scale below this)…
-constexpr double kUniformMaxScale = 0.97;
-/// …keeping its shape (mean misfit below this).
-constexpr double kUniformMaxResidual = 0.03;
-/// Skewed communication deforms: mean misfit at least this many times uniform's.
-constexpr double kSkewedOverUniformResidual = 3.0;
-/// Heavy load deforms less: heavy's mean misfit at most this fraction of light's.
-constexpr double kHeavyOverLightResidual = 0.7;
 
 const char* kFib = "paper-fibonacci.toml";
 const char* kMesh = "paper-mesh.toml";

@@ -3,13 +3,16 @@
  * method and waits for their replies.
  *
  *   mpirun -np 8 kanoko_example_fibonacci [--n 18] [--distribution random|ring|torus] [--seed 1]
- *                                         [--work-us 20] [--skip-finalize]
+ *                                         [--work-us 20] [--sleep] [--skip-finalize]
  *
  * random: each child to a rank drawn uniformly from the other ranks; ring: both children to
  * (rank + 1) mod P; torus: on an R x C torus (R <= C, R as large as possible, R, C >= 2), fib(k-1)
  * to the right neighbour and fib(k-2) to the down neighbour. Every message is 40 bytes (tag 1 a
  * call, tag 2 a reply, tag 3 the final stop). Each rank prints what it sent and received, so a
- * tracer can be checked against the program's own counts. --skip-finalize returns from main
+ * tracer can be checked against the program's own counts. Each call works --work-us microseconds
+ * (on arrival, and again when its two replies are in), spinning, or waiting with --sleep (with
+ * OMPI_MCA_mpi_yield_when_idle=1, 8 ranks on a 2-core host then behave like 8 processors).
+ * --skip-finalize returns from main
  * without MPI_Finalize (to test partial traces). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, raise */
 #include <mpi.h>
@@ -28,7 +31,7 @@ typedef struct {
   int64_t parent_slot;
 } Slot;
 
-static int rank_, size_, method_, rows_, cols_, work_us_;
+static int rank_, size_, method_, rows_, cols_, work_us_, sleep_;
 static uint64_t rng_;
 static Slot* slots_;
 static int64_t nslots_, free_head_ = -1, *free_next_;
@@ -44,7 +47,14 @@ static uint64_t next_random(void) { /* SplitMix64 */
   return z ^ (z >> 31);
 }
 
+/* The work of one call: a spin on the CPU, or with --sleep a timed wait, which lets more ranks
+ * than cores work at once (an oversubscribed host then behaves like one core per rank). */
 static void busy(int us) {
+  if (sleep_) {
+    const struct timespec d = {us / 1000000, (long)(us % 1000000) * 1000L};
+    nanosleep(&d, NULL);
+    return;
+  }
   struct timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
   do {
@@ -131,6 +141,8 @@ int main(int argc, char** argv) {
       seed = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--work-us") == 0 && i + 1 < argc) {
       work_us_ = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--sleep") == 0) {
+      sleep_ = 1;
     } else if (strcmp(argv[i], "--skip-finalize") == 0) {
       skip_finalize = 1;
     } else if (strcmp(argv[i], "--distribution") == 0 && i + 1 < argc) {

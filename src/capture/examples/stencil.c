@@ -2,15 +2,26 @@
  * (no wrap-around) exchange halos with their 6 neighbours every iteration, then compute.
  *
  *   mpirun -np 27 kanoko_example_stencil [--dims 3 3 3] [--iterations 40] [--halo uniform|skewed]
- *                                        [--load light|heavy] [--layer-bytes 8192]
- *                                        [--kill-rank R --kill-at I]
+ *                                        [--load light|heavy] [--layer-bytes 8192] [--block 24]
+ *                                        [--sleep-us N] [--period-ms P] [--kill-rank R --kill-at I]
  *
  * Halos follow the paper-program model (docs/paper-programs.md): a cycle of 40 iterations, 24 with
  * 4-layer halos and 16 with 1-layer halos; with --halo skewed the halos between two ranks of the
  * corner octant (all coordinates below half the size, rounded up) are 4 times larger. The compute
- * is a Jacobi sweep over a 24^3 block: 1 sweep per iteration for light, 8 for heavy. Every 10
- * iterations an MPI_Allreduce combines a residual. Each rank prints what it sent and received.
- * --kill-rank R --kill-at I makes rank R kill itself (SIGKILL) at iteration I. */
+ * is a Jacobi sweep over a block of --block^3 points (default 24^3): 1 sweep per iteration for
+ * light, 8 for heavy. Every 10 iterations an MPI_Allreduce combines a residual. Each rank prints
+ * what it sent and received. --kill-rank R --kill-at I makes rank R kill itself (SIGKILL) at
+ * iteration I.
+ *
+ * Running like the paper's machine on a small host (27 ranks on 2 cores):
+ *   --sleep-us N  each sweep is a timed wait of N microseconds instead, so that ranks compute at
+ *                 once however few cores there are (with OMPI_MCA_mpi_yield_when_idle=1, so that
+ *                 MPI yields the CPU while it waits);
+ *   --period-ms P iterations start every P ms, as in a time-stepped code that advances on a
+ *                 barrier: one more rank than the mesh has (the last) is a clock that sleeps to
+ *                 each period's end and then joins an MPI_Barrier, in which the mesh ranks wait
+ *                 once they have computed. Light and heavy runs then exchange the same halos at
+ *                 the same times and differ only in the time the ranks spend outside MPI. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, raise */
 #include <mpi.h>
 #include <signal.h>
@@ -18,13 +29,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { BLOCK = 24 };
+#include <time.h>
 
 static int in_hot(int c, int n) { return c < (n + 1) / 2; }
 
+static void pause_us(int us) {
+  const struct timespec d = {us / 1000000, (long)(us % 1000000) * 1000L};
+  nanosleep(&d, NULL);
+}
+
 int main(int argc, char** argv) {
-  int dims[3] = {3, 3, 3}, iterations = 40, skewed = 0, heavy = 0, layer = 8192, kill_rank = -1, kill_at = -1;
+  int period_ms = 0;
+  int dims[3] = {3, 3, 3}, iterations = 40, block = 24, sleep_us = 0, skewed = 0, heavy = 0, layer = 8192, kill_rank = -1, kill_at = -1;
   int rank, size;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -38,6 +54,12 @@ int main(int argc, char** argv) {
       layer = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--halo") == 0 && i + 1 < argc) {
       skewed = strcmp(argv[++i], "skewed") == 0;
+    } else if (strcmp(argv[i], "--period-ms") == 0 && i + 1 < argc) {
+      period_ms = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--sleep-us") == 0 && i + 1 < argc) {
+      sleep_us = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) {
+      block = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc) {
       heavy = strcmp(argv[++i], "heavy") == 0;
     } else if (strcmp(argv[i], "--kill-rank") == 0 && i + 1 < argc) {
@@ -50,10 +72,39 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (dims[0] * dims[1] * dims[2] != size || iterations < 0 || layer < 8) {
-    if (rank == 0) fprintf(stderr, "stencil: --dims must multiply to the rank count (%d)\n", size);
+  const int mesh_size = size - (period_ms > 0 ? 1 : 0);
+  if (dims[0] * dims[1] * dims[2] != mesh_size || iterations < 0 || layer < 8 || block < 3 || block > 512 ||
+      sleep_us < 0 || period_ms < 0) {
+    if (rank == 0) {
+      fprintf(stderr,
+              "stencil: --dims must multiply to the rank count (%d, less the clock rank with --period-ms), "
+              "--layer-bytes be at least 8, --block 3..512, --sleep-us and --period-ms at least 0\n",
+              size);
+    }
     MPI_Finalize();
     return 2;
+  }
+  long long sent_msgs = 0, sent_bytes = 0, recv_msgs = 0, recv_bytes = 0, colls = 0;
+  if (rank == mesh_size) { /* the clock of --period-ms */
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (int it = 0; it < iterations; ++it) {
+      next.tv_nsec += (long)period_ms * 1000000L;
+      next.tv_sec += next.tv_nsec / 1000000000L;
+      next.tv_nsec %= 1000000000L;
+      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+      MPI_Barrier(MPI_COMM_WORLD);
+      ++colls;
+      if (it % 10 == 9) {
+        double none = 0, sum = 0;
+        MPI_Allreduce(&none, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        ++colls;
+      }
+    }
+    printf("kanoko-example rank=%d sent_msgs=0 sent_bytes=0 recv_msgs=0 recv_bytes=0 collectives=%lld\n", rank, colls);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
   }
   const int c[3] = {rank % dims[0], (rank / dims[0]) % dims[1], rank / (dims[0] * dims[1])};
   const int hot = in_hot(c[0], dims[0]) && in_hot(c[1], dims[1]) && in_hot(c[2], dims[2]);
@@ -70,12 +121,12 @@ int main(int argc, char** argv) {
   const size_t max_bytes = (size_t)layer * 4 * 4;
   char* sendbuf = malloc(max_bytes * 6);
   char* recvbuf = malloc(max_bytes * 6);
-  double* u = malloc(sizeof(double) * BLOCK * BLOCK * BLOCK);
-  double* v = malloc(sizeof(double) * BLOCK * BLOCK * BLOCK);
+  const size_t cells = (size_t)block * (size_t)block * (size_t)block;
+  double* u = malloc(sizeof(double) * cells);
+  double* v = malloc(sizeof(double) * cells);
   if (!sendbuf || !recvbuf || !u || !v) MPI_Abort(MPI_COMM_WORLD, 2);
   memset(sendbuf, rank & 0x7f, max_bytes * 6);
-  for (int i = 0; i < BLOCK * BLOCK * BLOCK; ++i) u[i] = (double)((i * 7 + rank) % 13);
-  long long sent_msgs = 0, sent_bytes = 0, recv_msgs = 0, recv_bytes = 0, colls = 0;
+  for (size_t i = 0; i < cells; ++i) u[i] = (double)((i * 7 + (size_t)rank) % 13);
   double residual = 0;
   for (int it = 0; it < iterations; ++it) {
     if (rank == kill_rank && it == kill_at) raise(SIGKILL);
@@ -95,18 +146,26 @@ int main(int argc, char** argv) {
     }
     MPI_Waitall(2 * nnb, req, MPI_STATUSES_IGNORE);
     for (int s = 0; s < (heavy ? 8 : 1); ++s) {
-      for (int z = 1; z < BLOCK - 1; ++z)
-        for (int y = 1; y < BLOCK - 1; ++y)
-          for (int x = 1; x < BLOCK - 1; ++x) {
-            const int i = x + BLOCK * (y + BLOCK * z);
-            v[i] = (u[i - 1] + u[i + 1] + u[i - BLOCK] + u[i + BLOCK] + u[i - BLOCK * BLOCK] + u[i + BLOCK * BLOCK]) / 6.0;
+      if (sleep_us > 0) {
+        pause_us(sleep_us);
+        continue;
+      }
+      for (int z = 1; z < block - 1; ++z)
+        for (int y = 1; y < block - 1; ++y)
+          for (int x = 1; x < block - 1; ++x) {
+            const int i = x + block * (y + block * z);
+            v[i] = (u[i - 1] + u[i + 1] + u[i - block] + u[i + block] + u[i - block * block] + u[i + block * block]) / 6.0;
           }
       double* t = u;
       u = v;
       v = t;
     }
+    if (period_ms > 0) {
+      MPI_Barrier(MPI_COMM_WORLD); /* waits for the clock: the rest of the period */
+      ++colls;
+    }
     if (it % 10 == 9) {
-      double local = u[BLOCK * BLOCK * BLOCK / 2];
+      double local = u[cells / 2];
       MPI_Allreduce(&local, &residual, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       ++colls;
     }
