@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <unordered_map>
 
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/base/suggest.hpp"
+#include "src/mapping/expression.hpp"
 #include "src/mapping/mapping.hpp"
 
 namespace kanoko::sonify {
@@ -50,6 +52,8 @@ std::vector<CueRule> resolve_cue_rules(const mapping::AudioSpec& audio,
     rule.edge = spec.edge;
     rule.refractory_s = spec.refractory_s;
     rule.gain = spec.gain;
+    rule.rate_min_formula = spec.rate_min_formula;
+    rule.rate_max_formula = spec.rate_max_formula;
     if (spec.quantity != kSpeed) {
       rule.stat_row = meta.stat_index(spec.quantity);
       if (rule.stat_row < 0) {
@@ -106,7 +110,9 @@ void CueDetector::feed(double time_s, const Eigen::MatrixXd& values, std::vector
       const auto row = static_cast<Eigen::Index>(r);
       const auto col = static_cast<Eigen::Index>(b);
       const double rate = (values(row, col) - previous_(row, col)) / dt;
-      const bool inside = rate >= rule.rate_min && rate <= rule.rate_max;
+      const double lo = rule.body_min.empty() ? rule.rate_min : rule.body_min[b];
+      const double hi = rule.body_max.empty() ? rule.rate_max : rule.body_max[b];
+      const bool inside = rate >= lo && rate <= hi;
       const std::size_t i = r * body_count_ + b;
       const bool was_inside = inside_[i] != 0;
       inside_[i] = inside ? 1 : 0;
@@ -123,7 +129,98 @@ void CueDetector::feed(double time_s, const Eigen::MatrixXd& values, std::vector
   previous_ = values;
 }
 
-std::vector<Cue> detect_cues(const trajectory::Reader& reader, const std::vector<CueRule>& rules) {
+namespace {
+
+/// Running statistics of a rate: count, mean, sum of squared deviations (Welford), peak |rate|.
+struct RateStats {
+  double n = 0, mean = 0, m2 = 0, peak = 0;
+  void add(double r) {
+    n += 1;
+    const double d = r - mean;
+    mean += d / n;
+    m2 += d * (r - mean);
+    peak = std::max(peak, std::abs(r));
+  }
+  [[nodiscard]] double sd() const { return n > 0 ? std::sqrt(m2 / n) : 0; }
+};
+
+}  // namespace
+
+void resolve_cue_thresholds(std::vector<CueRule>& rules, const trajectory::Reader& reader) {
+  const std::size_t bodies = reader.meta().body_count();
+  std::vector<std::size_t> with_formulas;
+  for (std::size_t r = 0; r < rules.size(); ++r) {
+    if (rules[r].rate_min_formula || rules[r].rate_max_formula) with_formulas.push_back(r);
+  }
+  if (with_formulas.empty()) return;
+  // One pass over the frames: the rate statistics of each such rule, per body and overall.
+  std::vector<CueRule> watched;
+  for (const std::size_t r : with_formulas) watched.push_back(rules[r]);
+  const CueDetector reader_of_values(watched, bodies);
+  std::vector<std::vector<RateStats>> per_body(watched.size(), std::vector<RateStats>(bodies));
+  std::vector<RateStats> overall(watched.size());
+  Eigen::MatrixXd values, previous;
+  double previous_t = 0;
+  for (std::size_t k = 0; k < reader.frame_count(); ++k) {
+    const trajectory::FrameView frame = reader.frame(k);
+    reader_of_values.values_of(frame, values);
+    const double dt = frame.time_s - previous_t;
+    if (k > 0 && dt > 0) {
+      for (std::size_t w = 0; w < watched.size(); ++w) {
+        for (std::size_t b = 0; b < bodies; ++b) {
+          const auto row = static_cast<Eigen::Index>(w);
+          const auto col = static_cast<Eigen::Index>(b);
+          const double rate = (values(row, col) - previous(row, col)) / dt;
+          per_body[w][b].add(rate);
+          overall[w].add(rate);
+        }
+      }
+    }
+    if (k == 0 || dt > 0) {
+      previous = values;
+      previous_t = frame.time_s;
+    }
+  }
+  // Each bound formula, once per body.
+  std::vector<double> vars(mapping::kCueVarCount, 0.0);
+  for (std::size_t w = 0; w < watched.size(); ++w) {
+    CueRule& rule = rules[with_formulas[w]];
+    std::optional<mapping::Expression> lo, hi;
+    if (rule.rate_min_formula) lo.emplace(*rule.rate_min_formula, vars.data());
+    if (rule.rate_max_formula) hi.emplace(*rule.rate_max_formula, vars.data());
+    rule.body_min.assign(bodies, rule.rate_min);
+    rule.body_max.assign(bodies, rule.rate_max);
+    vars[mapping::kCueCount] = static_cast<double>(bodies);
+    vars[mapping::kCueAllMeanRate] = overall[w].mean;
+    vars[mapping::kCueAllSdRate] = overall[w].sd();
+    vars[mapping::kCueAllPeakRate] = overall[w].peak;
+    for (std::size_t b = 0; b < bodies; ++b) {
+      vars[mapping::kCueIndex] = static_cast<double>(b);
+      vars[mapping::kCueMeanRate] = per_body[w][b].mean;
+      vars[mapping::kCueSdRate] = per_body[w][b].sd();
+      vars[mapping::kCuePeakRate] = per_body[w][b].peak;
+      const std::string subject = "body " + reader.meta().bodies.at(b).name + " (cue on '" + rule.quantity + "')";
+      if (lo) {
+        rule.body_min[b] = lo->eval();
+        if (std::isnan(rule.body_min[b])) lo->throw_bad_value(subject, rule.body_min[b], "a number");
+      }
+      if (hi) {
+        rule.body_max[b] = hi->eval();
+        if (std::isnan(rule.body_max[b])) hi->throw_bad_value(subject, rule.body_max[b], "a number");
+      }
+      if (!(rule.body_min[b] < rule.body_max[b])) {
+        std::ostringstream os;
+        os << " (the range [" << rule.body_min[b] << ", " << rule.body_max[b] << "] is empty)";
+        if (hi) hi->throw_bad_value(subject, rule.body_max[b], "above the low bound" + os.str());
+        lo->throw_bad_value(subject, rule.body_min[b], "below the high bound" + os.str());
+      }
+    }
+  }
+}
+
+std::vector<Cue> detect_cues(const trajectory::Reader& reader, const std::vector<CueRule>& given_rules) {
+  std::vector<CueRule> rules = given_rules;
+  resolve_cue_thresholds(rules, reader);
   CueDetector detector(rules, reader.meta().body_count());
   std::vector<Cue> cues;
   Eigen::MatrixXd values;

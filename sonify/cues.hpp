@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct CueRule {
   mapping::CueEdge edge = mapping::CueEdge::Enter;
   double refractory_s = 0;  ///< trace seconds
   double gain = 1;
+  /// The mapping's formulas for the bounds (Scope::Cue), replacing rate_min / rate_max.
+  std::optional<mapping::ExpressionSpec> rate_min_formula, rate_max_formula;
+  /// Per-body bounds, one per body, when a bound is a formula (resolve_cue_thresholds).
+  std::vector<double> body_min, body_max;
 };
 
 /// One cue: body `body` fired rule `rule` at trace time `time_s`.
@@ -47,6 +52,13 @@ struct Cue {
 /// the cue's location in the mapping for a quantity the run does not store (with a suggestion).
 [[nodiscard]] std::vector<CueRule> resolve_cue_rules(const mapping::AudioSpec& audio,
                                                      const trajectory::Metadata& meta);
+
+/// Evaluates the rules' bound formulas for every body of the run: their variables are the
+/// statistics of each body's rate of the watched quantity over the stored frames (mean, standard
+/// deviation, largest absolute value; and the same over all bodies). Fills body_min / body_max.
+/// Throws InputError at the formula for a bound that is not a number or a range that is empty for
+/// some body (naming the body).
+void resolve_cue_thresholds(std::vector<CueRule>& rules, const trajectory::Reader& reader);
 
 /// Detects cues frame by frame. The rate of frame k is (q_k − q_{k−1}) / (t_k − t_{k−1}); a cue
 /// fires at t_k when that rate is inside [rate_min, rate_max] and the previous one was not (Enter),
@@ -75,7 +87,7 @@ class CueDetector {
   std::vector<double> last_fire_s_;          ///< rules × bodies
 };
 
-/// Every cue of the run, sorted by time, then body, then rule.
+/// Every cue of the run, sorted by time, then body, then rule (bound formulas resolved first).
 [[nodiscard]] std::vector<Cue> detect_cues(const trajectory::Reader& reader,
                                            const std::vector<CueRule>& rules);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/mapping/expression.hpp"
 
 namespace kanoko::mapping {
 
@@ -32,11 +33,14 @@ enum class Timbre { Sine, Triangle, Square, Pluck, Bell };
 [[nodiscard]] const char* to_string(HrtfRequest h);
 
 /// One [[audio.cue]]: fires for a body when d(quantity)/dt (per trace second) enters (or leaves)
-/// [rate_min, rate_max].
+/// [rate_min, rate_max]. Either bound may be a formula over the rate's statistics in the run
+/// (Scope::Cue: `mean_rate + 3 * sd_rate`), evaluated once per body by sonify before detection.
 struct CueSpec {
   std::string quantity = "load";  ///< a per-body statistic of the run, or "speed"
   double rate_min = 1.0;          ///< units of the quantity per trace second
   double rate_max = std::numeric_limits<double>::infinity();
+  std::optional<ExpressionSpec> rate_min_formula;  ///< replaces rate_min when given
+  std::optional<ExpressionSpec> rate_max_formula;  ///< replaces rate_max when given
   CueEdge edge = CueEdge::Enter;
   double refractory_s = 0.5;  ///< trace seconds during which the same body cannot fire this cue again
   double gain = 1.0;          ///< loudness of this cue (linear, multiplies the master volume)
@@ -97,19 +101,30 @@ template <class Section>
 void read_cue(Section& c, CueSpec& cue) {
   if (auto v = c.string("quantity")) cue.quantity = *v;  // checked against the run by sonify
   if (const auto* r = c.get("rate")) {
-    std::optional<double> lo, hi;
-    if (r->is_array() && r->as_array().size() == 2) {
-      lo = range_bound(r->as_array()[0]);
-      hi = range_bound(r->as_array()[1]);
+    // Each bound: a number (inf and -inf allowed) or a formula in a string.
+    bool ok = r->is_array() && r->as_array().size() == 2;
+    bool formula = false;
+    double bound[2] = {cue.rate_min, cue.rate_max};
+    std::optional<ExpressionSpec>* formulas[2] = {&cue.rate_min_formula, &cue.rate_max_formula};
+    for (std::size_t i = 0; ok && i < 2; ++i) {
+      const auto& e = r->as_array()[i];
+      if (e.is_string()) {
+        formula = true;
+        *formulas[i] = c.expression(e, "rate", Scope::Cue);  // reports its own problems
+      } else if (const auto v = range_bound(e)) {
+        bound[i] = *v;
+      } else {
+        ok = false;
+      }
     }
-    if (!lo || !hi) {
-      c.error(*r, "'rate' must be [low, high]: two numbers (inf and -inf allowed), the range of "
-                  "the quantity's rate of change per trace second");
-    } else if (const std::string problem = check_rate_range(*lo, *hi); !problem.empty()) {
-      c.error(*r, problem);
+    if (!ok) {
+      c.error(*r, "'rate' must be [low, high]: two numbers (inf and -inf allowed) or formulas in strings, "
+                  "the range of the quantity's rate of change per trace second");
+    } else if (const std::string problem = formula ? "" : check_rate_range(bound[0], bound[1]); !problem.empty()) {
+      c.error(*r, problem);  // with a formula the range is checked per body, against the run
     } else {
-      cue.rate_min = *lo;
-      cue.rate_max = *hi;
+      cue.rate_min = bound[0];
+      cue.rate_max = bound[1];
     }
   }
   if (auto v = c.choice("on", {"enter", "leave"})) cue.edge = static_cast<CueEdge>(*v);

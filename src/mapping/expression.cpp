@@ -58,6 +58,20 @@ const Docs& pair_docs() {
   return docs;
 }
 
+const Docs& cue_docs() {
+  static const Docs docs = {
+      {"index", "body index, 0 to count − 1"},
+      {"count", "number of bodies"},
+      {"mean_rate", "mean of the body's rate of change of the watched quantity over the run's frames"},
+      {"sd_rate", "standard deviation of that rate"},
+      {"peak_rate", "largest absolute value of that rate"},
+      {"all_mean_rate", "mean of the rate over every body and frame"},
+      {"all_sd_rate", "standard deviation of the rate over every body and frame"},
+      {"all_peak_rate", "largest absolute rate of any body"},
+  };
+  return docs;
+}
+
 std::vector<std::string> names_of(const Docs& docs) {
   std::vector<std::string> out;
   for (const auto& d : docs) out.push_back(d.first);
@@ -89,11 +103,22 @@ std::string muparser_message(const mu::ParserError& e) {
 const std::vector<std::string>& variable_names(Scope scope) {
   static const std::vector<std::string> body = names_of(body_docs());
   static const std::vector<std::string> pair = names_of(pair_docs());
-  return scope == Scope::Body ? body : pair;
+  static const std::vector<std::string> cue = names_of(cue_docs());
+  switch (scope) {
+    case Scope::Body: return body;
+    case Scope::Pair: return pair;
+    case Scope::Cue: return cue;
+  }
+  return body;
 }
 
 const std::vector<std::pair<std::string, std::string>>& variable_docs(Scope scope) {
-  return scope == Scope::Body ? body_docs() : pair_docs();
+  switch (scope) {
+    case Scope::Body: return body_docs();
+    case Scope::Pair: return pair_docs();
+    case Scope::Cue: return cue_docs();
+  }
+  return body_docs();
 }
 
 std::string ExpressionSpec::describe() const { return "'" + key + "' = \"" + text + "\" (" + loc.str() + ")"; }

@@ -25,6 +25,7 @@ namespace kanoko::mapping {
 enum class Scope {
   Body,  ///< one body in one interval (mass, colour, radius scale, cue values)
   Pair,  ///< one ordered pair of bodies in one interval (communication weight, spring stiffness)
+  Cue,   ///< one body's watched rate over a whole run (the bounds of a sound cue's `rate`)
 };
 
 /// Variables of Scope::Body, in this order (the index into the values array).
@@ -44,7 +45,14 @@ enum PairVar : std::size_t {
   kPairVarCount
 };
 
-/// The variable names of a scope, indexed by BodyVar or PairVar.
+/// Variables of Scope::Cue, in this order: statistics of the rate of change of a cue's watched
+/// quantity over the stored frames of a run, for the body and over all bodies.
+enum CueVar : std::size_t {
+  kCueIndex, kCueCount, kCueMeanRate, kCueSdRate, kCuePeakRate, kCueAllMeanRate, kCueAllSdRate, kCueAllPeakRate,
+  kCueVarCount
+};
+
+/// The variable names of a scope, indexed by BodyVar, PairVar or CueVar.
 const std::vector<std::string>& variable_names(Scope scope);
 /// One line per variable: "name: meaning", for docs and --help.
 const std::vector<std::pair<std::string, std::string>>& variable_docs(Scope scope);
@@ -69,7 +77,7 @@ std::vector<Diagnostic> check_expression(const std::string& text, Scope scope, c
                                          std::vector<std::string>* used = nullptr);
 
 /// A compiled expression bound to an array of variable values (owned by the caller, sized
-/// kBodyVarCount or kPairVarCount, alive as long as the expression).
+/// kBodyVarCount, kPairVarCount or kCueVarCount, alive as long as the expression).
 class Expression {
  public:
   Expression();

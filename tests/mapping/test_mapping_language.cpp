@@ -181,9 +181,12 @@ TEST(MappingLanguage, VariableListsMatchTheirDocs) {
   EXPECT_EQ(variable_names(Scope::Pair).size(), static_cast<std::size_t>(kPairVarCount));
   EXPECT_EQ(variable_names(Scope::Body)[kBodyBytesRecvTotal], "bytes_recv_total");
   EXPECT_EQ(variable_names(Scope::Pair)[kPairDstDegree], "dst_degree");
+  EXPECT_EQ(variable_names(Scope::Cue).size(), static_cast<std::size_t>(kCueVarCount));
+  EXPECT_EQ(variable_names(Scope::Cue)[kCuePeakRate], "peak_rate");
+  EXPECT_EQ(variable_names(Scope::Cue)[kCueAllPeakRate], "all_peak_rate");
   // Every variable is documented in docs/mapping-language.md as a table row.
   const std::string doc = test::read_text(test::source_dir() / "docs" / "mapping-language.md");
-  for (Scope s : {Scope::Body, Scope::Pair}) {
+  for (Scope s : {Scope::Body, Scope::Pair, Scope::Cue}) {
     for (const auto& [name, meaning] : variable_docs(s)) {
       EXPECT_NE(doc.find("| `" + name + "` | " + meaning + " |"), std::string::npos) << name;
     }

@@ -106,10 +106,27 @@ TEST(AudioMapping, BadRangesAreReported) {
   EXPECT_NE(error_of("[[audio.cue]]\nrate = [2, 1]\n").find("m.toml:4:8: error: 'rate' = [2, 1] is an empty range"),
             std::string::npos) << error_of("[[audio.cue]]\nrate = [2, 1]\n");
   EXPECT_NE(error_of("[[audio.cue]]\nrate = 3\n").find("'rate' must be [low, high]"), std::string::npos);
-  EXPECT_NE(error_of("[[audio.cue]]\nrate = [1, \"x\"]\n").find("'rate' must be [low, high]"), std::string::npos);
+  EXPECT_NE(error_of("[[audio.cue]]\nrate = [1, true]\n").find("'rate' must be [low, high]"), std::string::npos);
   EXPECT_NE(error_of("[[audio.cue]]\nrate = [1, 2, 3]\n").find("'rate' must be [low, high]"), std::string::npos);
   EXPECT_NE(error_of("[[audio.cue]]\nrate = [-inf, inf]\n").find("holds every rate"), std::string::npos);
   EXPECT_NE(error_of("[[audio.cue]]\nrate = [nan, 1]\n").find("'rate' must be [low, high]"), std::string::npos);
+}
+
+TEST(AudioMapping, RateBoundsMayBeFormulasOverTheRunsRates) {
+  const Mapping m = test::mapping_with_audio("[[audio.cue]]\nrate = [\"mean_rate + 3 * sd_rate\", inf]\n");
+  ASSERT_EQ(m.audio.cues.size(), 1U);
+  ASSERT_TRUE(m.audio.cues[0].rate_min_formula);
+  EXPECT_EQ(m.audio.cues[0].rate_min_formula->text, "mean_rate + 3 * sd_rate");
+  EXPECT_EQ(m.audio.cues[0].rate_min_formula->scope, Scope::Cue);
+  EXPECT_FALSE(m.audio.cues[0].rate_max_formula);
+  EXPECT_TRUE(std::isinf(m.audio.cues[0].rate_max));
+  // Unknown names are located at their column, with a suggestion and the cue's variables.
+  const std::string e = error_of("[[audio.cue]]\nrate = [\"2 * peak_rat\", inf]\n");
+  EXPECT_NE(e.find("m.toml:4:14: error: 'rate': unknown name 'peak_rat'"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean 'peak_rate'"), std::string::npos) << e;
+  EXPECT_NE(e.find("all_sd_rate"), std::string::npos) << e;
+  // A body formula's variables are not a cue's.
+  EXPECT_NE(error_of("[[audio.cue]]\nrate = [\"load\", inf]\n").find("unknown name 'load'"), std::string::npos);
 }
 
 TEST(AudioMapping, BadValuesAreReported) {

@@ -118,6 +118,68 @@ TEST(CueDetector, SpeedIsWatchable) {
   EXPECT_NEAR(cues[0].time_s, 2.0, 1e-9);
 }
 
+TEST(CueDetector, FormulaBoundsAdaptToEachBody) {
+  // Body 0 climbs at 1/s with one jump (rate 10) at t = 2; body 1 climbs at 8/s with a jump (rate
+  // 40) at t = 3. A fixed threshold of 5 fires body 1 at its first frame; "half the body's peak
+  // rate" is 5 for body 0 and 20 for body 1, so each fires at its own jump only.
+  test::TempDir dir;
+  test::RunSpec spec;
+  spec.bodies = 2;
+  spec.load = [](std::size_t b, double t) {
+    return b == 0 ? t + (t >= 2.0 - 1e-9 ? 0.9 : 0.0) : 8.0 * t + (t >= 3.0 - 1e-9 ? 3.2 : 0.0);
+  };
+  test::write_run(dir / "r.kntj", spec);
+  const trajectory::Reader reader(dir / "r.kntj");
+  const auto cues_for = [&](const std::string& rate) {
+    const mapping::Mapping m = test::mapping_with_audio("[[audio.cue]]\nrate = [" + rate + ", inf]\n");
+    return detect_cues(reader, resolve_cue_rules(m.audio, reader.meta()));
+  };
+  const auto fixed = cues_for("5");
+  ASSERT_EQ(fixed.size(), 2U);
+  EXPECT_EQ(fixed[0].body, 1U);
+  EXPECT_NEAR(fixed[0].time_s, 0.1, 1e-9);
+  const auto adaptive = cues_for("\"0.5 * peak_rate\"");
+  ASSERT_EQ(adaptive.size(), 2U);
+  EXPECT_EQ(adaptive[0].body, 0U);
+  EXPECT_NEAR(adaptive[0].time_s, 2.0, 1e-9);
+  EXPECT_NEAR(adaptive[0].rate, 10.0, 1e-6);
+  EXPECT_EQ(adaptive[1].body, 1U);
+  EXPECT_NEAR(adaptive[1].time_s, 3.0, 1e-9);
+  // The resolved bounds, and the run-wide statistics.
+  const mapping::Mapping m = test::mapping_with_audio(
+      "[[audio.cue]]\nrate = [\"0.5 * peak_rate\", \"all_peak_rate + count + index\"]\n");
+  std::vector<CueRule> rules = resolve_cue_rules(m.audio, reader.meta());
+  resolve_cue_thresholds(rules, reader);
+  ASSERT_EQ(rules[0].body_min.size(), 2U);
+  EXPECT_NEAR(rules[0].body_min[0], 5.0, 1e-6);
+  EXPECT_NEAR(rules[0].body_min[1], 20.0, 1e-6);
+  EXPECT_NEAR(rules[0].body_max[0], 42.0, 1e-6);
+  EXPECT_NEAR(rules[0].body_max[1], 43.0, 1e-6);
+}
+
+TEST(CueDetector, FormulaBoundsThatFailForABodyNameIt) {
+  test::TempDir dir;
+  test::RunSpec spec;
+  spec.bodies = 2;
+  test::write_run(dir / "r.kntj", spec);
+  const trajectory::Reader reader(dir / "r.kntj");
+  const auto error_for = [&](const std::string& rate) -> std::string {
+    const mapping::Mapping m = test::mapping_with_audio("[[audio.cue]]\nrate = " + rate + "\n");
+    try {
+      (void)detect_cues(reader, resolve_cue_rules(m.audio, reader.meta()));
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string nan = error_for("[\"sqrt(index - 1)\", inf]");
+  EXPECT_NE(nan.find("m.toml:4:10"), std::string::npos) << nan;
+  EXPECT_NE(nan.find("body b0"), std::string::npos) << nan;
+  const std::string empty = error_for("[1, \"index + 0.5\"]");
+  EXPECT_NE(empty.find("body b0"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("the range [1, 0.5] is empty"), std::string::npos) << empty;
+}
+
 TEST(CueRules, UnknownQuantityIsAnErrorWithASuggestion) {
   test::TempDir dir;
   test::write_run(dir / "r.kntj", test::RunSpec{});
