@@ -5,6 +5,7 @@
 #include <set>
 
 #include "src/base/error.hpp"
+#include "src/mapping/mapping.hpp"
 #include "src/sim/simulate.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/model_fixtures.hpp"
@@ -99,6 +100,46 @@ TEST(Simulate, ReusesACachedTrajectoryOnlyWhenInputsMatch) {
   EXPECT_TRUE(simulate(f.options).reused);
   write_text(f.dir / "t.kntr", ring_trace() + "# more\n");
   EXPECT_FALSE(simulate(f.options).reused);
+}
+
+TEST(Simulate, CacheKeyCoversEveryFileTheReaderOpens) {
+  // Paraver's .pcf and .row, an OTF2 archive's per-location files, a TI index's rank files: a
+  // change in any of them must not reuse a run made from the old ones.
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const mapping::Mapping m = mapping::parse_mapping_text(kMapping, "m.toml");
+  const fs::path shared = test::shared_dir() / "traces";
+  const auto copy = [&](const fs::path& from, const std::string& name) {
+    fs::copy(from, dir / name, fs::copy_options::recursive);
+    fs::permissions(dir / name, fs::perms::owner_write, fs::perm_options::add);
+    if (!fs::is_directory(dir / name)) return;
+    for (const auto& e : fs::recursive_directory_iterator(dir / name)) {
+      fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    }
+  };
+  const auto changes_key = [&](const fs::path& trace, const fs::path& companion) {
+    const std::uint64_t before = input_hash(trace, m);
+    EXPECT_EQ(input_hash(trace, m), before);
+    std::ofstream(companion, std::ios::app) << "\n";
+    return input_hash(trace, m) != before;
+  };
+  fs::create_directories(dir / "prv");
+  for (const char* ext : {".prv", ".pcf", ".row"}) {
+    copy(shared / "paraver" / (std::string("lulesh_4+4_with_uncores_sockets1+2.chop_5it") + ext), std::string("prv/l") + ext);
+  }
+  EXPECT_TRUE(changes_key(dir / "prv/l.prv", dir / "prv/l.pcf"));
+  EXPECT_TRUE(changes_key(dir / "prv/l.prv", dir / "prv/l.row"));
+  copy(shared / "otf2" / "ping-pong-otf2-papi", "otf2");
+  EXPECT_TRUE(changes_key(dir / "otf2/traces.otf2", dir / "otf2/traces/1.evt"));
+  EXPECT_TRUE(changes_key(dir / "otf2/traces.otf2", dir / "otf2/traces.def"));
+  EXPECT_TRUE(changes_key(dir / "otf2", dir / "otf2/traces/0.def"));
+  fs::create_directories(dir / "ti");
+  copy(shared / "simgrid-ti" / "smpi_replay.txt", "ti/smpi_replay.txt");
+  copy(shared / "simgrid-ti" / "ti_traces_32_1", "ti/ti_traces_32_1");
+  EXPECT_TRUE(changes_key(dir / "ti/smpi_replay.txt", dir / "ti/ti_traces_32_1/ti_trace7.txt"));
+  // The control: a file the trace does not name changes nothing.
+  write_text(dir / "prv/unrelated.txt", "x");
+  EXPECT_FALSE(changes_key(dir / "prv/l.prv", dir / "prv/unrelated.txt"));
 }
 
 TEST(Simulate, IsDeterministic) {
