@@ -51,6 +51,7 @@ Quantities::Quantities(const mapping::Mapping& m, const trace::Timeline& tl, con
   }
   traffic_ = TrafficSums::Zero(4, static_cast<Eigen::Index>(n));
   totals_ = traffic_;
+  state_totals_.setZero(3, static_cast<Eigen::Index>(n));
   if (m.mass.expression) mass_ = mapping::Expression(*m.mass.expression, body_vars_.data());
   if (m.communication && m.communication->weight) weight_ = mapping::Expression(*m.communication->weight, pair_vars_.data());
   if (m.springs.k_expression) stiffness_ = mapping::Expression(*m.springs.k_expression, pair_vars_.data());
@@ -60,6 +61,8 @@ Quantities::Quantities(const mapping::Mapping& m, const trace::Timeline& tl, con
   need_pair_now_ = m.springs.k_expression.has_value();
   load_.assign(n, 0.0);
   busy_.assign(n, 0.0);
+  comm_.assign(n, 0.0);
+  idle_.assign(n, 0.0);
   set_interval(0);
 }
 
@@ -70,6 +73,7 @@ void Quantities::set_interval(std::size_t bin) {
   const bool forcing = bin < tl_.bin_count;
   if (bin < totals_through_) {
     totals_.setZero();
+    state_totals_.setZero();
     pair_totals_.clear();
     totals_through_ = 0;
   }
@@ -78,6 +82,13 @@ void Quantities::set_interval(std::size_t bin) {
     for (const auto& p : tl_.traffic(totals_through_)) {
       add_pair_traffic(p, totals_);
       if (need_pair_totals_) add_to_pair(p, pair_totals_);
+    }
+    for (std::size_t i = 0; i < load_.size(); ++i) {
+      const auto e = static_cast<trace::EntityIndex>(i);
+      const auto c = static_cast<Eigen::Index>(i);
+      state_totals_(0, c) += tl_.busy_s[totals_through_ * load_.size() + i];
+      state_totals_(1, c) += tl_.comm_at(totals_through_, e);
+      state_totals_(2, c) += tl_.idle_at(totals_through_, e);
     }
   }
   if (forcing) {
@@ -94,6 +105,8 @@ void Quantities::set_interval(std::size_t bin) {
   for (std::size_t i = 0; i < load_.size(); ++i) {
     const auto e = static_cast<trace::EntityIndex>(i);
     busy_[i] = tl_.busy_fraction(source, e);
+    comm_[i] = tl_.comm_fraction(source, e);
+    idle_[i] = tl_.idle_fraction(source, e);
     load_[i] = samples ? tl_.load_at(source, e) : busy_[i];
   }
 }
@@ -109,6 +122,8 @@ void Quantities::fill_body(std::size_t i) {
   v[mapping::kBodyDegree] = degree_[i];
   v[mapping::kBodyLoad] = load_[i];
   v[mapping::kBodyBusy] = busy_[i];
+  v[mapping::kBodyCommunicating] = comm_[i];
+  v[mapping::kBodyIdle] = idle_[i];
   v[mapping::kBodyBytesSent] = traffic_(0, c);
   v[mapping::kBodyBytesRecv] = traffic_(1, c);
   v[mapping::kBodyMsgsSent] = traffic_(2, c);
@@ -117,6 +132,9 @@ void Quantities::fill_body(std::size_t i) {
   v[mapping::kBodyBytesRecvTotal] = totals_(1, c);
   v[mapping::kBodyMsgsSentTotal] = totals_(2, c);
   v[mapping::kBodyMsgsRecvTotal] = totals_(3, c);
+  v[mapping::kBodyBusyTotal] = state_totals_(0, c);
+  v[mapping::kBodyCommunicatingTotal] = state_totals_(1, c);
+  v[mapping::kBodyIdleTotal] = state_totals_(2, c);
   v[mapping::kBodyPeakBytes] = peak_bytes_;
   v[mapping::kBodyPeakMsgs] = peak_msgs_;
   v[mapping::kBodyInterval] = tl_.interval_s;

@@ -80,6 +80,11 @@ class Quantities {
   bool need_pair_now_ = false;
   std::vector<double> load_;  ///< load of each body in the current interval
   std::vector<double> busy_;  ///< busy fraction of each body in the current interval
+  std::vector<double> comm_;  ///< communicating fraction of each body in the current interval
+  std::vector<double> idle_;  ///< idle fraction of each body in the current interval
+  /// Seconds per body in computing, communicating and idle states through the interval
+  /// (rows as StateCategory − 1), summed with the traffic totals.
+  Eigen::Matrix<double, 3, Eigen::Dynamic> state_totals_;
   double peak_bytes_ = 0;
   double peak_msgs_ = 0;
   mapping::Expression mass_;

@@ -8,6 +8,7 @@ packages=(
   xvfb xauth fonts-dejavu-core ffmpeg
   libopenmpi-dev openmpi-bin
   pajeng
+  libsimgrid-dev  # smpicc/smpirun: traces/simgrid/generate.sh (SMPI traces with the platform)
   libopen-trace-format2-dev otf2-tools rapidjson-dev
   libcairo2-dev
   libmuparser-dev

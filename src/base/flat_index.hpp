@@ -5,14 +5,33 @@
 // (bench/bench_pipeline.cpp, ReadNative).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "src/base/check.hpp"
 
 namespace kanoko {
+
+/// The value of `s` when it is one to `max_digits` decimal digits and nothing else (at most 19
+/// digits, so that it cannot overflow).
+inline bool decimal_digits(std::string_view s, std::size_t max_digits, std::size_t& out) {
+  if (s.empty() || s.size() > max_digits || s.size() > 19) return false;
+  std::size_t v = 0;
+  for (const char c : s) {
+    const auto d = static_cast<unsigned>(c - '0');
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  out = v;
+  return true;
+}
 
 class FlatIndex {
  public:
@@ -82,6 +101,142 @@ class FlatIndex {
   std::vector<std::size_t> used_;  ///< occupied slots, for clear()
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
+};
+
+/// A hash index from strings to 32-bit values for the trace readers' names (Pajé container and
+/// type aliases, state values): one FlatIndex probe on a 64-bit digest of the string and one
+/// comparison with the stored string, no allocation per lookup. Two strings with the same digest
+/// (rare) are kept correct by a fallback map. Names that are decimal numbers below 2^20 without
+/// leading zeros (SimGrid's aliases) skip the hash: they index an array directly. Pointers
+/// returned are valid until the next insertion.
+class FlatStringIndex {
+ public:
+  /// `digest_mask` keeps only some bits of the digest: tests make collisions common with it.
+  explicit FlatStringIndex(std::uint64_t digest_mask = ~std::uint64_t{0}) : mask_(digest_mask) {}
+
+  /// The value stored for `s`, or nullptr.
+  [[nodiscard]] const std::uint32_t* find(std::string_view s) const {
+    std::size_t number = 0;
+    if (small_number(s, number)) {
+      return number < direct_.size() && direct_[number] != kNoValue ? &direct_[number] : nullptr;
+    }
+    const std::uint32_t* slot = by_digest_.find(digest(s) & mask_);
+    if (slot == nullptr) return nullptr;
+    const Entry& e = entries_[*slot];
+    if (equal(e.text, s)) return &e.value;
+    return find_collision(s);
+  }
+
+  /// Stores s → value (any but 2^32 - 1) unless s is there; returns the stored value and whether
+  /// it was inserted.
+  std::pair<std::uint32_t*, bool> try_emplace(std::string_view s, std::uint32_t value) {
+    KANOKO_ASSERT(value != kNoValue, "FlatStringIndex cannot store its free marker");
+    std::size_t number = 0;
+    if (small_number(s, number)) {
+      if (number >= direct_.size()) direct_.resize(std::max(number + 1, 2 * direct_.size()), kNoValue);
+      std::uint32_t& v = direct_[number];
+      const bool inserted = v == kNoValue;
+      if (inserted) {
+        v = value;
+        ++direct_count_;
+      }
+      return {&v, inserted};
+    }
+    const auto next = static_cast<std::uint32_t>(entries_.size());
+    const auto [slot, inserted] = by_digest_.try_emplace(digest(s) & mask_, next);
+    if (inserted) {
+      entries_.push_back(Entry{std::string(s), value});
+      return {&entries_.back().value, true};
+    }
+    Entry& e = entries_[*slot];
+    if (equal(e.text, s)) return {&e.value, false};
+    const auto [it, added] = collisions_.try_emplace(std::string(s), value);
+    return {&it->second, added};
+  }
+
+  [[nodiscard]] std::size_t size() const { return direct_count_ + entries_.size() + collisions_.size(); }
+
+  /// 64-bit digest of a string, eight bytes at a time; never FlatIndex::kEmpty. The last one to
+  /// seven bytes are read with fixed-size (overlapping) loads, never past the string.
+  static std::uint64_t digest(std::string_view s) {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      h = (h ^ load<std::uint64_t>(p + i)) * 0xFF51AFD7ED558CCDULL;
+      h ^= h >> 32U;
+    }
+    const std::size_t rest = n - i;
+    std::uint64_t w = 0;
+    if (rest >= 4) {
+      w = load<std::uint32_t>(p + i) | (std::uint64_t{load<std::uint32_t>(p + n - 4)} << 32U);
+    } else if (rest > 0) {
+      w = static_cast<unsigned char>(p[i]) | (std::uint64_t{static_cast<unsigned char>(p[i + rest / 2])} << 8U) |
+          (std::uint64_t{static_cast<unsigned char>(p[n - 1])} << 16U);
+    }
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 29U;
+    return h == FlatIndex::kEmpty ? 0 : h;
+  }
+
+ private:
+  struct Entry {
+    std::string text;
+    std::uint32_t value;
+  };
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  static constexpr std::uint32_t kNoValue = ~std::uint32_t{0};  ///< marks free direct slots
+  static constexpr std::size_t kDirectLimit = std::size_t{1} << 20U;
+
+  /// A decimal number below kDirectLimit written without leading zeros ("0", "17", "113").
+  static bool small_number(std::string_view s, std::size_t& out) {
+    if (s.size() > 1 && s[0] == '0') return false;
+    return decimal_digits(s, 7, out) && out < kDirectLimit;
+  }
+
+  template <typename T>
+  static T load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+
+ public:
+  /// String equality without a library call for the short names of traces.
+  static bool equal(std::string_view a, std::string_view b) {
+    const std::size_t n = b.size();
+    if (a.size() != n) return false;
+    const char* x = a.data();
+    const char* y = b.data();
+    if (n >= 8) {
+      if (n > 16) return std::memcmp(x, y, n) == 0;
+      // Two overlapping words cover 8 to 16 bytes.
+      return ((load<std::uint64_t>(x) ^ load<std::uint64_t>(y)) | (load<std::uint64_t>(x + n - 8) ^ load<std::uint64_t>(y + n - 8))) == 0;
+    }
+    if (n >= 4) {
+      return ((load<std::uint32_t>(x) ^ load<std::uint32_t>(y)) | (load<std::uint32_t>(x + n - 4) ^ load<std::uint32_t>(y + n - 4))) == 0;
+    }
+    return n == 0 || (x[0] == y[0] && x[n / 2] == y[n / 2] && x[n - 1] == y[n - 1]);
+  }
+
+ private:
+  [[nodiscard]] const std::uint32_t* find_collision(std::string_view s) const {
+    if (collisions_.empty()) return nullptr;
+    const auto it = collisions_.find(s);
+    return it == collisions_.end() ? nullptr : &it->second;
+  }
+
+  std::uint64_t mask_;
+  std::vector<std::uint32_t> direct_;  ///< small decimal names → value, kNoValue when absent
+  std::size_t direct_count_ = 0;
+  FlatIndex by_digest_;
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> collisions_;
 };
 
 }  // namespace kanoko

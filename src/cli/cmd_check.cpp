@@ -54,15 +54,10 @@ void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, 
   std::cout << "  states:";
   if (report.states.empty()) std::cout << " none";
   std::cout << '\n';
-  auto in = [](const std::vector<std::string>& list, const std::string& s) {
-    return std::find(list.begin(), list.end(), s) != list.end();
-  };
   for (const auto& [name, count] : report.states) {
-    const char* role = in(report.computing, name)          ? "computing (busy)"
-                       : in(m.trace.communicating, name) ? "communicating"
-                       : in(m.trace.idle, name)          ? "idle"
-                                                         : "not classified";
-    std::cout << "    " << name << ": " << count << " intervals, " << role << '\n';
+    const auto category = report.categories.at(name);
+    std::cout << "    " << name << ": " << count << " intervals, " << mapping::category_name(category)
+              << (category == trace::StateCategory::Computing ? " (busy)" : "") << '\n';
   }
   if (report.dropped_messages + report.internal_messages + report.dropped_links > 0) {
     std::cout << "  messages: " << report.dropped_messages << " dropped (an end was left out), "

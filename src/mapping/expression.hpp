@@ -30,9 +30,10 @@ enum class Scope {
 
 /// Variables of Scope::Body, in this order (the index into the values array).
 enum BodyVar : std::size_t {
-  kBodyIndex, kBodyRank, kBodyCount, kBodyDegree, kBodyLoad, kBodyBusy,
+  kBodyIndex, kBodyRank, kBodyCount, kBodyDegree, kBodyLoad, kBodyBusy, kBodyCommunicating, kBodyIdle,
   kBodyBytesSent, kBodyBytesRecv, kBodyMsgsSent, kBodyMsgsRecv,
   kBodyBytesSentTotal, kBodyBytesRecvTotal, kBodyMsgsSentTotal, kBodyMsgsRecvTotal,
+  kBodyBusyTotal, kBodyCommunicatingTotal, kBodyIdleTotal,
   kBodyPeakBytes, kBodyPeakMsgs, kBodyInterval, kBodyTime,
   kBodyVarCount
 };

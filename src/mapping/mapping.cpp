@@ -744,11 +744,54 @@ std::optional<std::filesystem::path> mapping_relative_file(Section& s, const std
   return full;
 }
 
+/// A state listed twice, in one category or in two, is a mistake: it would count once and in
+/// the first category only. Reported at the second mention (a [mass] busy_states list counts
+/// as computing).
+void check_state_categories(Section& s, const Mapping& m) {
+  const bool computing_here = m.locations.count("trace.computing") != 0;
+  struct List {
+    const char* key;
+    const std::vector<std::string>* names;
+    bool given;
+  };
+  const List lists[] = {{"computing", &m.mass.busy_states, computing_here},
+                        {"communicating", &m.trace.communicating, m.trace.communicating_given},
+                        {"idle", &m.trace.idle, m.trace.idle_given}};
+  std::map<std::string, std::string> seen;  // state → the key that listed it first
+  for (const List& list : lists) {
+    const bool from_mass = std::string(list.key) == "computing" && !computing_here;
+    for (const std::string& name : *list.names) {
+      const std::string key = from_mass ? "[mass] 'busy_states'" : std::string("'") + list.key + "'";
+      const auto [it, added] = seen.emplace(name, key);
+      if (added || !list.given) continue;
+      const toml::value* v = s.get(list.key);
+      if (v == nullptr || !v->is_array()) continue;
+      const toml::value* at = v;  // the element repeating it: the last one with that name
+      for (const auto& e : v->as_array()) at = e.is_string() && e.as_string() == name ? &e : at;
+      s.error(*at, "state '" + name + "' is listed twice (already in " + it->second + ")");
+    }
+  }
+}
+
 void read_trace(Section s, Mapping& m) {
   auto& t = m.trace;
   if (auto v = s.string("format")) t.format = *v;  // checked against the reader registry when read
   if (auto v = s.string("entity_type")) t.entity_type = *v;
-  if (auto v = s.string("load_variable")) t.load_variable = *v;
+  // A name (Pajé variable, Chrome counter, OTF2 metric) or a Paraver event type number.
+  if (const toml::value* v = s.get("load_variable"); v != nullptr && v->is_integer()) {
+    if (v->as_integer() <= 0) {
+      s.error(*v, "'load_variable' = " + std::to_string(v->as_integer()) + " is not an event type: expected > 0");
+    } else {
+      t.load_variable = std::to_string(v->as_integer());
+    }
+  } else if (auto name = s.string("load_variable")) {
+    if (name->empty()) s.error(*v, "'load_variable' is empty: name a variable, counter, metric or event type");
+    t.load_variable = *name;
+  }
+  if (auto v = s.string("message_bytes")) {
+    if (v->empty()) s.error(*s.get("message_bytes"), "'message_bytes' is empty: name the args key, e.g. \"bytes\"");
+    t.message_bytes = *v;
+  }
   if (auto v = s.regex("select", 0)) t.select = *v;
   if (auto v = s.regex("exclude", 0)) t.exclude = *v;
   if (auto v = s.choice("group_by", {"entity", "host", "table"})) t.group_by = static_cast<GroupBy>(*v);
@@ -762,8 +805,15 @@ void read_trace(Section s, Mapping& m) {
     t.computing_given = true;
   }
   if (m.locations.count("mass.busy_states") != 0) t.computing_given = true;
-  if (auto v = s.string_list("communicating")) t.communicating = *v;
-  if (auto v = s.string_list("idle")) t.idle = *v;
+  if (auto v = s.string_list("communicating")) {
+    t.communicating = *v;
+    t.communicating_given = true;
+  }
+  if (auto v = s.string_list("idle")) {
+    t.idle = *v;
+    t.idle_given = true;
+  }
+  check_state_categories(s, m);
   if (const toml::value* g = s.get("group_by"); g != nullptr && t.group_by == GroupBy::Table && t.groups.empty()) {
     s.error(*g, "group_by \"table\" needs 'groups = { child = \"parent\", ... }'");
   }

@@ -138,19 +138,24 @@ struct CentreSpec {
   double strength = 0;
 };
 
-/// [trace]: which trace entities become bodies and what their states mean.
+/// [trace]: which trace entities become bodies, what their states mean, and the readers' options.
 struct TraceSpec {
   std::string format = "auto";     ///< reader name, "auto" = detected from content
-  std::string entity_type;         ///< Pajé: container type whose containers are entities
-  std::string load_variable;       ///< Pajé: variable type giving load samples
+  std::string entity_type;         ///< Pajé: container type whose containers are entities; Paraver: task/thread
+  /// What gives load samples: Pajé variable type, Chrome counter, OTF2 metric member, Paraver
+  /// event type (a number, kept as its decimal text).
+  std::string load_variable;
+  std::string message_bytes;       ///< Chrome: the `args` key whose number is a message's bytes
   std::string select;              ///< regex: only entities whose name matches become bodies
   std::string exclude;             ///< regex: entities whose name matches are left out
   GroupBy group_by = GroupBy::Entity;
   std::map<std::string, std::string> groups;  ///< child name → parent name
   int level = 1;                   ///< GroupBy::Table: steps up the groups table
-  std::vector<std::string> communicating;  ///< states that count as communicating
-  std::vector<std::string> idle;           ///< states that count as idle
+  std::vector<std::string> communicating;  ///< states (names or globs) that count as communicating
+  std::vector<std::string> idle;           ///< states (names or globs) that count as idle
   bool computing_given = false;    ///< `computing` set the busy states (else the format's default)
+  bool communicating_given = false;  ///< `communicating` was written (else the format's default)
+  bool idle_given = false;           ///< `idle` was written (else the format's default)
 };
 
 /// Colour maps for body colours. The first two are colour-blind safe.

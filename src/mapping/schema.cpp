@@ -154,18 +154,108 @@ void BodySelector::on_end(double end_s) {
   down_.on_end(end_s);
 }
 
+StateDefaults default_states(const std::string& format) {
+  if (format == "paje") return {{"computing", "compute"}, {"MPI_*", "PMPI_*"}, {}};
+  if (format == "paraver") {
+    // Extrae's .pcf STATES names (paraver-kernel's defaults).
+    return {{"Running"},
+            {"Waiting a message", "Blocking Send", "Synchronization", "Test/Probe", "Wait/WaitAll", "Immediate Send",
+             "Immediate Receive", "Group Communication", "Send Receive", "Remote memory access"},
+            {"Idle", "Not created", "Blocked"}};
+  }
+  if (format == "simgrid-ti") return {{"compute"}, {"communication"}, {"sleep"}};
+  if (format == "otf2" || format == "chrome") return {{"compute"}, {"MPI_*"}, {}};
+  return {{"compute"}, {"send", "recv", "wait"}, {"idle"}};  // native (docs/native-trace-format.md)
+}
+
+const char* category_name(trace::StateCategory c) {
+  switch (c) {
+    case trace::StateCategory::Computing: return "computing";
+    case trace::StateCategory::Communicating: return "communicating";
+    case trace::StateCategory::Idle: return "idle";
+    case trace::StateCategory::None: break;
+  }
+  return "not classified";
+}
+
 trace::TimelineOptions timeline_options(const Mapping& m, const std::string& format) {
+  StateDefaults d = default_states(format);
   trace::TimelineOptions o;
   o.interval_s = m.simulation.interval_s;
-  o.busy_states = m.mass.busy_states;
-  if (!m.trace.computing_given && format == "paje") o.busy_states = {"computing", "compute"};
+  o.busy_states = m.trace.computing_given ? m.mass.busy_states : std::move(d.computing);
+  o.communicating_states = m.trace.communicating_given ? m.trace.communicating : std::move(d.communicating);
+  o.idle_states = m.trace.idle_given ? m.trace.idle : std::move(d.idle);
   return o;
 }
 
-trace::ReaderOptions reader_options(const Mapping& m) {
+namespace {
+
+/// Where a format takes its message sizes from, for the error about `message_bytes`.
+std::string fixed_bytes(const std::string& format) {
+  if (format == "native") return "the bytes of each `msg` entry";
+  if (format == "paje") return "the Size field of each link start";
+  if (format == "paraver") return "the size field of each communication record";
+  if (format == "otf2") return "the message length of each MPI send";
+  if (format == "simgrid-ti") return "the size of each send action";
+  return "its own fields";
+}
+
+}  // namespace
+
+trace::ReaderOptions reader_options(const Mapping& m, const std::string& format, std::vector<Diagnostic>* warnings) {
+  const TraceSpec& t = m.trace;
   trace::ReaderOptions o;
-  o.paje.entity_type = m.trace.entity_type;
-  o.paje.load_variable = m.trace.load_variable;
+  DiagnosticList errors;
+  auto not_applicable = [&](const char* key, const std::string& why) {
+    if (warnings != nullptr) warnings->push_back({m.where(std::string("trace.") + key), why});
+  };
+  if (!t.entity_type.empty()) {
+    if (format == "paje") {
+      o.paje.entity_type = t.entity_type;
+    } else if (format == "paraver") {
+      if (t.entity_type == "task" || t.entity_type == "thread") {
+        o.paraver.entity_level = t.entity_type;
+      } else {
+        errors.add(m.where("trace.entity_type"), "for a Paraver trace 'entity_type' is \"task\" (MPI ranks) or \"thread\", not '" +
+                                                     t.entity_type + "'" + did_you_mean(t.entity_type, {"task", "thread"}));
+      }
+    } else if (!format.empty()) {
+      not_applicable("entity_type", "'entity_type' does not apply to " + format +
+                                        " traces (it chooses Pajé container types and Paraver levels); ignored");
+    }
+  }
+  if (!t.load_variable.empty()) {
+    if (format == "paje") {
+      o.paje.load_variable = t.load_variable;
+    } else if (format == "chrome") {
+      o.chrome.counter = t.load_variable;
+    } else if (format == "otf2") {
+      o.otf2.metric = t.load_variable;
+    } else if (format == "paraver") {
+      const bool digits = t.load_variable.size() <= 18 &&
+                          std::all_of(t.load_variable.begin(), t.load_variable.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (digits) {
+        o.paraver.load_event_type = std::stoll(t.load_variable);
+      } else {
+        o.paraver.load_event = t.load_variable;  // a .pcf label, looked up by the reader
+      }
+    } else if (!format.empty()) {
+      not_applicable("load_variable", "'load_variable' does not apply to " + format + " traces (" +
+                                          (format == "native" ? std::string("their load comes from `load` entries")
+                                                              : std::string("they carry no load samples")) +
+                                          "); ignored");
+    }
+  }
+  if (!t.message_bytes.empty()) {
+    if (format == "chrome") {
+      o.chrome.bytes_key = t.message_bytes;
+    } else if (!format.empty()) {
+      errors.add(m.where("trace.message_bytes"), "'message_bytes' chooses the args key of Chrome JSON flows; a " + format +
+                                                     " trace fixes its message sizes (" + fixed_bytes(format) +
+                                                     "): remove the key");
+    }
+  }
+  errors.throw_if_any();
   return o;
 }
 
@@ -177,18 +267,38 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
     throw InputError(m.where("trace.format"), "unknown trace format '" + format + "'" + did_you_mean(format, names));
   }
   const trace::TimelineOptions options = timeline_options(m, format);
+  std::vector<Diagnostic> option_warnings;
+  const trace::ReaderOptions reader = reader_options(m, format, &option_warnings);
   trace::TimelineBuilder builder(options);
   BodySelector selector(m, builder);
-  const trace::ReadReport read = trace::read_trace(path, selector, format.empty() ? "auto" : format, reader_options(m));
+  const trace::ReadReport read = trace::read_trace(path, selector, format.empty() ? "auto" : format, reader);
   SelectionReport& r = selector.report();
   r.format = read.format;
   r.computing = options.busy_states;
-  for (const auto& state : r.computing) {
-    if (!r.states.empty() && r.states.count(state) == 0) {
-      std::vector<std::string> seen;
-      for (const auto& [name, count] : r.states) seen.push_back(name);
-      r.warnings.push_back({m.where(m.locations.count("trace.computing") != 0 ? "trace.computing" : "mass.busy_states"),
-                            "computing state '" + state + "' never occurs in the trace" + did_you_mean(state, seen)});
+  r.communicating = options.communicating_states;
+  r.idle = options.idle_states;
+  r.warnings.insert(r.warnings.end(), option_warnings.begin(), option_warnings.end());
+  trace::StateClassifier classify(r.computing, r.communicating, r.idle);
+  std::vector<std::string> seen;
+  for (const auto& [name, count] : r.states) {
+    seen.push_back(name);
+    r.categories[name] = classify.classify(name);
+  }
+  // A state the mapping names (not a format default) that never occurs is probably misspelt.
+  const std::pair<const char*, const std::vector<std::string>*> given[] = {
+      {m.trace.computing_given ? (m.locations.count("trace.computing") != 0 ? "trace.computing" : "mass.busy_states") : nullptr,
+       &r.computing},
+      {m.trace.communicating_given ? "trace.communicating" : nullptr, &r.communicating},
+      {m.trace.idle_given ? "trace.idle" : nullptr, &r.idle}};
+  for (const auto& [key, list] : given) {
+    if (key == nullptr || r.states.empty()) continue;
+    const std::string role = std::string(key).substr(std::string(key).find('.') + 1);
+    for (const auto& state : *list) {
+      const bool occurs = std::any_of(seen.begin(), seen.end(), [&](const std::string& s) { return trace::glob_match(state, s); });
+      if (!occurs) {
+        r.warnings.push_back({m.where(key), (role == "busy_states" ? std::string("computing") : role) + " state '" + state +
+                                                "' never occurs in the trace" + did_you_mean(state, seen)});
+      }
     }
   }
   for (const auto& [child, parent] : m.trace.groups) {
@@ -208,10 +318,11 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                        r.entities.front().reason + ")");
   }
   trace::Timeline tl = builder.take();
-  if (!m.trace.load_variable.empty() && tl.load_sample_count == 0) {
+  const bool load_applies = format == "paje" || format == "chrome" || format == "otf2" || format == "paraver";
+  if (!m.trace.load_variable.empty() && tl.load_sample_count == 0 && load_applies) {
     r.warnings.push_back({m.where("trace.load_variable"), "load_variable '" + m.trace.load_variable +
                                                               "' gave no load samples for the bodies (check its "
-                                                              "name or alias, and that it is set on the entities)"});
+                                                              "name, and that it is set on the entities)"});
   }
   if (report != nullptr) *report = std::move(r);
   return tl;

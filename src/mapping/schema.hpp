@@ -35,7 +35,10 @@ struct SelectionReport {
   std::uint64_t internal_messages = 0;        ///< messages between entities of one body
   std::uint64_t dropped_links = 0;            ///< links with an end that is not a body, or within one
   std::vector<std::string> computing;         ///< the states counted as computing (busy)
+  std::vector<std::string> communicating;     ///< the states (names or globs) counted as communicating
+  std::vector<std::string> idle;              ///< the states (names or globs) counted as idle
   std::map<std::string, std::uint64_t> states;  ///< state name → intervals seen
+  std::map<std::string, trace::StateCategory> categories;  ///< state name → how it counts
   std::vector<Diagnostic> warnings;           ///< recoverable problems (located in the mapping)
 };
 
@@ -76,12 +79,31 @@ class BodySelector final : public trace::TraceSink {
   SelectionReport report_;
 };
 
-/// The timeline options (interval, computing states) for a trace of `format` ("native", "paje").
-/// Without [trace] `computing` (or [mass] `busy_states`), the format's default states count as
-/// computing: `compute` for native traces, `computing` and `compute` for Pajé (SimGrid).
+/// The states each format counts as computing, communicating and idle when the mapping does not
+/// say (names or glob patterns, trace::StateClassifier); docs/mapping-language.md lists them.
+struct StateDefaults {
+  std::vector<std::string> computing;
+  std::vector<std::string> communicating;
+  std::vector<std::string> idle;
+};
+/// The defaults of a reader ("native", "paje", "paraver", ...); an unknown name gets native's.
+StateDefaults default_states(const std::string& format);
+
+/// "computing", "communicating", "idle", or "not classified".
+const char* category_name(trace::StateCategory c);
+
+/// The timeline options (interval, state categories) for a trace of `format`: each category the
+/// mapping does not give ([trace] `computing` or [mass] `busy_states`, `communicating`, `idle`)
+/// takes the format's default.
 trace::TimelineOptions timeline_options(const Mapping& m, const std::string& format);
-/// Reader options from [trace] (Pajé entity type and load variable).
-trace::ReaderOptions reader_options(const Mapping& m);
+/// Reader options from [trace] for a trace of `format`: `entity_type` (Pajé container type,
+/// Paraver `task`/`thread`), `load_variable` (Pajé variable, Chrome counter, OTF2 metric,
+/// Paraver event type) and `message_bytes` (Chrome `args` key). Throws InputError located at the
+/// key for a value the format cannot use, and for `message_bytes` with a format whose message
+/// sizes are fixed. A key that does not apply to the format and changes nothing (an entity type
+/// or load variable for a native trace) is a warning added to `warnings` when given.
+trace::ReaderOptions reader_options(const Mapping& m, const std::string& format,
+                                    std::vector<Diagnostic>* warnings = nullptr);
 
 /// Reads `path` as [trace] says into a timeline of bodies. Throws InputError for a bad trace, an
 /// unknown format, or a selection that leaves no body (located in the mapping). When `report`

@@ -30,6 +30,7 @@ struct Token {
   std::size_t end_column = 0;  ///< 1-based column just past its last character (quotes included)
   bool quoted = false;        ///< a whole quoted string (always positional)
   bool quoted_value = false;  ///< key="value": text is key=value, unescaped
+  std::size_t eq = std::string_view::npos;  ///< position of the first '=' in text (not for quoted strings)
 };
 
 /// Text from the input as shown in a message: at most 40 bytes, control characters escaped, so
@@ -45,7 +46,8 @@ class NativeParser {
   void parse_line(std::string_view line) {
     ++line_number_;
     if (line.size() > kMaxLineBytes) fail_at(line_number_, 1, "line is longer than 16 MiB: not a native trace (binary file?)");
-    if (const void* nul = std::memchr(line.data(), '\0', line.size())) {
+    const void* nul = nul_free_ ? nullptr : std::memchr(line.data(), '\0', line.size());
+    if (nul != nullptr) {
       const auto column = static_cast<std::size_t>(static_cast<const char*>(nul) - line.data()) + 1;
       fail_at(line_number_, column, "binary content (NUL byte): not a text trace");
     }
@@ -74,6 +76,10 @@ class NativeParser {
 
   /// The number the next line will have.
   [[nodiscard]] std::int64_t next_line_number() const { return line_number_ + 1; }
+
+  /// Tells the parser that the lines it gets until the next call hold no NUL byte (the splitter
+  /// checked their whole chunk at once), so that parse_line need not look for one.
+  void set_nul_free(bool nul_free) { nul_free_ = nul_free; }
 
  private:
   /// Rethrows a location-less single diagnostic from a sink at line:column of this file; returns
@@ -118,6 +124,13 @@ class NativeParser {
   }
 
   static bool is_separator(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+  /// Bytes a word continues with and that need no check: all but separators, '#', NUL, '"', '='.
+  static constexpr std::array<bool, 256> kPlainWordChar = [] {
+    std::array<bool, 256> a{};
+    a.fill(true);
+    for (const char c : {' ', '\t', '\r', '#', '\0', '"', '='}) a[static_cast<unsigned char>(c)] = false;
+    return a;
+  }();
 
   void tokenize(std::string_view line) {
     tokens_.clear();
@@ -146,6 +159,13 @@ class NativeParser {
       } else {
         std::size_t j = i;
         while (j < n && !is_separator(line[j]) && line[j] != '#') {
+          while (j < n && kPlainWordChar[static_cast<unsigned char>(line[j])]) ++j;  // the common bytes at once
+          if (j == n || is_separator(line[j]) || line[j] == '#') break;
+          if (line[j] == '=') {
+            if (t.eq == std::string_view::npos) t.eq = j - i;
+            ++j;
+            continue;
+          }
           if (line[j] == '\0') fail_at(line_number_, j + 1, "binary content (NUL byte): not a text trace");
           if (line[j] == '"') {
             // key="quoted value": the token is key= followed by the unescaped value.
@@ -180,6 +200,17 @@ class NativeParser {
 
   double time_field(const Token& t) const {
     double v = 0;
+    if (!t.quoted) {
+      // Entries often repeat the last time stamp: reuse its value.
+      if (!time_text_.empty() && FlatStringIndex::equal(time_text_, t.text)) return time_value_;
+      if (parse_double(t.text, v) && std::isfinite(v) && v >= 0) {
+        if (t.text.size() <= 32) {
+          time_text_.assign(t.text);
+          time_value_ = v;
+        }
+        return v;
+      }
+    }
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) {
       if (r.ec == std::errc::result_out_of_range) fail(t, "time '" + shown(t.text) + "' is out of range");
@@ -192,14 +223,24 @@ class NativeParser {
 
   double number_field(const Token& t, const char* what) const {
     double v = 0;
-    const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-    if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size() || !std::isfinite(v)) {
+    if (t.quoted || !parse_double(t.text, v) || !std::isfinite(v)) {
       fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
     }
     return v;
   }
 
   std::int64_t integer_field(const Token& t, const char* what, std::int64_t min_value = 0) const {
+    // Fast path: 1 to 18 digits cannot overflow.
+    if (!t.quoted && !t.text.empty() && t.text.size() <= 18) {
+      std::int64_t fast = 0;
+      bool digits = true;
+      for (const char c : t.text) {
+        const auto d = static_cast<unsigned>(c - '0');
+        digits = digits && d <= 9;
+        fast = fast * 10 + static_cast<std::int64_t>(d);
+      }
+      if (digits && fast >= min_value) return fast;
+    }
     std::int64_t v = 0;
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (t.quoted || r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) {
@@ -223,7 +264,7 @@ class NativeParser {
 
   void expect_positional(std::size_t count, const char* shape) {
     positional_ = 0;
-    while (positional_ < tokens_.size() && (tokens_[positional_].quoted || tokens_[positional_].text.find('=') == std::string_view::npos)) {
+    while (positional_ < tokens_.size() && (tokens_[positional_].quoted || tokens_[positional_].eq == std::string_view::npos)) {
       ++positional_;
     }
     if (positional_ < count) {
@@ -240,7 +281,7 @@ class NativeParser {
     std::array<const Token*, K> found{};
     for (std::size_t i = positional_; i < tokens_.size(); ++i) {
       const Token& t = tokens_[i];
-      const std::size_t eq = t.text.find('=');
+      const std::size_t eq = t.quoted ? std::string_view::npos : t.eq;
       if (t.quoted || eq == std::string_view::npos) fail(t, "expected key=value after the fields, found '" + shown(t.text) + "'");
       const std::string_view key = t.text.substr(0, eq);
       std::size_t k = 0;
@@ -293,18 +334,19 @@ class NativeParser {
     // An entry type is a bare word; a quoted one is a string, never a type.
     const std::string_view kind = type.quoted ? std::string_view() : type.text;
     if (declared_end_ >= 0) fail(type, "entry after 'end'");
-    if (kind == "node") {
+    // The frequent entries first.
+    if (kind == "msg") {
+      entry_msg();
+    } else if (kind == "state") {
+      entry_state();
+    } else if (kind == "load") {
+      entry_load();
+    } else if (kind == "coll") {
+      entry_coll();
+    } else if (kind == "node") {
       entry_node();
     } else if (kind == "link") {
       entry_link();
-    } else if (kind == "msg") {
-      entry_msg();
-    } else if (kind == "load") {
-      entry_load();
-    } else if (kind == "state") {
-      entry_state();
-    } else if (kind == "coll") {
-      entry_coll();
     } else if (kind == "end") {
       expect_positional(2, "end TIME");
       const double t = time_field(tokens_[1]);
@@ -429,6 +471,9 @@ class NativeParser {
   std::string name_;
   TraceSink& sink_;
   std::int64_t line_number_ = 0;
+  bool nul_free_ = false;
+  mutable std::string time_text_;  ///< the last valid time field (up to 32 bytes) and its value
+  mutable double time_value_ = 0;
   std::vector<Token> tokens_;
   std::vector<std::string> unescaped_;
   std::size_t positional_ = 0;
@@ -459,10 +504,12 @@ class LineSplitter {
       }
       const auto len = static_cast<std::size_t>(nl - chunk.data());
       carry_.append(chunk.substr(0, len));
+      parser_.set_nul_free(false);
       parser_.parse_line(carry_);
       carry_.clear();
       pos = len + 1;
     }
+    parser_.set_nul_free(std::memchr(chunk.data() + pos, '\0', chunk.size() - pos) == nullptr);
     while (pos < chunk.size()) {
       const char* nl = static_cast<const char*>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
       if (nl == nullptr) {
@@ -477,6 +524,7 @@ class LineSplitter {
   }
 
   void finish() {
+    parser_.set_nul_free(false);
     if (!carry_.empty()) parser_.parse_line(carry_);
     carry_.clear();
     parser_.finish();

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/base/flat_index.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/base/suggest.hpp"
 
@@ -27,11 +28,13 @@ namespace {
 constexpr std::size_t kMaxLineBytes = 16 << 20;
 constexpr std::size_t kMaxDepth = 100000;  ///< state nesting per container and type
 constexpr std::size_t kSmallIds = 4096;  ///< event ids below this are looked up in a vector
+constexpr std::size_t kMaxValueNames = std::size_t{1} << 22U;  ///< distinct state values (memory bound)
+constexpr std::size_t kMaxPlatformLinks = std::size_t{1} << 22U;  ///< entity pairs reported as links
 
 /// Hash for string-keyed maps looked up by string_view without building a string per line.
 struct StringHash {
   using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  std::size_t operator()(std::string_view s) const { return FlatStringIndex::digest(s); }
 };
 template <typename V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
@@ -64,6 +67,14 @@ enum Field : std::uint8_t {
   fTime, fAlias, fType, fContainer, fName, fValue, fStartContainer, fEndContainer, fKey, fSize,
   fStartContainerType, fEndContainerType, kFieldCount
 };
+
+/// Bytes that continue a word: all but the separators (space, tab, CR), NUL and '"'.
+constexpr std::array<bool, 256> kWordChar = [] {
+  std::array<bool, 256> a{};
+  a.fill(true);
+  for (const char c : {' ', '\t', '\r', '\0', '"'}) a[static_cast<unsigned char>(c)] = false;
+  return a;
+}();
 
 /// Field names, including SimGrid's deprecated spellings, mapped to the fields Kanoko reads.
 Field field_of(std::string_view n) {
@@ -144,7 +155,7 @@ struct Container {
 
 struct OpenState {
   double begin_s;
-  std::string value;
+  std::uint32_t value;  ///< index in the parser's value names
   std::uint64_t blocker;  ///< sequence number in the blocker queue, kNone when not tracked
 };
 
@@ -168,7 +179,7 @@ struct Held {
   int b;  ///< the message's receiver container
   double t2;
   std::uint64_t bytes;
-  std::string name;
+  std::uint32_t name;  ///< the state's value (index in the parser's value names)
 };
 struct HeldLater {
   bool operator()(const Held& x, const Held& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
@@ -180,12 +191,116 @@ struct Blocker {
   bool alive;
   bool is_link;
   std::uint64_t stack_key;
-  std::string link_key;
+  std::uint32_t link_entry;  ///< the pending-link entry (while the blocker is alive)
+};
+
+/// Link ends waiting for their other end, by key ("container\x1fvalue\x1fkey"): open addressing
+/// with linear probing on a 64-bit digest of the key, removal by backward shift (no tombstones),
+/// and entries whose strings and lists are reused, so that a link costs no allocation once the
+/// table has grown to the number of links open at a time.
+class PendingLinks {
+ public:
+  static constexpr std::uint32_t kNoEntry = ~std::uint32_t{0};
+  struct Entry {
+    std::string key;
+    std::vector<PendingLink> list;
+  };
+
+  /// The entry holding `key` (digest `h`), or kNoEntry.
+  [[nodiscard]] std::uint32_t find(std::string_view key, std::uint64_t h) const {
+    if (slots_.empty()) return kNoEntry;
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const Slot& sl = slots_[i];
+      if (sl.entry == kNoEntry) return kNoEntry;
+      if (sl.digest == h && FlatStringIndex::equal(entries_[sl.entry].key, key)) return sl.entry;
+    }
+  }
+  /// A new, empty entry for `key` (not in the table).
+  std::uint32_t insert(std::string_view key, std::uint64_t h) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    std::uint32_t e = 0;
+    if (free_.empty()) {
+      e = static_cast<std::uint32_t>(entries_.size());
+      entries_.emplace_back();
+    } else {
+      e = free_.back();
+      free_.pop_back();
+    }
+    entries_[e].key.assign(key);
+    entries_[e].list.clear();
+    place(Slot{h, e});
+    ++used_;
+    return e;
+  }
+  /// Removes an entry (its string and list keep their capacity for the next insert).
+  void erase(std::uint32_t e) {
+    const std::uint64_t h = FlatStringIndex::digest(entries_[e].key);
+    std::size_t i = h & mask_;
+    while (slots_[i].entry != e) i = (i + 1) & mask_;
+    // Backward shift: move later entries of the probe run into the hole.
+    for (std::size_t j = (i + 1) & mask_; slots_[j].entry != kNoEntry; j = (j + 1) & mask_) {
+      const std::size_t home = slots_[j].digest & mask_;
+      const bool movable = i <= j ? (home <= i || home > j) : (home <= i && home > j);
+      if (movable) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i] = Slot{};
+    --used_;
+    if (free_.size() < kKeptFree) {
+      free_.push_back(e);
+    } else {
+      entries_[e] = Entry{};  // beyond the kept ones, give the memory back
+      free_.push_back(e);
+    }
+  }
+  Entry& operator[](std::uint32_t e) { return entries_[e]; }
+  [[nodiscard]] std::size_t size() const { return used_; }
+  /// Calls f(entry) for every entry in the table.
+  template <typename F>
+  void for_each(F&& f) {
+    for (const Slot& sl : slots_) {
+      if (sl.entry != kNoEntry) f(entries_[sl.entry]);
+    }
+  }
+  void clear() {
+    slots_.clear();
+    entries_.clear();
+    free_.clear();
+    used_ = 0;
+    mask_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kKeptFree = 4096;  ///< released entries that keep their capacity
+  struct Slot {
+    std::uint64_t digest = 0;
+    std::uint32_t entry = kNoEntry;
+  };
+  void place(Slot sl) {
+    std::size_t i = sl.digest & mask_;
+    while (slots_[i].entry != kNoEntry) i = (i + 1) & mask_;
+    slots_[i] = sl;
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.empty() ? 64 : 2 * slots_.size());
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& sl : old) {
+      if (sl.entry != kNoEntry) place(sl);
+    }
+  }
+  std::vector<Slot> slots_;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> free_;
+  std::size_t used_ = 0;
+  std::size_t mask_ = 0;
 };
 
 enum Warn : std::uint8_t {
   wEndWithoutStart, wStartWithoutEnd, wPopWithoutPush, wUndeclaredContainer, wUndeclaredType,
-  wUnknownEventId, wUnsupportedEvent, wDuplicateContainer, wCount
+  wUnknownEventId, wUnsupportedEvent, wDuplicateContainer, wPlatformCapped, wMissingSize, wVariableBackwards, wCount
 };
 constexpr std::array<const char*, wCount> kWarnText{
     "link end without a matching start",
@@ -196,6 +311,9 @@ constexpr std::array<const char*, wCount> kWarnText{
     "event id not defined in the header (line skipped)",
     "event Kanoko does not read (line skipped)",
     "container alias or name declared twice (the later one wins)",
+    "platform graph joins more than 4194304 entity pairs (the rest are not reported as links)",
+    "line without the last field, Size, that its definition declares (SimGrid writes platform links so; size 0)",
+    "variable change dated before an earlier line (SimGrid's lazy resource updates; applied at the current time)",
 };
 
 class PajeParser {
@@ -206,12 +324,13 @@ class PajeParser {
     root.alias = "0";
     root.name = "0";
     types_.push_back(root);
-    type_index_.emplace("0", 0);
+    type_index_.try_emplace("0", 0);
     Container c;
     c.alias = "0";
     c.name = "0";
     containers_.push_back(c);
-    container_index_.emplace("0", 0);
+    container_alias_.try_emplace("0", 0);
+    container_name_.try_emplace("0", 0);
     decided_ = !options_.entity_type.empty();
     small_ids_.assign(kSmallIds, -1);
   }
@@ -264,13 +383,14 @@ class PajeParser {
     }
     // States still open end with the trace; link starts still pending are dropped.
     for (std::size_t c = 0; c < containers_.size(); ++c) close_all_states(static_cast<int>(c), last_time_);
-    for (auto& [key, list] : pending_) {
-      for (const PendingLink& p : list) warn_at(p.is_start ? wStartWithoutEnd : wEndWithoutStart, p.line);
-    }
+    pending_.for_each([&](PendingLinks::Entry& en) {
+      for (const PendingLink& p : en.list) warn_at(p.is_start ? wStartWithoutEnd : wEndWithoutStart, p.line);
+    });
     pending_.clear();
     blockers_.clear();
     try {
       drain(std::numeric_limits<double>::infinity());
+      emit_platform_links();
       sink_.on_end(last_time_);
     } catch (const InputError& e) {
       const auto& ds = e.diagnostics();
@@ -282,6 +402,7 @@ class PajeParser {
     s.containers = containers_.size();
     s.states = states_;
     s.links = links_;
+    s.platform_links = platform_links_;
     s.variable_events = variables_;
     s.point_events = point_events_;
     std::vector<std::uint64_t> per_type(types_.size(), 0);
@@ -348,12 +469,11 @@ class PajeParser {
         i = close + 1;
         continue;
       }
-      std::size_t j = i;
-      while (j < n && line[j] != ' ' && line[j] != '\t' && line[j] != '\r') {
-        if (line[j] == '\0') fail_at(j + 1 + bom_, "binary content (NUL byte): not a text trace");
-        if (line[j] == '"') fail_at(j + 1 + bom_, "unexpected '\"' inside a word");
-        ++j;
-      }
+      // A word ends at a separator; NUL and '"' inside it are errors.
+      std::size_t j = i + 1;
+      while (j < n && kWordChar[static_cast<unsigned char>(line[j])]) ++j;
+      if (j < n && line[j] == '\0') fail_at(j + 1 + bom_, "binary content (NUL byte): not a text trace");
+      if (j < n && line[j] == '"') fail_at(j + 1 + bom_, "unexpected '\"' inside a word");
       tokens_.push_back(Token{line.substr(i, j - i), i + 1 + bom_});
       i = j;
     }
@@ -423,9 +543,11 @@ class PajeParser {
     ++d.field_count;
   }
 
+  /// An id below kSmallIds written in decimal digits (leading zeros allowed): the event ids of
+  /// every known writer.
   static bool small_id(std::string_view id, std::size_t& out) {
-    const auto r = std::from_chars(id.data(), id.data() + id.size(), out);
-    return r.ec == std::errc() && r.ptr == id.data() + id.size() && out < kSmallIds;
+    while (id.size() > 1 && id[0] == '0') id.remove_prefix(1);
+    return decimal_digits(id, 4, out) && out < kSmallIds;
   }
 
   int lookup_def(std::string_view id) const {
@@ -438,16 +560,23 @@ class PajeParser {
   // ---- body ----
 
   const Token& field(const EventDef& d, Field f) const { return tokens_[static_cast<std::size_t>(d.pos[f]) + 1]; }
-  bool has(const EventDef& d, Field f) const { return d.pos[f] >= 0; }
+  bool has(const EventDef& d, Field f) const { return d.pos[f] >= 0 && static_cast<std::size_t>(d.pos[f]) < line_fields_; }
 
   double time_of(const EventDef& d) {
     const Token& t = field(d, fTime);
     double v = 0;
-    const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size() || !std::isfinite(v)) {
+    if (!time_text_.empty() && FlatStringIndex::equal(time_text_, t.text)) {
+      v = time_value_;  // consecutive lines often share their time stamp: no parse
+    } else if (!parse_double(t.text, v) || !std::isfinite(v)) {
       fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
     }
     if (v < 0) fail(t, "time must be >= 0, found " + shown(t.text));
+    if (v < last_time_ && (d.ev == Ev::SetVariable || d.ev == Ev::AddVariable || d.ev == Ev::SubVariable)) {
+      // SimGrid's resource tracing (tracing/uncategorized) updates variables lazily and may date
+      // a change before lines already written: applied now.
+      warn(wVariableBackwards);
+      return last_time_;
+    }
     if (v < last_time_) {
       char buf[40];
       std::snprintf(buf, sizeof buf, "%.9g", last_time_);
@@ -458,33 +587,39 @@ class PajeParser {
     if (!decided_ && seen_time_ && v > last_time_) decide();
     seen_time_ = true;
     last_time_ = v;
+    if (t.text.size() <= 32) {
+      time_text_.assign(t.text);
+      time_value_ = v;
+    }
     return v;
   }
 
   double number(const Token& t, const char* what) const {
     double v = 0;
-    const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size() || !std::isfinite(v)) {
+    if (!parse_double(t.text, v) || !std::isfinite(v)) {
       fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
     }
     return v;
   }
 
   int find_type(const Token& t) {
-    const auto it = type_index_.find(t.text);
-    if (it == type_index_.end()) {
+    const std::uint32_t* found = type_index_.find(t.text);
+    if (found == nullptr) {
       warn(wUndeclaredType);
       return -1;
     }
-    return it->second;
+    return static_cast<int>(*found);
   }
   int find_container(const Token& t) {
-    const auto it = container_index_.find(t.text);
-    if (it == container_index_.end()) {
+    // An alias names a container before a name does: SimGrid's MSG traces call a host "3" by
+    // alias and a network link "3" by name.
+    const std::uint32_t* found = container_alias_.find(t.text);
+    if (found == nullptr) found = container_name_.find(t.text);
+    if (found == nullptr) {
       warn(wUndeclaredContainer);
       return -1;
     }
-    return it->second;
+    return static_cast<int>(*found);
   }
 
   void body_line() {
@@ -496,7 +631,13 @@ class PajeParser {
     }
     const EventDef& d = defs_[static_cast<std::size_t>(index)];
     const std::size_t have = tokens_.size() - 1;
-    if (have < d.field_count) {
+    line_fields_ = have;
+    if (have + 1 == d.field_count && d.pos[fSize] == static_cast<int>(have) &&
+        (d.ev == Ev::StartLink || d.ev == Ev::PushState)) {
+      // SimGrid 3.32 with display-sizes writes the platform's topology links without the Size
+      // its header declares.
+      warn(wMissingSize);
+    } else if (have < d.field_count) {
       const Token& last = tokens_.back();
       fail_at(last.column + last.text.size(), "missing field: " + d.name + " takes " + std::to_string(d.field_count) +
                                                   " fields, found " + std::to_string(have));
@@ -511,7 +652,7 @@ class PajeParser {
       case Ev::DefEventType:
       case Ev::DefVariableType:
       case Ev::DefLinkType: define_type(d); return;
-      case Ev::DefEntityValue: return;
+      case Ev::DefEntityValue: define_entity_value(d); return;
       case Ev::CreateContainer: create_container(d); return;
       case Ev::DestroyContainer: destroy_container(d); return;
       case Ev::Unsupported: warn(wUnsupportedEvent); return;
@@ -562,9 +703,43 @@ class PajeParser {
       any_chosen_ = true;
     }
     const int index = static_cast<int>(types_.size());
-    type_index_[ty.alias] = index;
-    type_index_.emplace(ty.name, index);
+    *type_index_.try_emplace(ty.alias, static_cast<std::uint32_t>(index)).first = static_cast<std::uint32_t>(index);
+    type_index_.try_emplace(ty.name, static_cast<std::uint32_t>(index));
     types_.push_back(std::move(ty));
+  }
+
+  /// A value name (PajeDefineEntityValue) that states of its type may give by alias: SimGrid
+  /// 3.32 writes `5 16 2 computing "0 1 1"` and then pushes value `16`.
+  void define_entity_value(const EventDef& d) {
+    const int type = find_type(field(d, fType));
+    if (type < 0) return;
+    const std::uint32_t name = intern(field(d, fName));
+    if (!has(d, fAlias)) return;
+    const std::uint32_t alias = intern(field(d, fAlias));
+    if (alias == name) return;
+    *entity_values_.try_emplace(value_key(type, alias), name).first = name;
+  }
+
+  static std::uint64_t value_key(int type, std::uint32_t value) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(type)) << 32U) | value;
+  }
+
+  /// The index of a value's text among the value names.
+  std::uint32_t intern(const Token& t) {
+    if (const std::uint32_t* id = value_ids_.find(t.text)) return *id;
+    if (value_names_.size() >= kMaxValueNames) fail(t, "more than " + std::to_string(kMaxValueNames) + " distinct state values");
+    const auto id = static_cast<std::uint32_t>(value_names_.size());
+    value_ids_.try_emplace(t.text, id);
+    value_names_.emplace_back(t.text);
+    return id;
+  }
+
+  /// The name a state's Value field gives: an entity value's name when the field is its alias.
+  std::uint32_t state_value(int type, const Token& t) {
+    const std::uint32_t id = intern(t);
+    if (entity_values_.size() == 0) return id;
+    const std::uint32_t* name = entity_values_.find(value_key(type, id));
+    return name != nullptr ? *name : id;
   }
 
   void create_container(const EventDef& d) {
@@ -580,13 +755,15 @@ class PajeParser {
     c.parent = parent;
     const int index = static_cast<int>(containers_.size());
     bool dup = false;
-    for (const std::string* key : {&c.alias, &c.name}) {
-      auto [it, inserted] = container_index_.try_emplace(*key, index);
-      if (!inserted && it->second != index) {
+    const auto add = [&](FlatStringIndex& to, const std::string& key) {
+      const auto [value, inserted] = to.try_emplace(key, static_cast<std::uint32_t>(index));
+      if (!inserted) {
         dup = true;
-        it->second = index;
+        *value = static_cast<std::uint32_t>(index);
       }
-    }
+    };
+    if (has(d, fAlias)) add(container_alias_, c.alias);
+    add(container_name_, c.name);
     if (dup) warn(wDuplicateContainer);
     containers_.push_back(std::move(c));
     if (decided_) attribute(index);
@@ -658,9 +835,17 @@ class PajeParser {
   }
 
   std::vector<OpenState>& stack(int c, int type) {
-    auto [it, inserted] = stacks_.try_emplace(stack_key(c, type));
-    if (inserted) containers_[static_cast<std::size_t>(c)].state_types.push_back(static_cast<std::uint32_t>(type));
-    return it->second;
+    const auto [index, inserted] = stack_index_.try_emplace(stack_key(c, type), static_cast<std::uint32_t>(stacks_.size()));
+    if (inserted) {
+      stacks_.emplace_back();
+      containers_[static_cast<std::size_t>(c)].state_types.push_back(static_cast<std::uint32_t>(type));
+    }
+    return stacks_[*index];
+  }
+  /// The stack of a container and state type, or nullptr when it never had a state.
+  std::vector<OpenState>* find_stack(std::uint64_t key) {
+    const std::uint32_t* index = stack_index_.find(key);
+    return index == nullptr ? nullptr : &stacks_[*index];
   }
 
   void close_state(int c, const OpenState& s, double end_s) {
@@ -681,25 +866,25 @@ class PajeParser {
       fail(tokens_[0], "states nested deeper than " + std::to_string(kMaxDepth) + " on one container (pushes without pops?)");
     }
     const bool tracked = containers_[static_cast<std::size_t>(c)].is_entity;
-    st.push_back(OpenState{t, std::string(field(d, fValue).text), tracked ? add_blocker(t, false, stack_key(c, type), {}) : kNone});
+    st.push_back(OpenState{t, state_value(type, field(d, fValue)), tracked ? add_blocker(t, false, stack_key(c, type), PendingLinks::kNoEntry) : kNone});
   }
 
   void pop_state(double t, int c, int type) {
-    const auto it = stacks_.find(stack_key(c, type));
-    if (it == stacks_.end() || it->second.empty()) {
+    std::vector<OpenState>* st = find_stack(stack_key(c, type));
+    if (st == nullptr || st->empty()) {
       warn(wPopWithoutPush);
       return;
     }
-    close_state(c, it->second.back(), t);
-    it->second.pop_back();
+    close_state(c, st->back(), t);
+    st->pop_back();
   }
 
   void reset_state(double t, int c, int type) {
-    const auto it = stacks_.find(stack_key(c, type));
-    if (it == stacks_.end()) return;
-    while (!it->second.empty()) {
-      close_state(c, it->second.back(), t);
-      it->second.pop_back();
+    std::vector<OpenState>* st = find_stack(stack_key(c, type));
+    if (st == nullptr) return;
+    while (!st->empty()) {
+      close_state(c, st->back(), t);
+      st->pop_back();
     }
   }
 
@@ -723,7 +908,7 @@ class PajeParser {
     double& value = values_[stack_key(c, type)];
     value = d.ev == Ev::SetVariable ? v : d.ev == Ev::AddVariable ? value + v : value - v;
     // A load's value travels in t2; a negative one (a variable below zero) is no load.
-    hold(Held{t, seq_++, Held::What::Load, c, 0, std::max(0.0, value), 0, {}});
+    hold(Held{t, seq_++, Held::What::Load, c, 0, std::max(0.0, value), 0, 0});
   }
 
   // ---- links ----
@@ -738,51 +923,165 @@ class PajeParser {
       if (size < 0 || size > 1.8e19) fail(field(d, fSize), "size must be between 0 and 1.8e19 bytes, found " + shown(field(d, fSize).text));
       bytes = static_cast<std::uint64_t>(std::llround(size));
     }
-    key_.assign(std::to_string(c));
+    char number[16];
+    key_.assign(number, std::to_chars(number, number + sizeof number, c).ptr);
     key_ += '\x1f';
     key_ += field(d, fValue).text;
     key_ += '\x1f';
     key_ += field(d, fKey).text;
-    auto it = pending_.find(key_);
-    if (it != pending_.end()) {
-      auto& list = it->second;
+    const std::uint64_t h = FlatStringIndex::digest(key_);
+    std::uint32_t entry = pending_.find(key_, h);
+    if (entry != PendingLinks::kNoEntry) {
+      auto& list = pending_[entry].list;
       const auto match = std::find_if(list.begin(), list.end(), [&](const PendingLink& p) { return p.is_start != is_start; });
       if (match != list.end()) {
         const PendingLink p = *match;
         list.erase(match);
-        if (list.empty()) pending_.erase(it);
+        if (list.empty()) pending_.erase(entry);
         if (p.blocker != kNone) kill_blocker(p.blocker);
         ++links_;
         const int src = is_start ? other : p.other;
         const int dst = is_start ? p.other : other;
+        note_platform_edge(src, dst);
         // Before the entity types are chosen every message is held; drain() drops the ones
         // that do not join two entities.
         if (!decided_ || (containers_[static_cast<std::size_t>(src)].entity >= 0 &&
                           containers_[static_cast<std::size_t>(dst)].entity >= 0)) {
           const double send = is_start ? t : p.time_s;
           const double recv = is_start ? p.time_s : t;
-          hold(Held{send, seq_++, Held::What::Message, src, dst, recv, is_start ? bytes : p.bytes, {}});
+          hold(Held{send, seq_++, Held::What::Message, src, dst, recv, is_start ? bytes : p.bytes, 0});
         }
         return;
       }
     }
     const bool tracked = is_start && (!decided_ || containers_[static_cast<std::size_t>(other)].entity >= 0);
-    pending_[key_].push_back(PendingLink{is_start, t, other, bytes, line_number_,
-                                         tracked ? add_blocker(t, true, 0, key_) : kNone});
+    if (entry == PendingLinks::kNoEntry) entry = pending_.insert(key_, h);
+    pending_[entry].list.push_back(PendingLink{is_start, t, other, bytes, line_number_, tracked ? add_blocker(t, true, 0, entry) : kNone});
+  }
+
+  // ---- the platform graph ----
+
+  /// Remembers the containers a matched link joins, once per pair, unless it is a message
+  /// between two entities: what is left is the platform graph (SimGrid's `topology` links
+  /// between hosts, routers and network links).
+  void note_platform_edge(int a, int b) {
+    if (a == b) return;
+    if (decided_ && containers_[static_cast<std::size_t>(a)].entity >= 0 &&
+        containers_[static_cast<std::size_t>(b)].entity >= 0) {
+      return;
+    }
+    const auto lo = static_cast<std::uint64_t>(std::min(a, b));
+    const auto hi = static_cast<std::uint64_t>(std::max(a, b));
+    if (platform_pairs_.try_emplace((lo << 32U) | hi, 0).second) platform_edges_.emplace_back(std::min(a, b), std::max(a, b));
+  }
+
+  /// Reduces the platform graph to links between entities (docs/trace-formats.md, "Platform
+  /// links"): two entities are joined when a path of non-entity containers (network links,
+  /// routers, zones) joins them on which no container but the last touches another entity and
+  /// at most one router lies. A torus's hosts are joined to their torus neighbours, a cluster's
+  /// hosts behind its router to each other, hosts of different clusters not.
+  void emit_platform_links() {
+    const std::size_t n = containers_.size();
+    const auto entity_of = [&](std::size_t c) { return containers_[c].entity; };
+    // The graph without entity-entity edges, as adjacency lists in one array.
+    std::vector<std::uint32_t> begin(n + 1, 0);
+    std::vector<std::pair<int, int>> edges;
+    for (const auto& [a, b] : platform_edges_) {
+      const auto ua = static_cast<std::size_t>(a);
+      const auto ub = static_cast<std::size_t>(b);
+      if (entity_of(ua) >= 0 && entity_of(ub) >= 0) continue;
+      edges.emplace_back(a, b);
+      ++begin[ua + 1];
+      ++begin[ub + 1];
+    }
+    platform_edges_.clear();
+    platform_edges_.shrink_to_fit();
+    if (edges.empty()) return;
+    for (std::size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+    std::vector<std::uint32_t> adjacent(begin[n]);
+    // The entity each non-entity container touches: -1 none, -2 several.
+    std::vector<std::int64_t> touches(n, -1);
+    const auto touch = [&](std::size_t x, std::int64_t e) {
+      if (touches[x] == -1) {
+        touches[x] = e;
+      } else if (touches[x] != e) {
+        touches[x] = -2;
+      }
+    };
+    for (const auto& [a, b] : edges) {
+      const auto ua = static_cast<std::size_t>(a);
+      const auto ub = static_cast<std::size_t>(b);
+      adjacent[fill[ua]++] = static_cast<std::uint32_t>(b);
+      adjacent[fill[ub]++] = static_cast<std::uint32_t>(a);
+      if (entity_of(ua) >= 0) touch(ub, entity_of(ua));
+      if (entity_of(ub) >= 0) touch(ua, entity_of(ub));
+    }
+    // Routers (containers of a type named ROUTER) may be crossed once per path.
+    std::vector<std::uint8_t> router(n, 0);
+    for (std::size_t c = 1; c < n; ++c) {
+      const Type& t = types_[static_cast<std::size_t>(containers_[c].type)];
+      router[c] = t.name == "ROUTER" || t.alias == "ROUTER" ? 1 : 0;
+    }
+    FlatIndex found;
+    std::vector<std::pair<EntityIndex, EntityIndex>> pairs;
+    std::array<std::vector<std::size_t>, 2> stamp{std::vector<std::size_t>(n, 0), std::vector<std::size_t>(n, 0)};
+    std::vector<std::pair<std::uint32_t, std::uint8_t>> queue;  ///< (container, routers crossed)
+    bool capped = false;
+    for (std::size_t c = 1; c < n && !capped; ++c) {
+      const std::int64_t s = entity_of(c);
+      if (s < 0 || begin[c] == begin[c + 1]) continue;
+      queue.clear();
+      const auto visit = [&](std::size_t y, std::uint8_t crossed) {
+        const auto k = static_cast<std::uint8_t>(crossed + router[y]);
+        if (k > 1 || stamp[k][y] == c) return;
+        stamp[k][y] = c;
+        queue.emplace_back(static_cast<std::uint32_t>(y), k);
+      };
+      for (std::uint32_t i = begin[c]; i < begin[c + 1]; ++i) visit(adjacent[i], 0);
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        const auto [x, crossed] = queue[q];
+        const bool expand = touches[x] == -1 || touches[x] == s;
+        for (std::uint32_t i = begin[x]; i < begin[x + 1]; ++i) {
+          const std::size_t y = adjacent[i];
+          const std::int64_t e = entity_of(y);
+          if (e >= 0) {
+            if (e == s) continue;
+            const auto lo = static_cast<EntityIndex>(std::min(s, e));
+            const auto hi = static_cast<EntityIndex>(std::max(s, e));
+            if (found.try_emplace((std::uint64_t{lo} << 32U) | hi, 0).second) pairs.emplace_back(lo, hi);
+            if (pairs.size() >= kMaxPlatformLinks) capped = true;
+          } else if (expand) {
+            visit(y, crossed);
+          }
+        }
+      }
+    }
+    if (capped) warn_at(wPlatformCapped, line_number_);
+    std::sort(pairs.begin(), pairs.end());
+    std::vector<std::size_t> container_of(entity_count_, 0);
+    for (std::size_t c = 1; c < n; ++c) {
+      if (containers_[c].is_entity) container_of[static_cast<std::size_t>(containers_[c].entity)] = c;
+    }
+    for (const auto& [a, b] : pairs) {
+      Link l;
+      l.id = static_cast<std::int64_t>(platform_links_++);
+      l.a = a;
+      l.b = b;
+      l.name = containers_[container_of[a]].name + "-" + containers_[container_of[b]].name;
+      sink_.on_link(l);
+    }
   }
 
   // ---- time order ----
 
-  std::uint64_t add_blocker(double t, bool is_link, std::uint64_t skey, const std::string& lkey) {
-    blockers_.push_back(Blocker{t, true, is_link, skey, lkey});
+  std::uint64_t add_blocker(double t, bool is_link, std::uint64_t skey, std::uint32_t entry) {
+    blockers_.push_back(Blocker{t, true, is_link, skey, entry});
     return blocker_base_ + blockers_.size() - 1;
   }
   void kill_blocker(std::uint64_t seq) {
     if (seq >= blocker_base_ && seq - blocker_base_ < blockers_.size()) {
-      Blocker& b = blockers_[seq - blocker_base_];
-      b.alive = false;
-      b.link_key.clear();
-      b.link_key.shrink_to_fit();
+      blockers_[seq - blocker_base_].alive = false;
     }
   }
   double watermark() {
@@ -807,7 +1106,7 @@ class PajeParser {
           s.begin_s = h.t;
           s.end_s = h.t2;
           s.entity = static_cast<EntityIndex>(a.entity);
-          s.name = h.name;
+          s.name = value_names_[h.name];
           sink_.on_state(s);
           break;
         }
@@ -842,26 +1141,24 @@ class PajeParser {
       blockers_.pop_front();
       ++blocker_base_;
       if (b.is_link) {
-        auto it = pending_.find(b.link_key);
-        if (it != pending_.end()) {
-          auto& list = it->second;
-          const auto victim = std::find_if(list.begin(), list.end(), [&](const PendingLink& p) { return p.blocker == blocker_base_ - 1; });
-          if (victim != list.end()) {
-            warn_at(wStartWithoutEnd, victim->line);
-            list.erase(victim);
-          }
-          if (list.empty()) pending_.erase(it);
+        // The blocker is alive, so its link is still pending in this entry.
+        auto& list = pending_[b.link_entry].list;
+        const auto victim = std::find_if(list.begin(), list.end(), [&](const PendingLink& p) { return p.blocker == blocker_base_ - 1; });
+        if (victim != list.end()) {
+          warn_at(wStartWithoutEnd, victim->line);
+          list.erase(victim);
         }
+        if (list.empty()) pending_.erase(b.link_entry);
       } else {
         const int c = static_cast<int>(b.stack_key >> 32U);
-        auto& st = stacks_[b.stack_key];
+        std::vector<OpenState>& st = *find_stack(b.stack_key);
         for (OpenState& s : st) {
           if (s.blocker != blocker_base_ - 1) continue;
           if (last_time_ > s.begin_s) {
             hold(Held{s.begin_s, seq_++, Held::What::State, c, 0, last_time_, 0, s.value});
           }
           s.begin_s = last_time_;
-          s.blocker = add_blocker(last_time_, false, b.stack_key, {});
+          s.blocker = add_blocker(last_time_, false, b.stack_key, PendingLinks::kNoEntry);
         }
       }
       drain(watermark());
@@ -874,30 +1171,41 @@ class PajeParser {
   std::int64_t line_number_ = 0;
   std::size_t bom_ = 0;
   std::vector<Token> tokens_;
+  std::size_t line_fields_ = 0;  ///< fields of the body line being read (after the id)
   std::vector<EventDef> defs_;
   std::vector<int> small_ids_;
   StringMap<int> big_ids_;
   int in_def_ = -1;
   std::int64_t def_line_ = 0;
   std::vector<Type> types_;
-  StringMap<int> type_index_;
+  FlatStringIndex type_index_;  ///< type alias or name → index in types_
   std::vector<Container> containers_;
-  StringMap<int> container_index_;
+  FlatStringIndex container_alias_;  ///< container alias → index in containers_
+  FlatStringIndex container_name_;   ///< container name → index in containers_
+  FlatStringIndex value_ids_;  ///< state value text → index in value_names_
+  std::vector<std::string> value_names_;
+  FlatIndex entity_values_;  ///< (state type << 32 | value id of an entity value's alias) → value id of its name
   bool decided_ = false;
   bool seen_time_ = false;
   bool any_chosen_ = false;
   std::size_t entity_count_ = 0;
-  std::unordered_map<std::uint64_t, std::vector<OpenState>> stacks_;
+  FlatIndex stack_index_;  ///< (container << 32 | state type) → index in stacks_
+  std::vector<std::vector<OpenState>> stacks_;
   std::unordered_map<std::uint64_t, double> values_;
-  StringMap<std::vector<PendingLink>> pending_;
+  PendingLinks pending_;
   std::string key_;
   std::priority_queue<Held, std::vector<Held>, HeldLater> held_;
   std::deque<Blocker> blockers_;
   std::uint64_t blocker_base_ = 0;
   std::uint64_t seq_ = 0;
   double last_time_ = 0;
+  std::string time_text_;   ///< the last time field read (up to 32 bytes), and its value
+  double time_value_ = 0;
   std::uint64_t states_ = 0;
   std::uint64_t links_ = 0;
+  std::uint64_t platform_links_ = 0;
+  FlatIndex platform_pairs_;  ///< container pairs joined by a non-message link
+  std::vector<std::pair<int, int>> platform_edges_;
   std::uint64_t variables_ = 0;
   std::uint64_t point_events_ = 0;
   std::array<std::uint64_t, wCount> warn_count_{};

@@ -42,6 +42,7 @@ struct PajeSummary {
   std::uint64_t containers = 1;       ///< created containers + the root, as pj_dump counts them
   std::uint64_t states = 0;           ///< Set/PushState entries (each is one state interval)
   std::uint64_t links = 0;            ///< matched Start/EndLink pairs
+  std::uint64_t platform_links = 0;   ///< Links reported from the platform graph (entity pairs)
   std::uint64_t variable_events = 0;  ///< Set/Add/SubVariable entries
   std::uint64_t point_events = 0;     ///< PajeNewEvent entries
   std::vector<std::pair<std::string, std::uint64_t>> containers_by_type;  ///< type name → count

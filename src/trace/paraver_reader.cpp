@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "src/base/error.hpp"
+#include "src/base/suggest.hpp"
 #include "src/trace/event_window.hpp"
 #include "src/trace/text_input.hpp"
 
@@ -115,6 +116,13 @@ class ParaverParser {
           return bad("malformed EVENT_TYPE line in the .pcf (ignored)");
         }
         pcf_types_.push_back(type);
+        if (sp2 != std::string_view::npos && !options_.load_event.empty()) {
+          const std::string_view label = trim(rest.substr(sp2));
+          const std::string_view word = label.substr(0, label.find_first_of(" \t"));
+          for (const std::string_view l : {label, word}) {
+            if (!l.empty()) event_labels_.emplace(std::string(l), type);  // the first definition wins
+          }
+        }
         return;
       }
       case Section::Values:
@@ -161,6 +169,26 @@ class ParaverParser {
     }
     --row_left_;
     if (row_level_ != nullptr) row_level_->emplace_back(s);
+  }
+
+  /// Resolves ParaverOptions::load_event once the .pcf has been read.
+  void resolve_load_event(const std::string& pcf_name) {
+    if (options_.load_event.empty()) return;
+    const auto it = event_labels_.find(options_.load_event);
+    if (it != event_labels_.end()) {
+      options_.load_event_type = it->second;
+      return;
+    }
+    if (!summary_.have_pcf) {
+      throw InputError(FileLoc{pcf_name}, "the load event '" + shown(options_.load_event) +
+                                              "' is named by its .pcf label, but there is no .pcf: give its type number");
+    }
+    std::vector<std::string> labels;
+    for (const auto& [label, type] : event_labels_) labels.push_back(label);
+    std::sort(labels.begin(), labels.end());
+    throw InputError(FileLoc{pcf_name}, "the .pcf defines no event type labelled '" + shown(options_.load_event) + "'" +
+                                            did_you_mean(options_.load_event, labels) +
+                                            " (give the label's first word, the whole label, or the type number)");
   }
 
   // ---- .prv ----
@@ -568,6 +596,7 @@ class ParaverParser {
   // .pcf
   Section pcf_section_ = Section::None;
   std::vector<std::int64_t> pcf_types_;
+  std::unordered_map<std::string, std::int64_t> event_labels_;  ///< label and first word → type (load_event only)
   std::unordered_map<std::int64_t, std::string> state_names_;
   std::unordered_map<std::int64_t, std::string> collective_names_;
   std::uint64_t summary_colors_ = 0;
@@ -633,6 +662,7 @@ ParaverSummary read_paraver_trace_text(std::string_view prv, std::string_view pc
   } else {
     feed(row, row_name, [&](std::string_view l, std::int64_t n) { parser.row_line(l, row_name, n); });
   }
+  parser.resolve_load_event(pcf_name);
   feed(prv, name, [&](std::string_view l, std::int64_t) { parser.prv_line(l); });
   return parser.finish();
 }
@@ -657,6 +687,7 @@ ParaverSummary read_paraver_trace(const std::filesystem::path& prv, TraceSink& s
   } else {
     parser.row_missing(row.string());
   }
+  parser.resolve_load_event(pcf.string());
   for_each_file_line(prv, [&](std::string_view l) { parser.prv_line(l); });
   return parser.finish();
 }

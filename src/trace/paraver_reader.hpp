@@ -28,6 +28,11 @@ struct ParaverOptions {
   /// Event type whose values become load samples of the entity (e.g. 42000050, instructions);
   /// 0: none.
   std::int64_t load_event_type = 0;
+  /// The same event type named by its `.pcf` EVENT_TYPE label: the whole label ("PAPI_TOT_INS
+  /// ([Instr completed])") or its first word ("PAPI_TOT_INS"). Looked up once the `.pcf` is read;
+  /// a name the `.pcf` does not define (or a missing `.pcf`) is an InputError with suggestions.
+  /// Empty: load_event_type decides.
+  std::string load_event;
   /// The .pcf and .row files; empty: the .prv path with its extension replaced.
   std::filesystem::path pcf;
   std::filesystem::path row;

@@ -2,6 +2,7 @@
 // and quoting user text safely inside error messages.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -13,6 +14,44 @@ namespace kanoko::trace {
 /// Reads `path` in 1 MiB chunks and passes each to `consume`, checking for Ctrl-C between
 /// chunks. Throws InputError naming the file when it cannot be opened or read.
 void for_each_file_chunk(const std::filesystem::path& path, const std::function<void(std::string_view)>& consume);
+
+/// Parses all of `s` as std::from_chars does for a double (same grammar, same correctly
+/// rounded result), with a fast path for the plain decimals traces are made of: at most 15
+/// digits, no exponent. Such a number is an integer m < 2^53 over an exact power of ten, and
+/// one IEEE division rounds it correctly (Clinger's fast path). Returns false when `s` is not a
+/// number or not all of it is; `out` may then hold anything.
+inline bool parse_double(std::string_view s, double& out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  const bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  std::uint64_t m = 0;
+  int digits = 0;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10U) {
+    m = m * 10 + static_cast<unsigned>(*p - '0');
+    ++p;
+    ++digits;
+  }
+  int decimals = 0;
+  if (p < end && *p == '.') {
+    ++p;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10U) {
+      m = m * 10 + static_cast<unsigned>(*p - '0');
+      ++p;
+      ++decimals;
+    }
+    digits += decimals;
+  }
+  if (p == end && digits > 0 && digits <= 15) {
+    const double v = static_cast<double>(m) / kPow10[decimals];
+    out = negative ? -v : v;
+    return true;
+  }
+  const auto r = std::from_chars(s.data(), end, out);
+  return r.ec == std::errc() && r.ptr == end;
+}
 
 /// User text for an error message: at most 40 bytes, control characters escaped as \xNN.
 std::string shown(std::string_view s);

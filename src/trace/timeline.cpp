@@ -44,7 +44,85 @@ double Timeline::bin_width_s(std::size_t bin) const {
   return std::max(0.0, std::min(end_s - begin_s, lo + interval_s) - lo);
 }
 
-TimelineBuilder::TimelineBuilder(TimelineOptions options) : options_(std::move(options)) {
+bool glob_match(std::string_view pattern, std::string_view text) {
+  // Iterative matching with one backtrack point (the last `*`): linear in practice, never
+  // exponential.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || (pattern[p] != '*' && pattern[p] == text[t]))) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+StateClassifier::StateClassifier(const std::vector<std::string>& computing,
+                                 const std::vector<std::string>& communicating, const std::vector<std::string>& idle) {
+  const std::pair<const std::vector<std::string>*, StateCategory> lists[] = {
+      {&computing, StateCategory::Computing},
+      {&communicating, StateCategory::Communicating},
+      {&idle, StateCategory::Idle}};
+  for (const auto& [list, category] : lists) {
+    for (const std::string& name : *list) {
+      uses_[static_cast<std::size_t>(category)] = true;
+      if (name.find_first_of("*?") == std::string::npos) {
+        exact_.emplace(name, category);  // the first list naming it wins (the mapping refuses repeats)
+      } else {
+        const auto literals = static_cast<std::size_t>(
+            std::count_if(name.begin(), name.end(), [](char c) { return c != '*' && c != '?'; }));
+        patterns_.push_back({name, literals, category});
+      }
+    }
+  }
+  std::stable_sort(patterns_.begin(), patterns_.end(),
+                   [](const Pattern& a, const Pattern& b) { return a.literals > b.literals; });
+  if (exact_.size() <= kShortList) {
+    // In the lists' order, so that the first list naming a state still wins.
+    for (const auto& [list, category] : lists) {
+      for (const std::string& name : *list) {
+        const auto it = exact_.find(name);
+        const bool first = it != exact_.end() && it->second == category &&
+                           std::none_of(exact_list_.begin(), exact_list_.end(), [&](const auto& e) { return e.first == name; });
+        if (first) exact_list_.emplace_back(name, category);
+      }
+    }
+    exact_.clear();
+  }
+}
+
+StateCategory StateClassifier::classify(std::string_view name) {
+  for (const auto& [exact, category] : exact_list_) {
+    if (exact == name) return category;
+  }
+  if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
+  if (patterns_.empty()) return StateCategory::None;
+  if (const auto it = cache_.find(name); it != cache_.end()) return it->second;
+  StateCategory found = StateCategory::None;
+  for (const Pattern& p : patterns_) {
+    if (glob_match(p.glob, name)) {
+      found = p.category;
+      break;
+    }
+  }
+  // State names are few (function or state names), so the cache stays small; a trace with
+  // millions of distinct names stops caching rather than growing without bound.
+  if (cache_.size() < (std::size_t{1} << 16U)) cache_.emplace(std::string(name), found);
+  return found;
+}
+
+TimelineBuilder::TimelineBuilder(TimelineOptions options)
+    : options_(std::move(options)),
+      classifier_(options_.busy_states, options_.communicating_states, options_.idle_states) {
   KANOKO_ASSERT(options_.interval_s > 0, "interval must be positive (validated by the mapping)");
   tl_.interval_s = options_.interval_s;
   tl_.pair_begin.push_back(0);
@@ -73,12 +151,26 @@ std::size_t TimelineBuilder::bins_covering(double t) const {
   return static_cast<std::size_t>(pos);
 }
 
+std::vector<double>& TimelineBuilder::seconds_of(StateCategory c) {
+  switch (c) {
+    case StateCategory::Communicating: return tl_.comm_s;
+    case StateCategory::Idle: return tl_.idle_s;
+    default: return tl_.busy_s;
+  }
+}
+
+std::vector<std::vector<double>*> TimelineBuilder::per_bin_arrays() {
+  std::vector<std::vector<double>*> out{&tl_.load, &tl_.busy_s};
+  if (has_comm_) out.push_back(&tl_.comm_s);
+  if (has_idle_) out.push_back(&tl_.idle_s);
+  return out;
+}
+
 void TimelineBuilder::ensure_bins(std::size_t count) {
   if (count <= tl_.bin_count) return;
   check_size(count, tl_.entity_count());
   tl_.bin_count = count;
-  tl_.load.resize(count * tl_.entity_count(), 0.0);
-  tl_.busy_s.resize(count * tl_.entity_count(), 0.0);
+  for (auto* v : per_bin_arrays()) v->resize(count * tl_.entity_count(), 0.0);
 }
 
 void TimelineBuilder::on_entity(const Entity& e) {
@@ -92,7 +184,7 @@ void TimelineBuilder::on_entity(const Entity& e) {
   last_load_value_.push_back(0);
   if (tl_.bin_count > 0) {
     const std::size_t n = tl_.entity_count();
-    for (auto* v : {&tl_.load, &tl_.busy_s}) {
+    for (auto* v : per_bin_arrays()) {
       std::vector<double> grown(tl_.bin_count * n, 0.0);
       for (std::size_t b = 0; b < tl_.bin_count; ++b) {
         std::copy_n(v->begin() + static_cast<std::ptrdiff_t>(b * old_n), old_n,
@@ -165,7 +257,7 @@ void TimelineBuilder::close_states_until(double now_s) {
     std::pop_heap(open_states_.begin(), open_states_.end(), later_end);
     const OpenState s = open_states_.back();
     open_states_.pop_back();
-    add_interval(tl_.busy_s, s.entity, s.begin_s, s.end_s, 1.0);
+    add_interval(seconds_of(s.category), s.entity, s.begin_s, s.end_s, 1.0);
   }
 }
 
@@ -179,12 +271,18 @@ void TimelineBuilder::on_load(const LoadSample& s) {
 void TimelineBuilder::on_state(const StateInterval& s) {
   close_states_until(s.begin_s);
   ++tl_.state_count;
-  const bool busy = std::find(options_.busy_states.begin(), options_.busy_states.end(), s.name) !=
-                    options_.busy_states.end();
-  if (!busy || !(s.end_s > s.begin_s)) return;
+  if (!(s.end_s > s.begin_s)) return;
+  const StateCategory category = classifier_.classify(s.name);
+  if (category == StateCategory::None) return;
+  // The communicating and idle arrays appear with the first state that needs them.
+  bool& has = category == StateCategory::Communicating ? has_comm_ : has_idle_;
+  if (category != StateCategory::Computing && !has) {
+    has = true;
+    seconds_of(category).assign(tl_.bin_count * tl_.entity_count(), 0.0);
+  }
   // Added once the clock passes its end, so that a state running past the end of the run is cut
   // there and never grows the arrays beyond it.
-  open_states_.push_back(OpenState{s.begin_s, s.end_s, s.entity});
+  open_states_.push_back(OpenState{s.begin_s, s.end_s, s.entity, category});
   std::push_heap(open_states_.begin(), open_states_.end(),
                  [](const OpenState& a, const OpenState& b) { return a.end_s > b.end_s; });
 }
@@ -197,7 +295,9 @@ void TimelineBuilder::on_end(double end_s) {
   const std::size_t bins = std::max<std::size_t>(1, bins_covering(end_s));
   ensure_bins(bins);
   close_states_until(end_s);
-  for (const OpenState& s : open_states_) add_interval(tl_.busy_s, s.entity, s.begin_s, std::min(s.end_s, end_s), 1.0);
+  for (const OpenState& s : open_states_) {
+    add_interval(seconds_of(s.category), s.entity, s.begin_s, std::min(s.end_s, end_s), 1.0);
+  }
   open_states_.clear();
   for (EntityIndex e = 0; e < tl_.entity_count(); ++e) integrate_load(e, end_s);
   flush_traffic_until(tl_.bin_count);
@@ -222,8 +322,7 @@ void TimelineBuilder::on_end(double end_s) {
     tl_.pair_begin.resize(bins + 1);
     tl_.pair_begin[bins] = tl_.pairs.size();
     tl_.bin_count = bins;
-    tl_.load.resize(bins * n);
-    tl_.busy_s.resize(bins * n);
+    for (auto* v : per_bin_arrays()) v->resize(bins * n);
   }
   // Loads were integrated as value × seconds; turn them into time means per bin (the last bin
   // may be partial). A bin of no width (a run that ends at 0) takes the value in effect.

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "src/base/flat_index.hpp"
@@ -31,8 +34,12 @@ struct Timeline {
   std::size_t bin_count = 0;
   /// Time-mean of the sampled load over each bin, [bin * entity_count + entity].
   std::vector<double> load;
-  /// Seconds spent in a busy state during each bin, [bin * entity_count + entity].
+  /// Seconds spent in a busy (computing) state during each bin, [bin * entity_count + entity].
   std::vector<double> busy_s;
+  /// The same for communicating and idle states; empty (every value 0) until a state of that
+  /// category occurs, so that traces without them need no memory for them.
+  std::vector<double> comm_s;
+  std::vector<double> idle_s;
   /// Traffic of bin b is pairs[pair_begin[b] .. pair_begin[b+1]), sorted by (src, dst).
   std::vector<std::size_t> pair_begin;
   std::vector<PairTraffic> pairs;
@@ -51,18 +58,77 @@ struct Timeline {
     const double width = bin_width_s(bin);
     return width > 0 ? busy_s[bin * entity_count() + e] / width : 0.0;
   }
+  /// Fractions of the bin spent in communicating and idle states, as busy_fraction.
+  [[nodiscard]] double comm_fraction(std::size_t bin, EntityIndex e) const { return fraction(comm_s, bin, e); }
+  [[nodiscard]] double idle_fraction(std::size_t bin, EntityIndex e) const { return fraction(idle_s, bin, e); }
+  /// Seconds of one bin in communicating and idle states (0 when none was classified).
+  [[nodiscard]] double comm_at(std::size_t bin, EntityIndex e) const {
+    return comm_s.empty() ? 0.0 : comm_s[bin * entity_count() + e];
+  }
+  [[nodiscard]] double idle_at(std::size_t bin, EntityIndex e) const {
+    return idle_s.empty() ? 0.0 : idle_s[bin * entity_count() + e];
+  }
   /// Width of a bin in seconds: interval_s, except for a partial last bin.
   [[nodiscard]] double bin_width_s(std::size_t bin) const;
   /// Bin holding time t (clamped to [0, bin_count - 1]). A time within rounding of a boundary
   /// belongs to the bin that starts there (0.3 with an interval of 0.1 is in bin 3).
   [[nodiscard]] std::size_t bin_of(double t) const;
+
+ private:
+  [[nodiscard]] double fraction(const std::vector<double>& seconds, std::size_t bin, EntityIndex e) const {
+    const double width = bin_width_s(bin);
+    return width > 0 && !seconds.empty() ? seconds[bin * entity_count() + e] / width : 0.0;
+  }
+};
+
+/// What a state means for the program: the three classes of the mapping's [trace] section.
+enum class StateCategory : std::uint8_t { None, Computing, Communicating, Idle };
+
+/// True when `text` matches the glob `pattern`: `*` matches any run of characters (also none),
+/// `?` one character; everything else matches itself.
+bool glob_match(std::string_view pattern, std::string_view text);
+
+/// Sorts state names into computing, communicating and idle. Each list holds names and glob
+/// patterns (with `*` or `?`). A name listed exactly wins; otherwise the matching pattern with
+/// the most literal characters wins (`MPI_Wait*` before `MPI_*` before `*`); between patterns
+/// of equal length, computing before communicating before idle. Results are cached per name.
+class StateClassifier {
+ public:
+  StateClassifier() = default;
+  StateClassifier(const std::vector<std::string>& computing, const std::vector<std::string>& communicating,
+                  const std::vector<std::string>& idle);
+  [[nodiscard]] StateCategory classify(std::string_view name);
+  /// True when the category has any name or pattern.
+  [[nodiscard]] bool uses(StateCategory c) const { return uses_[static_cast<std::size_t>(c)]; }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct Pattern {
+    std::string glob;
+    std::size_t literals;
+    StateCategory category;
+  };
+  /// Exact names: a short list is searched in order (cheaper than hashing for the usual one to
+  /// twenty names), a long one through the map.
+  std::vector<std::pair<std::string, StateCategory>> exact_list_;
+  std::unordered_map<std::string, StateCategory, Hash, std::equal_to<>> exact_;
+  static constexpr std::size_t kShortList = 24;
+  std::vector<Pattern> patterns_;  ///< most literal characters first
+  std::unordered_map<std::string, StateCategory, Hash, std::equal_to<>> cache_;  ///< pattern results
+  bool uses_[4] = {false, false, false, false};
 };
 
 /// Options of the binning.
 struct TimelineOptions {
   double interval_s = 0.1;
-  /// State names counted as busy in busy_s.
+  /// State names (or glob patterns, StateClassifier) counted as busy in busy_s.
   std::vector<std::string> busy_states{"compute"};
+  /// State names (or patterns) counted in comm_s and idle_s; empty: those arrays stay empty.
+  std::vector<std::string> communicating_states{};
+  std::vector<std::string> idle_states{};
 };
 
 /// A TraceSink that bins the stream into a Timeline.
@@ -85,20 +151,28 @@ class TimelineBuilder final : public TraceSink {
   /// The finished timeline (after on_end). Moves it out.
   Timeline take();
 
-  /// Limits on the binned arrays (16.7 M bins, 64 M bin × entity cells, 1 GiB of load and busy
+  /// Limits on the binned arrays (16.7 M bins, 64 M bin × entity cells, 512 MiB per array of load, busy,
+  /// communicating and idle
   /// time): far above real runs (an hour at 0.1 s is 36 000 bins), low enough that a hostile
   /// `end 1e300` is an error instead of an allocation failure.
   static constexpr std::size_t kMaxBins = std::size_t{1} << 24U;
   static constexpr std::size_t kMaxCells = std::size_t{1} << 26U;
 
  private:
-  /// A busy state not yet finished at the current trace time; it is added to busy_s when the
-  /// clock passes its end, or cut at the end of the run.
+  /// A classified state not yet finished at the current trace time; it is added to busy_s,
+  /// comm_s or idle_s when the clock passes its end, or cut at the end of the run.
   struct OpenState {
     double begin_s;
     double end_s;
     EntityIndex entity;
+    StateCategory category;
   };
+  /// The per-bin seconds array of a category.
+  std::vector<double>& seconds_of(StateCategory c);
+  /// The per-bin arrays in use (load, busy_s, and comm_s / idle_s once such a state occurred).
+  std::vector<std::vector<double>*> per_bin_arrays();
+  bool has_comm_ = false;
+  bool has_idle_ = false;
   [[nodiscard]] std::size_t bin_index(double t) const;
   [[nodiscard]] std::size_t bins_covering(double t) const;
   void check_size(std::size_t bins, std::size_t entities) const;
@@ -109,6 +183,7 @@ class TimelineBuilder final : public TraceSink {
   void add_interval(std::vector<double>& per_bin, EntityIndex e, double begin_s, double end_s, double weight);
 
   TimelineOptions options_;
+  StateClassifier classifier_;
   Timeline tl_;
   bool ended_ = false;
   // Traffic of the bin being filled, keyed by (src << 32 | dst); flushed in sorted order.

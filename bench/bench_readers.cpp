@@ -1,0 +1,502 @@
+// Throughput and memory of the Pajé and native trace readers (issue 3, point 5), with Debian's
+// pj_dump (package pajeng) measured on the same file in the same run.
+//
+// The program writes, in a temporary folder that it removes at the end:
+//   * a Pajé trace shaped like SimGrid 3.32 SMPI output with display-sizes (entity values with
+//     aliases, numeric container aliases, PushState/PopState with Size, StartLink/EndLink of type
+//     MPI_LINK with keys src_dst_tag_counter and Size, host variables), --paje-mb long;
+//   * a native trace (.kntr) with messages, states and load samples, --native-mb long;
+//   * shorter copies of both (--short-fraction of the length) for the memory comparison.
+// Each measurement runs in a child process (fork), so that its peak resident memory is its own:
+//   * Kanoko: read_trace() into a TimelineBuilder with 1000 bins over the trace, as
+//     `kanoko simulate` does (the reader into the timeline); wall and CPU time, MB/s, peak RSS;
+//   * pj_dump FILE > /dev/null (its normal dump) and pj_dump -q FILE (its parse and simulation
+//     only): wall and CPU time, MB/s, peak RSS.
+// The files are in the page cache when they are read (they were just written).
+//
+//   build/bench/kanoko_bench_readers                       # 1 GiB of each, 64 ranks
+//   build/bench/kanoko_bench_readers --paje-mb 200 --native-mb 200 --no-pj-dump
+//
+// Targets (issue 3): Pajé ≥ 20× pj_dump's throughput, native ≥ 300 MB/s, peak memory independent
+// of the trace's length.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "src/base/error.hpp"
+#include "src/trace/readers.hpp"
+#include "src/trace/timeline.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kanoko::trace::ReaderOptions;
+using kanoko::trace::TimelineBuilder;
+using kanoko::trace::TimelineOptions;
+
+struct Options {
+  double paje_mb = 1024;
+  double native_mb = 1024;
+  double short_fraction = 0.25;
+  int ranks = 64;
+  bool pj_dump = true;
+  bool keep = false;
+  fs::path dir = fs::temp_directory_path();
+  fs::path read;  ///< --read: only read this file (for a profiler), 1000 bins over 10 s
+};
+
+[[noreturn]] void usage(int code) {
+  std::fputs(
+      "usage: kanoko_bench_readers [options]\n"
+      "Generates a SimGrid-SMPI-shaped Pajé trace and a native trace, then measures Kanoko's readers\n"
+      "(reading and binning, as kanoko simulate does) and pj_dump (dump and -q) on the same Pajé file.\n"
+      "  --paje-mb N         length of the Pajé trace in MB (default 1024)\n"
+      "  --native-mb N       length of the native trace in MB (default 1024)\n"
+      "  --short-fraction F  length of the short copies for the memory comparison (default 0.25)\n"
+      "  --ranks N           MPI ranks / native nodes (default 64)\n"
+      "  --dir DIR           where the temporary folder goes (default: the system temp folder)\n"
+      "  --keep              keep the generated traces\n"
+      "  --no-pj-dump        do not run pj_dump\n"
+      "  --read FILE         only read FILE into a timeline in this process (to run under a profiler)\n",
+      code == 0 ? stdout : stderr);
+  std::exit(code);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "kanoko_bench_readers: %s needs a value\n", a.c_str());
+        usage(2);
+      }
+      return argv[++i];
+    };
+    const auto number = [&](double lo, double hi) {
+      const std::string v = value();
+      double x = 0;
+      const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !(x >= lo && x <= hi)) {
+        std::fprintf(stderr, "kanoko_bench_readers: %s wants a number from %g to %g, found '%s'\n", a.c_str(), lo, hi,
+                     v.c_str());
+        usage(2);
+      }
+      return x;
+    };
+    if (a == "--help" || a == "-h") usage(0);
+    if (a == "--paje-mb") {
+      o.paje_mb = number(1, 1e6);
+    } else if (a == "--native-mb") {
+      o.native_mb = number(1, 1e6);
+    } else if (a == "--short-fraction") {
+      o.short_fraction = number(0.01, 1);
+    } else if (a == "--ranks") {
+      o.ranks = static_cast<int>(number(2, 1e6));
+    } else if (a == "--dir") {
+      o.dir = value();
+    } else if (a == "--keep") {
+      o.keep = true;
+    } else if (a == "--read") {
+      o.read = value();
+    } else if (a == "--no-pj-dump") {
+      o.pj_dump = false;
+    } else {
+      std::fprintf(stderr, "kanoko_bench_readers: unknown option '%s'\n", a.c_str());
+      usage(2);
+    }
+  }
+  return o;
+}
+
+// ---- generators ----
+
+/// Buffered output with hand-formatted numbers (the generators write gigabytes).
+class Out {
+ public:
+  explicit Out(const fs::path& p) : f_(std::fopen(p.c_str(), "wb")) {
+    if (f_ == nullptr) throw std::runtime_error("cannot write " + p.string());
+    buf_.reserve(kFlush + 4096);
+  }
+  Out(const Out&) = delete;
+  Out& operator=(const Out&) = delete;
+  ~Out() {
+    flush();
+    std::fclose(f_);
+  }
+  Out& operator<<(std::string_view s) {
+    buf_.append(s);
+    if (buf_.size() >= kFlush) flush();
+    return *this;
+  }
+  Out& operator<<(char c) {
+    buf_.push_back(c);
+    return *this;
+  }
+  Out& operator<<(std::uint64_t v) {
+    char tmp[24];
+    const auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+    buf_.append(tmp, r.ptr);
+    return *this;
+  }
+  /// Microseconds as seconds with six decimals, as SimGrid writes time ("12.000345").
+  Out& micros(std::uint64_t us) {
+    *this << us / 1000000;
+    char frac[8];
+    std::snprintf(frac, sizeof frac, ".%06u", static_cast<unsigned>(us % 1000000));
+    buf_.append(frac);
+    return *this;
+  }
+  [[nodiscard]] std::uint64_t written() const { return written_ + buf_.size(); }
+
+ private:
+  static constexpr std::size_t kFlush = 1 << 20;
+  void flush() {
+    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) {
+      throw std::runtime_error("write failed (disk full?)");
+    }
+    written_ += buf_.size();
+    buf_.clear();
+  }
+  std::FILE* f_;
+  std::string buf_;
+  std::uint64_t written_ = 0;
+};
+
+/// Calls write_round(round, t0 in µs, partner shift) for rounds of 100 µs until `o` holds
+/// `bytes`; returns the number of rounds. In round k rank r sends to r + shift (mod n), the shift
+/// cycling through 1…4 (a stencil), so that a bin of a long and of a short trace has the same
+/// active pairs.
+template <typename F>
+std::uint64_t rounds(Out& o, std::uint64_t bytes, std::uint64_t n, F write_round) {
+  std::uint64_t round = 0;
+  for (; o.written() < bytes; ++round) write_round(round, round * 100, 1 + round % std::min<std::uint64_t>(4, n - 1));
+  return round;
+}
+
+/// A Pajé trace like SimGrid 3.32's SMPI output with computing states and display-sizes.
+/// Returns the trace's duration in seconds.
+double write_paje(const fs::path& p, std::uint64_t bytes, int ranks) {
+  Out o(p);
+  o << "#This file was generated by kanoko_bench_readers, shaped like SimGrid-3.32.0 SMPI output\n";
+  const char* defs[][2] = {
+      {"PajeDefineContainerType 0", "Alias string|Type string|Name string"},
+      {"PajeDefineVariableType 1", "Alias string|Type string|Name string|Color color"},
+      {"PajeDefineStateType 2", "Alias string|Type string|Name string"},
+      {"PajeDefineLinkType 4", "Alias string|Type string|StartContainerType string|EndContainerType string|Name string"},
+      {"PajeDefineEntityValue 5", "Alias string|Type string|Name string|Color color"},
+      {"PajeCreateContainer 6", "Time date|Alias string|Type string|Container string|Name string"},
+      {"PajeDestroyContainer 7", "Time date|Type string|Name string"},
+      {"PajeSetVariable 8", "Time date|Type string|Container string|Value double"},
+      {"PajePushState 12", "Time date|Type string|Container string|Value string|Size int"},
+      {"PajePopState 13", "Time date|Type string|Container string"},
+      {"PajeStartLink 15", "Time date|Type string|Container string|Value string|StartContainer string|Key string|Size int"},
+      {"PajeEndLink 16", "Time date|Type string|Container string|Value string|EndContainer string|Key string"},
+  };
+  for (const auto& d : defs) {
+    o << "%EventDef " << d[0] << "\n";
+    std::string_view fields = d[1];
+    while (!fields.empty()) {
+      const std::size_t bar = fields.find('|');
+      std::string_view f = fields.substr(0, bar);
+      const std::size_t sp = f.find(' ');
+      o << "%       " << f.substr(0, sp) << ' ' << f.substr(sp + 1) << '\n';
+      fields = bar == std::string_view::npos ? std::string_view() : fields.substr(bar + 1);
+    }
+    o << "%EndEventDef\n";
+  }
+  o << "0 1 0 MPI\n2 2 1 MPI_STATE\n4 3 0 1 1 MPI_LINK\n0 6 0 HOST\n1 7 6 speed_used \"1 1 1\"\n";
+  o << "5 15 2 PMPI_Init \"0 1 0\"\n5 16 2 computing \"0 1 1\"\n5 17 2 PMPI_Send \"0 0 1\"\n5 18 2 PMPI_Recv \"1 0 0\"\n";
+  const int hosts = (ranks + 7) / 8;
+  const std::uint64_t host_alias0 = 100;
+  const std::uint64_t rank_alias0 = host_alias0 + static_cast<std::uint64_t>(hosts);
+  for (int h = 0; h < hosts; ++h) o << "6 0.000000 " << host_alias0 + static_cast<std::uint64_t>(h) << " 6 0 \"host-" << static_cast<std::uint64_t>(h) << "\"\n";
+  for (int r = 0; r < ranks; ++r) o << "6 0.000000 " << rank_alias0 + static_cast<std::uint64_t>(r) << " 1 0 \"rank-" << static_cast<std::uint64_t>(r) << "\"\n";
+  // Every rank computes, sends and receives; every 8th round the hosts' speed_used is set.
+  const auto n = static_cast<std::uint64_t>(ranks);
+  const std::uint64_t count = rounds(o, bytes, n, [&](std::uint64_t round, std::uint64_t t0, std::uint64_t shift) {
+    for (std::uint64_t r = 0; r < n; ++r) {
+      o << "12 ";
+      o.micros(t0) << " 2 " << rank_alias0 + r << " 16 " << 10000 + (r * 37 + round * 11) % 5000 << ".000000\n";
+    }
+    for (std::uint64_t r = 0; r < n; ++r) {
+      const std::uint64_t dst = (r + shift) % n;
+      const std::uint64_t size = 64 + (r * 131 + round * 17) % 65536;
+      o << "13 ";
+      o.micros(t0 + 40) << " 2 " << rank_alias0 + r << "\n12 ";
+      o.micros(t0 + 40) << " 2 " << rank_alias0 + r << " 17 " << size << "\n15 ";
+      o.micros(t0 + 40) << " 3 0 PTP " << rank_alias0 + r << ' ' << r << '_' << dst << "_7_" << round << ' ' << size << '\n';
+    }
+    for (std::uint64_t r = 0; r < n; ++r) {
+      o << "13 ";
+      o.micros(t0 + 41) << " 2 " << rank_alias0 + r << '\n';
+    }
+    for (std::uint64_t d = 0; d < n; ++d) {
+      o << "12 ";
+      o.micros(t0 + 50) << " 2 " << rank_alias0 + d << " 18 NA\n";
+    }
+    for (std::uint64_t d = 0; d < n; ++d) {
+      const std::uint64_t src = (d + n - shift) % n;
+      o << "16 ";
+      o.micros(t0 + 60) << " 3 0 PTP " << rank_alias0 + d << ' ' << src << '_' << d << "_7_" << round << "\n13 ";
+      o.micros(t0 + 60) << " 2 " << rank_alias0 + d << '\n';
+    }
+    if (round % 8 == 0) {
+      for (int h = 0; h < hosts; ++h) {
+        o << "8 ";
+        o.micros(t0 + 60) << " 7 " << host_alias0 + static_cast<std::uint64_t>(h) << " 0." << (round * 7 + static_cast<std::uint64_t>(h)) % 1000000 << '\n';
+      }
+    }
+  });
+  return static_cast<double>(count * 100) * 1e-6;
+}
+
+/// A native trace: messages to four partners in turn with receive times and tags, compute
+/// states, load samples. Returns its duration in seconds.
+double write_native(const fs::path& p, std::uint64_t bytes, int nodes) {
+  Out o(p);
+  o << "kntr 1\n";
+  const auto n = static_cast<std::uint64_t>(nodes);
+  for (std::uint64_t i = 0; i < n; ++i) o << "node 0 " << i << " name=rank-" << i << " host=node" << i / 16 << '\n';
+  const std::uint64_t count = rounds(o, bytes, n, [&](std::uint64_t round, std::uint64_t t0, std::uint64_t shift) {
+    for (std::uint64_t r = 0; r < n; ++r) {
+      o << "state ";
+      o.micros(t0) << ' ' << r << " 0.000040 compute\n";
+    }
+    for (std::uint64_t r = 0; r < n; ++r) {
+      o << "msg ";
+      o.micros(t0 + 40) << ' ' << r << ' ' << (r + shift) % n << ' ' << 64 + (r * 131 + round * 17) % 65536 << " tag=7 recv=";
+      o.micros(t0 + 60) << '\n';
+    }
+    if (round % 8 == 0) {
+      for (std::uint64_t r = 0; r < n; ++r) {
+        o << "load ";
+        o.micros(t0 + 60) << ' ' << r << " 0." << (round * 7 + r) % 1000 << '\n';
+      }
+    }
+  });
+  o << "end ";
+  o.micros(count * 100) << '\n';
+  return static_cast<double>(count * 100) * 1e-6;
+}
+
+// ---- measurements ----
+
+struct Run {
+  bool ok = false;
+  double wall_s = 0;
+  double cpu_s = 0;
+  double peak_mib = 0;
+  std::string detail;
+};
+
+double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + 1e-6 * static_cast<double>(tv.tv_usec); }
+
+/// Waits for child `pid`, started at `start`: its wall and CPU time, peak memory and success.
+Run wait_child(pid_t pid, std::chrono::steady_clock::time_point start) {
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  Run r;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.cpu_s = seconds(ru.ru_utime) + seconds(ru.ru_stime);
+  r.peak_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  r.detail = WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status)) : "killed by a signal";
+  return r;
+}
+
+/// Runs `child` in a forked process; its result line comes back through a pipe.
+template <typename F>
+Run in_child(F child) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string line;
+    int code = 0;
+    try {
+      line = child();
+    } catch (const std::exception& e) {
+      line = std::string("error: ") + e.what();
+      code = 1;
+    }
+    const ssize_t w = ::write(fds[1], line.data(), line.size());
+    (void)w;
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  std::string detail;
+  char buf[4096];
+  for (ssize_t got; (got = ::read(fds[0], buf, sizeof buf)) > 0;) detail.append(buf, static_cast<std::size_t>(got));
+  ::close(fds[0]);
+  Run r = wait_child(pid, start);
+  if (!detail.empty()) r.detail = detail;
+  return r;
+}
+
+/// Reads `path` into a timeline of 1000 bins, as kanoko simulate does (the reader into the
+/// timeline builder); returns what it holds.
+std::string read_and_bin(const fs::path& path, double duration_s) {
+  TimelineOptions options;
+  options.interval_s = duration_s / 1000;
+  options.busy_states = {"computing", "compute"};
+  TimelineBuilder builder(options);
+  const auto report = kanoko::trace::read_trace(path, builder, "auto", ReaderOptions{});
+  const kanoko::trace::Timeline tl = builder.take();
+  return report.format + ": " + std::to_string(tl.entity_count()) + " entities, " + std::to_string(tl.message_count) +
+         " messages, " + std::to_string(tl.state_count) + " states, " + std::to_string(tl.bin_count) + " bins";
+}
+
+/// Kanoko reading `path` in a child process.
+Run kanoko_read(const fs::path& path, double duration_s) {
+  return in_child([&]() { return read_and_bin(path, duration_s); });
+}
+
+/// pj_dump on `path`: with `quiet`, -q (parse and simulate, no output); else its normal dump,
+/// written to /dev/null.
+Run pj_dump(const fs::path& path, bool quiet) {
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    if (quiet) {
+      ::execlp("pj_dump", "pj_dump", "-q", path.c_str(), static_cast<char*>(nullptr));
+    } else {
+      ::execlp("pj_dump", "pj_dump", path.c_str(), static_cast<char*>(nullptr));
+    }
+    ::_exit(127);
+  }
+  Run r = wait_child(pid, start);
+  if (r.detail == "exit status 127") r.detail = "pj_dump not found (apt-get install pajeng)";
+  return r;
+}
+
+std::string load_average() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return "?";
+  char buf[128] = {};
+  const bool got = std::fgets(buf, sizeof buf, f) != nullptr;
+  std::fclose(f);
+  std::string s = got ? buf : "?";
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+void print_run(const char* what, const Run& r, double mb) {
+  if (!r.ok) {
+    std::printf("  %-30s FAILED: %s\n", what, r.detail.c_str());
+    return;
+  }
+  std::printf("  %-30s %8.1f MB  %7.2f s wall %7.2f s CPU  %8.1f MB/s wall %8.1f MB/s CPU  peak %7.1f MiB\n", what, mb,
+              r.wall_s, r.cpu_s, mb / r.wall_s, mb / r.cpu_s, r.peak_mib);
+  if (!r.detail.empty() && r.detail.rfind("exit status", 0) != 0) std::printf("  %-30s %s\n", "", r.detail.c_str());
+}
+
+double mb_of(const fs::path& p) { return static_cast<double>(fs::file_size(p)) / 1e6; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  if (!o.read.empty()) {
+    try {
+      std::printf("%s\n", read_and_bin(o.read, 10).c_str());
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kanoko_bench_readers: %s\n", e.what());
+      return 1;
+    }
+  }
+  std::string templ = (o.dir / "kanoko-bench-readers-XXXXXX").string();
+  if (::mkdtemp(templ.data()) == nullptr) {
+    std::fprintf(stderr, "kanoko_bench_readers: cannot create a folder in %s: %s\n", o.dir.c_str(), std::strerror(errno));
+    return 1;
+  }
+  const fs::path dir = templ;
+  std::printf("kanoko_bench_readers: traces in %s; load average at start: %s\n", dir.c_str(), load_average().c_str());
+  try {
+    const auto gen = [&](const char* what, auto write, const fs::path& p, double mb) {
+      const auto start = std::chrono::steady_clock::now();
+      const double duration = write(p, static_cast<std::uint64_t>(mb * 1e6), o.ranks);
+      std::printf("  wrote %-24s %8.1f MB in %.1f s (%g s of trace)\n", what, mb_of(p),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), duration);
+      std::fflush(stdout);
+      return duration;
+    };
+    const fs::path paje = dir / "smpi.trace";
+    const fs::path paje_short = dir / "smpi-short.trace";
+    const fs::path native = dir / "run.kntr";
+    const fs::path native_short = dir / "run-short.kntr";
+    const double paje_s = gen("Pajé", write_paje, paje, o.paje_mb);
+    const double paje_short_s = gen("Pajé (short)", write_paje, paje_short, o.paje_mb * o.short_fraction);
+    const double native_s = gen("native", write_native, native, o.native_mb);
+    const double native_short_s = gen("native (short)", write_native, native_short, o.native_mb * o.short_fraction);
+
+    std::printf("\nPajé (%d ranks, SimGrid SMPI shape):\n", o.ranks);
+    const Run k = kanoko_read(paje, paje_s);
+    print_run("kanoko read+bin", k, mb_of(paje));
+    std::fflush(stdout);
+    const Run ks = kanoko_read(paje_short, paje_short_s);
+    print_run("kanoko read+bin (short)", ks, mb_of(paje_short));
+    std::fflush(stdout);
+    Run d;
+    Run dq;
+    if (o.pj_dump) {
+      d = pj_dump(paje, false);
+      print_run("pj_dump (dump to /dev/null)", d, mb_of(paje));
+      std::fflush(stdout);
+      dq = pj_dump(paje, true);
+      print_run("pj_dump -q (no dump)", dq, mb_of(paje));
+    }
+    std::printf("\nnative (%d nodes):\n", o.ranks);
+    const Run n = kanoko_read(native, native_s);
+    print_run("kanoko read+bin", n, mb_of(native));
+    const Run ns = kanoko_read(native_short, native_short_s);
+    print_run("kanoko read+bin (short)", ns, mb_of(native_short));
+
+    std::printf("\nsummary (load average at end: %s)\n", load_average().c_str());
+    if (k.ok && d.ok) {
+      std::printf("  Pajé: kanoko %.1f MB/s wall, pj_dump %.2f MB/s wall: %.1fx wall, %.1fx CPU; target >= 20x\n",
+                  mb_of(paje) / k.wall_s, mb_of(paje) / d.wall_s, d.wall_s / k.wall_s, d.cpu_s / k.cpu_s);
+    }
+    if (k.ok && dq.ok) {
+      std::printf("  Pajé: against pj_dump -q (%.2f MB/s wall): %.1fx wall, %.1fx CPU\n", mb_of(paje) / dq.wall_s,
+                  dq.wall_s / k.wall_s, dq.cpu_s / k.cpu_s);
+    }
+    if (n.ok) std::printf("  native: %.1f MB/s wall, %.1f MB/s CPU; target >= 300 MB/s\n", mb_of(native) / n.wall_s,
+                          mb_of(native) / n.cpu_s);
+    if (k.ok && ks.ok) {
+      std::printf("  peak memory, Pajé: %.1f MiB for %.0f MB, %.1f MiB for %.0f MB\n", k.peak_mib, mb_of(paje), ks.peak_mib,
+                  mb_of(paje_short));
+    }
+    if (n.ok && ns.ok) {
+      std::printf("  peak memory, native: %.1f MiB for %.0f MB, %.1f MiB for %.0f MB\n", n.peak_mib, mb_of(native),
+                  ns.peak_mib, mb_of(native_short));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kanoko_bench_readers: %s\n", e.what());
+    if (!o.keep) fs::remove_all(dir);
+    return 1;
+  }
+  if (!o.keep) fs::remove_all(dir);
+  return 0;
+}
