@@ -398,6 +398,24 @@ class Section {
     return text;
   }
 
+  /// [pattern, replacement]: two strings, the first a valid regular expression.
+  std::optional<std::array<std::string, 2>> rewrite(const std::string& key) {
+    const auto list = string_list(key);
+    if (!list) return std::nullopt;
+    const toml::value* v = get(key);
+    if (list->size() != 2) {
+      error(*v, "'" + key + "' must be [pattern, replacement], two strings, as in [\"^node(\\\\d+)-.*$\", \"n$1\"]");
+      return std::nullopt;
+    }
+    try {
+      const std::regex re((*list)[0]);
+    } catch (const std::regex_error& e) {
+      error(v->as_array()[0], "'" + key + "': the pattern is not a valid regular expression: " + e.what());
+      return std::nullopt;
+    }
+    return std::array<std::string, 2>{(*list)[0], (*list)[1]};
+  }
+
   /// An inline table of name → integer in [min, max].
   std::optional<std::map<std::string, int>> int_table(const std::string& key, int min, int max) {
     const toml::value* v = get(key);
@@ -792,6 +810,8 @@ void read_trace(Section s, Mapping& m) {
     if (v->empty()) s.error(*s.get("message_bytes"), "'message_bytes' is empty: name the args key, e.g. \"bytes\"");
     t.message_bytes = *v;
   }
+  if (auto v = s.rewrite("rename")) t.rename = *v;
+  if (auto v = s.rewrite("host_from_name")) t.host_from_name = *v;
   if (auto v = s.regex("select", 0)) t.select = *v;
   if (auto v = s.regex("exclude", 0)) t.exclude = *v;
   if (auto v = s.choice("group_by", {"entity", "host", "table"})) t.group_by = static_cast<GroupBy>(*v);

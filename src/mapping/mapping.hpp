@@ -146,6 +146,12 @@ struct TraceSpec {
   /// event type (a number, kept as its decimal text).
   std::string load_variable;
   std::string message_bytes;       ///< Chrome: the `args` key whose number is a message's bytes
+  /// [pattern, replacement]: where the pattern is found in an entity's name, the name becomes the
+  /// replacement with $1, $2, ... (and $&) taken from that match. Empty: names as the trace gives.
+  std::array<std::string, 2> rename;
+  /// [pattern, replacement]: the same from the (original) name, giving the entity's host; entities
+  /// whose name does not match keep the trace's host. Empty: hosts as the trace gives.
+  std::array<std::string, 2> host_from_name;
   std::string select;              ///< regex: only entities whose name matches become bodies
   std::string exclude;             ///< regex: entities whose name matches are left out
   GroupBy group_by = GroupBy::Entity;

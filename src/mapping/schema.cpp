@@ -9,6 +9,14 @@ namespace kanoko::mapping {
 
 BodySelector::BodySelector(const Mapping& m, trace::TraceSink& downstream) : mapping_(m), down_(downstream) {
   // The patterns compiled when the mapping was parsed; they compile again here.
+  if (!m.trace.rename[0].empty()) {
+    rename_ = std::regex(m.trace.rename[0]);
+    has_rename_ = true;
+  }
+  if (!m.trace.host_from_name[0].empty()) {
+    host_rule_ = std::regex(m.trace.host_from_name[0]);
+    has_host_rule_ = true;
+  }
   if (!m.trace.select.empty()) {
     select_ = std::regex(m.trace.select);
     has_select_ = true;
@@ -50,7 +58,17 @@ std::string BodySelector::body_key(const trace::Entity& e, std::string& why) con
   return {};
 }
 
-void BodySelector::on_entity(const trace::Entity& e) {
+void BodySelector::on_entity(const trace::Entity& given) {
+  // [trace] host_from_name and rename rewrite the entity first (both from the trace's name);
+  // select, exclude, groups and group_by see the result.
+  trace::Entity e = given;
+  std::smatch match;
+  if (has_host_rule_ && std::regex_search(given.name, match, host_rule_)) {
+    e.host = match.format(mapping_.trace.host_from_name[1]);
+  }
+  if (has_rename_ && std::regex_search(given.name, match, rename_)) {
+    e.name = match.format(mapping_.trace.rename[1]);
+  }
   if (body_of_.size() <= e.index) {
     body_of_.resize(e.index + 1, kNone);
     last_load_.resize(e.index + 1, 0.0);
@@ -59,7 +77,7 @@ void BodySelector::on_entity(const trace::Entity& e) {
   std::string why;
   const std::string key = body_key(e, why);
   if (key.empty()) {
-    report_.entities.push_back({e.name, "", why});
+    report_.entities.push_back({given.name, "", why});
     return;
   }
   // One body per entity even when two entities share a name; groups merge by name.
@@ -82,7 +100,7 @@ void BodySelector::on_entity(const trace::Entity& e) {
   }
   members_[it->second].push_back(e.index);
   body_of_[e.index] = it->second;
-  report_.entities.push_back({e.name, key, ""});
+  report_.entities.push_back({given.name, key, ""});
 }
 
 std::uint32_t BodySelector::body(trace::EntityIndex e) const { return e < body_of_.size() ? body_of_[e] : kNone; }

@@ -67,6 +67,10 @@ class BodySelector final : public trace::TraceSink {
 
   const Mapping& mapping_;
   trace::TraceSink& down_;
+  bool has_rename_ = false;
+  bool has_host_rule_ = false;
+  std::regex rename_;
+  std::regex host_rule_;
   bool has_select_ = false;
   bool has_exclude_ = false;
   std::regex select_;
