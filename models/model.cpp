@@ -151,12 +151,13 @@ void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& 
 std::vector<std::string> Model::stat_names() {
   namespace st = trajectory::stat;
   return {st::kLoad, st::kMass, st::kBytesSent, st::kBytesRecv, st::kMsgsSent, st::kMsgsRecv,
-          st::kBytesSentTotal, st::kBytesRecvTotal, st::kMsgsSentTotal, st::kMsgsRecvTotal};
+          st::kBytesSentTotal, st::kBytesRecvTotal, st::kMsgsSentTotal, st::kMsgsRecvTotal,
+          st::kBusy, st::kCommunicating, st::kIdle};
 }
 
 void Model::current_stats(Eigen::MatrixXd& out) const {
   const auto n = static_cast<Eigen::Index>(body_count());
-  out.resize(10, n);
+  out.resize(13, n);
   const std::size_t source_bin = std::min(bin_, timeline_.bin_count - 1);
   const bool forcing = bin_ < timeline_.bin_count;
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -165,6 +166,9 @@ void Model::current_stats(Eigen::MatrixXd& out) const {
                                                                               : timeline_.busy_fraction(source_bin, e))
                         : 0.0;
     out(1, i) = mass_[i];
+    out(10, i) = forcing ? timeline_.busy_fraction(source_bin, e) : 0.0;
+    out(11, i) = forcing ? timeline_.comm_fraction(source_bin, e) : 0.0;
+    out(12, i) = forcing ? timeline_.idle_fraction(source_bin, e) : 0.0;
   }
   out.middleRows(2, 4) = interval_traffic_;
   out.middleRows(6, 4) = totals_;

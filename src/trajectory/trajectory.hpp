@@ -88,6 +88,9 @@ inline constexpr const char* kBytesSentTotal = "bytes_sent_total";  ///< since t
 inline constexpr const char* kBytesRecvTotal = "bytes_recv_total";
 inline constexpr const char* kMsgsSentTotal = "msgs_sent_total";
 inline constexpr const char* kMsgsRecvTotal = "msgs_recv_total";
+inline constexpr const char* kBusy = "busy";                    ///< fraction of the interval computing
+inline constexpr const char* kCommunicating = "communicating";  ///< fraction communicating
+inline constexpr const char* kIdle = "idle";                    ///< fraction idle
 }  // namespace stat
 
 /// One stored frame, viewed in place (memory-mapped). Positions and velocities are 3×N,
