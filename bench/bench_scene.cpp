@@ -6,6 +6,8 @@
 //   ... kanoko_bench_scene --bodies 10000 --style impostors --seconds 5 --size 1280x720
 // Prints FPS and CPU milliseconds per frame (getrusage; less sensitive to other load on the
 // machine than FPS). The scene picks its body style from the count unless --style says otherwise.
+// --visual adds [visual] colour and scale formulas (src/scene/mapping_visual.hpp), evaluated per
+// stored frame, and prints how long opening them took (every interval once).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -22,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/mapping/mapping.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
@@ -107,12 +110,28 @@ struct Result {
   double fps = 0;
   double cpu_ms_per_frame = 0;
   std::size_t frames = 0;
+  double formulas_ms = 0;  ///< opening the [visual] formulas (--visual)
 };
 
+// The [visual] section --visual uses: colours and sizes from formulas over the frame statistics.
+const char* const kVisualMapping = R"toml([forces.friction]
+beta = 1
+[visual]
+colour_map = "viridis"
+colour = "load * (2 + sin(index))"
+scale = "0.75 + 0.5 * abs(sin(index))"
+)toml";
+
 Result run_window(const kanoko::trajectory::Reader& reader, std::optional<BodyStyle> style,
-                  int w, int h, double seconds, const std::string& screenshot) {
+                  int w, int h, double seconds, const std::string& screenshot, bool visual) {
   using namespace kanoko::scene;
   TrajectoryScene scene(reader, w, h, style);
+  Result r;
+  if (visual) {
+    const double cpu_start = cpu_seconds();
+    scene.use_mapping_formulas(kanoko::mapping::parse_mapping_text(kVisualMapping, "bench-visual.toml"), "bench");
+    r.formulas_ms = 1e3 * (cpu_seconds() - cpu_start);
+  }
   ReplayClock clock(reader.begin_time(), reader.end_time(), 2.0);
   osgViewer::Viewer viewer;
   viewer.setThreadingModel(osgViewer::Viewer::SingleThreaded);
@@ -137,7 +156,6 @@ Result run_window(const kanoko::trajectory::Reader& reader, std::optional<BodySt
   const double cpu0 = cpu_seconds();
   const auto start = Clock::now();
   auto last = start;
-  Result r;
   while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
     const auto now = Clock::now();
     clock.advance(std::chrono::duration<double>(now - last).count());
@@ -178,6 +196,7 @@ int main(int argc, char** argv) {
   int w = 1280;
   int h = 720;
   std::string screenshot;
+  bool visual = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     const auto next = [&]() -> std::string {
@@ -206,9 +225,11 @@ int main(int argc, char** argv) {
       h = size.height_px;
     } else if (a == "--screenshot") {
       screenshot = next();
+    } else if (a == "--visual") {
+      visual = true;
     } else {
       std::cerr << "usage: kanoko_bench_scene [--bodies N] [--style auto|meshes|impostors|cloud] "
-                   "[--seconds S] [--size WxH] [--screenshot shot.png]\n";
+                   "[--seconds S] [--size WxH] [--screenshot shot.png] [--visual]\n";
       return 2;
     }
   }
@@ -220,7 +241,8 @@ int main(int argc, char** argv) {
   if (getloadavg(load, 3) < 1) load[0] = -1;
   std::printf("window %dx%d, %.1f s per case, load average %.2f at start\n", w, h, seconds,
               load[0]);
-  std::printf("%10s %10s %8s %8s %14s\n", "bodies", "style", "frames", "FPS", "CPU ms/frame");
+  std::printf("%10s %10s %8s %8s %14s%s\n", "bodies", "style", "frames", "FPS", "CPU ms/frame",
+              visual ? "   formulas: open ms" : "");
   const auto dir = std::filesystem::temp_directory_path() /
                    ("kanoko_bench_scene_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -229,9 +251,10 @@ int main(int argc, char** argv) {
     write_synthetic_run(path, n);
     const kanoko::trajectory::Reader reader(path);
     const BodyStyle used = style.value_or(kanoko::scene::body_style_for(n));
-    const Result r = run_window(reader, style, w, h, seconds, screenshot);
-    std::printf("%10zu %10s %8zu %8.1f %14.1f\n", n, style_name(used), r.frames, r.fps,
-                r.cpu_ms_per_frame);
+    const Result r = run_window(reader, style, w, h, seconds, screenshot, visual);
+    std::printf("%10zu %10s %8zu %8.1f %14.1f", n, style_name(used), r.frames, r.fps, r.cpu_ms_per_frame);
+    if (visual) std::printf("   %19.1f", r.formulas_ms);
+    std::printf("\n");
     std::fflush(stdout);
   }
   std::filesystem::remove_all(dir);

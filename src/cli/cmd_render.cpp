@@ -10,8 +10,8 @@
 #include "src/base/error.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
-#include "sonify/cues.hpp"
 #include "src/scene/inspect.hpp"
+#include "src/scene/mapping_visual.hpp"
 #include "src/scene/render.hpp"
 #include "src/scene/video.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -73,7 +73,10 @@ int cmd_render(const Args& args) {
       "--audio OUT.wav also renders the sound cues (the [audio] section of the run's mapping, see\n"
       "docs/sound.md) heard from the same camera path, through OpenAL Soft's loopback device (no\n"
       "sound card needed), sample-accurate with the frames; a video output (not .gif) carries\n"
-      "the sound track too.",
+      "the sound track too.\n\n"
+      "The [visual] section of the run's mapping (docs/mapping-language.md) sets body colours (a\n"
+      "formula through a colour map), sizes, a texture image, label text and trails; --labels,\n"
+      "--trail and --textures override it.",
       "  kanoko render ring.kntj -o ring.png\n"
       "  kanoko render ring.kntj --frame 1.5 --size 1280x720 -o ring-1.5s.png\n"
       "  kanoko render ring.kntj -o ring.mp4 --camera orbit --fps 30 --size 1280x720\n"
@@ -89,7 +92,8 @@ int cmd_render(const Args& args) {
   std::string follow_text;
   std::string audio_text;
   std::string springs = "tension";
-  std::string textures = "none";
+  std::string textures;
+  std::string labels;
   bool flashes = false;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
@@ -114,7 +118,13 @@ int cmd_render(const Args& args) {
       "animation: also render the sound cues to this WAV file (muxed into a video output)")(
       "springs", po::value<std::string>(&springs), "spring colours: tension (default), traffic or off")(
       "flashes", po::bool_switch(&flashes), "lines between the bodies communicating in the current interval")(
-      "textures", po::value<std::string>(&textures), "patterns on the bodies: none (default), host or body")(
+      "textures", po::value<std::string>(&textures),
+      "patterns on the bodies: none, host or body (default: the image of [visual] texture in the "
+      "run's mapping, else none)")(
+      "labels", po::value<std::string>(&labels)->implicit_value("name"),
+      "labels beside the bodies: --labels shows names, --labels=rank|host|index other text, "
+      "--labels=none hides them (default: [visual] labels of the run's mapping)")(
+      "trail", po::value<double>(), "trails of this many trace seconds (default: [visual] trails)")(
       "backend", po::value<std::string>(&backend_text)->default_value("auto"),
       "offscreen OpenGL: auto (GLX if DISPLAY is set, else EGL), glx or egl");
   po::positional_options_description positional;
@@ -140,16 +150,21 @@ int cmd_render(const Args& args) {
   const scene::Backend backend = scene::parse_backend(backend_text, "--backend");
   scene::VisualOptions visual;
   visual.spring_colours = scene::parse_spring_colours(springs, "--springs");
-  visual.textures = scene::parse_body_textures(textures, "--textures");
   visual.flashes = flashes;
+  scene::VisualOverrides overrides;
+  if (vm.count("textures") != 0U) overrides.textures = scene::parse_body_textures(textures, "--textures");
+  if (vm.count("labels") != 0U) overrides.labels = scene::parse_label_kind(labels, "--labels");
+  if (vm.count("trail") != 0U) overrides.trail_s = scene::checked_trail(vm["trail"].as<double>(), "--trail");
 
   if (!animation) {
     scene::RenderOptions render;
     render.size = scene::parse_image_size(size_text.empty() ? "800x600" : size_text, "--size");
     render.backend = backend;
-    render.visual = visual;
     const trajectory::Reader reader(run);
     scene::check_has_bodies(reader, run);
+    render.mapping = scene::stored_mapping(reader, run);
+    render.run_name = run;
+    render.visual = scene::visual_from_mapping(render.mapping.get(), overrides, visual);
     render.time_s = reader.end_time();
     for (const char* name : {"frame", "time"}) {
       if (vm.count(name) != 0U)
@@ -165,7 +180,6 @@ int cmd_render(const Args& args) {
   scene::VideoOptions video;
   video.size = scene::parse_image_size(size_text.empty() ? "640x480" : size_text, "--size");
   video.backend = backend;
-  video.visual = visual;
   if (!camera_text.empty()) video.camera = scene::parse_camera_path(camera_text, "--camera");
   if (!follow_text.empty() && video.camera != scene::CameraPath::follow) {
     throw InputError(FileLoc{"--follow"}, "--follow needs --camera follow");
@@ -173,6 +187,9 @@ int cmd_render(const Args& args) {
   if (vm.count("fps") != 0U) video.fps = positive(vm, "fps", "number of frames per second");
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);
+  video.mapping = scene::stored_mapping(reader, run);
+  video.run_name = run;
+  video.visual = scene::visual_from_mapping(video.mapping.get(), overrides, visual);
   video.begin_s = reader.begin_time();
   video.end_s = reader.end_time();
   if (vm.count("from") != 0U) video.begin_s = run_time(vm, "from", reader.begin_time(), reader.end_time());
@@ -193,7 +210,7 @@ int cmd_render(const Args& args) {
                                                audio_text + "'");
     }
     video.audio_output = audio_text;
-    video.audio = sonify::stored_audio_section(reader, run);
+    if (video.mapping) video.audio = video.mapping->audio;
   }
 
   const scene::VideoResult result = scene::render_video(reader, video, output);

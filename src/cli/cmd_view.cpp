@@ -9,6 +9,7 @@
 #include "src/cli/options.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/scene/audio_link.hpp"
+#include "src/scene/mapping_visual.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/viewer.hpp"
@@ -45,7 +46,10 @@ int cmd_view(const Args& args) {
       "background (run from the folder where you ran 'kanoko simulate', so the trace is found),\n"
       "playback goes on with the new run, and 'save' writes MAPPING-tuned-NNN.toml.\n"
       "Above 2000 bodies they are drawn as sphere impostors, above 50000 as a cloud of dots with\n"
-      "one wire sphere per host. Needs a display; without one, use 'kanoko render'.\n\n" +
+      "one wire sphere per host. The [visual] section of the run's mapping (docs/mapping-language.md)\n"
+      "sets body colours (a formula through a colour map), sizes, a texture image, label text and\n"
+      "trails; --labels, --trail and --textures override it. Needs a display; without one, use\n"
+      "'kanoko render'.\n\n" +
           key_help(),
       "  kanoko view ring.kntj\n"
       "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
@@ -57,7 +61,7 @@ int cmd_view(const Args& args) {
   std::string screenshot;
   std::string select;
   bool paused = false;
-  bool labels = false;
+  std::string labels;
   bool no_sound = false;
   std::string views_text;
   std::string view_group;
@@ -79,7 +83,9 @@ int cmd_view(const Args& args) {
       "select", po::value<std::string>(&select),
       "select this body (name or index) at the start: highlighted, statistics shown")(
       "paused", po::bool_switch(&paused), "start paused (the paused panel shows)")(
-      "labels", po::bool_switch(&labels), "show body names from the start (key l)")(
+      "labels", po::value<std::string>(&labels)->implicit_value("name"),
+      "labels from the start (key l): --labels shows names, --labels=rank|host|index other text, "
+      "--labels=none hides them (default: [visual] labels of the run's mapping)")(
       "trail", po::value<double>(), "show trails of this many trace seconds (key t)")(
       "no-sound", po::bool_switch(&no_sound),
       "no sound cues (by default they play: [audio] in the mapping, docs/sound.md)")(
@@ -93,8 +99,9 @@ int cmd_view(const Args& args) {
       "spring colours: tension, traffic (bytes in the current interval) or off (key k)")(
       "flashes", po::bool_switch(&flashes),
       "lines between the bodies that communicate in the current interval (key x)")(
-      "textures", po::value<std::string>(&textures)->default_value("none"),
-      "patterns on the bodies from assets/textures: none, host (one per host) or body");
+      "textures", po::value<std::string>(&textures),
+      "patterns on the bodies from assets/textures: none, host (one per host) or body (default: "
+      "the image of [visual] texture in the run's mapping, else none)");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
@@ -123,32 +130,29 @@ int cmd_view(const Args& args) {
   view.screenshot = screenshot;
   view.select = select;
   view.start_paused = paused;
-  view.labels = labels;
-  view.flashes = flashes;
-  view.spring_colours = scene::parse_spring_colours(springs, "--springs");
-  view.textures = scene::parse_body_textures(textures, "--textures");
-  if (vm.count("trail") != 0U) {
-    const double trail = vm["trail"].as<double>();
-    if (!std::isfinite(trail) || trail < 0) {
-      throw InputError(FileLoc{"--trail"},
-                       "expected a number of trace seconds >= 0, got " + std::to_string(trail));
-    }
-    view.trail_s = trail;
-  }
+  view.visual.flashes = flashes;
+  view.visual.spring_colours = scene::parse_spring_colours(springs, "--springs");
+  scene::VisualOverrides overrides;
+  if (vm.count("labels") != 0U) overrides.labels = scene::parse_label_kind(labels, "--labels");
+  if (vm.count("textures") != 0U) overrides.textures = scene::parse_body_textures(textures, "--textures");
+  if (vm.count("trail") != 0U) overrides.trail_s = scene::checked_trail(vm["trail"].as<double>(), "--trail");
 
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);
   view.title = "Kanoko - " + run;
   view.run_name = run;
   view.sound = !no_sound;
+  // The run's own mapping: [visual] (colours, sizes, texture, labels, trails, views), [audio].
+  view.mapping = scene::stored_mapping(reader, run);
+  view.visual = scene::visual_from_mapping(view.mapping.get(), overrides, view.visual);
   view.panels.views = views::views_from_options(views_text, view_group, view_groups);
-  if (views_text.empty() && view_group.empty() && !reader.meta().mapping_text.empty()) {
+  if (views_text.empty() && view_group.empty() && view.mapping) {
     // No views asked for here: those the run's mapping names in [visual] views.
-    const std::string where = reader.meta().source_mapping + " (as stored in " + run + ")";
-    const mapping::Mapping m = mapping::parse_mapping_text(reader.meta().mapping_text, where);
     std::string list;
-    for (const auto& name : m.visual.views) list += (list.empty() ? "" : ",") + name;
-    if (!list.empty()) view.panels.views = views::parse_view_list(list, where + ": [visual] views");
+    for (const auto& name : view.mapping->visual.views) list += (list.empty() ? "" : ",") + name;
+    if (!list.empty()) {
+      view.panels.views = views::parse_view_list(list, view.mapping->where("visual.views").str() + ": [visual] views");
+    }
   }
   if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
   view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();

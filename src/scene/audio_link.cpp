@@ -41,7 +41,7 @@ const std::vector<KeyBinding>& audio_bindings() {
 
 AudioLink::AudioLink(const trajectory::Reader& reader, const mapping::AudioSpec& audio,
                      TrajectoryScene& scene, const std::string& device_name, std::ostream& messages)
-    : reader_(reader), scene_(scene) {
+    : reader_(&reader), audio_(audio), scene_(scene) {
   std::string message;
   engine_ = sonify::Engine::open_device(sonify::engine_options(audio, reader),
                                         sonify::assign_voices(audio, reader.meta()), device_name,
@@ -66,6 +66,15 @@ AudioLink::~AudioLink() {
   if (scene_.hud() != nullptr) scene_.hud()->removeChild(legend_geode_.get());
 }
 
+void AudioLink::set_run(const trajectory::Reader& run) {
+  if (&run == reader_) return;
+  // The cues of the old run must not sound at the new run's positions.
+  engine_->stop_all();
+  player_ = std::make_unique<sonify::LivePlayer>(run, audio_, *engine_);
+  reader_ = &run;
+  legend_dirty_ = true;
+}
+
 void AudioLink::update(const ReplayClock& clock, double wall_dt_s, const osg::Matrixd& view) {
   sonify::ReplayState state;
   state.time_s = clock.time_s();
@@ -79,7 +88,7 @@ void AudioLink::update(const ReplayClock& clock, double wall_dt_s, const osg::Ma
 std::string AudioLink::legend_text() const {
   std::ostringstream os;
   const auto& voices = player_->voices();
-  const auto& bodies = reader_.meta().bodies;
+  const auto& bodies = reader_->meta().bodies;
   for (std::size_t i = 0; i < voices.size() && i < kLegendLines; ++i) {
     os << (bodies[i].name.empty() ? std::to_string(i) : bodies[i].name) << ": " << voices[i].label << '\n';
   }

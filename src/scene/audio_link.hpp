@@ -37,6 +37,13 @@ class AudioLink : public osgGA::GUIEventHandler {
             const std::string& device_name, std::ostream& messages);
   ~AudioLink() override;
 
+  /// Plays `run` from now on (a re-simulated run of the same bodies, which must outlive the link
+  /// or the next set_run()): stops the sounding voices and rebuilds the cue schedule from it with
+  /// the same [audio] section, device, volume and mute.
+  void set_run(const trajectory::Reader& run);
+  /// The run whose cues play.
+  [[nodiscard]] const trajectory::Reader& run() const { return *reader_; }
+
   /// Once per frame, after the clock advanced by `wall_dt_s`; `view` is the camera's view matrix.
   void update(const ReplayClock& clock, double wall_dt_s, const osg::Matrixd& view);
 
@@ -52,7 +59,8 @@ class AudioLink : public osgGA::GUIEventHandler {
  private:
   void refresh_legend();
 
-  const trajectory::Reader& reader_;
+  const trajectory::Reader* reader_;  ///< never null; set_run() swaps it
+  mapping::AudioSpec audio_;
   TrajectoryScene& scene_;
   std::unique_ptr<sonify::Engine> engine_;
   std::unique_ptr<sonify::LivePlayer> player_;

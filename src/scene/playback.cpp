@@ -151,7 +151,10 @@ ReplayUpdateCallback::ReplayUpdateCallback(const ReplayClock& clock, TrajectoryS
 
 void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
   if (resim_ != nullptr) {
-    if (const trajectory::Reader* run = resim_->take_finished(); run != nullptr) scene_.set_reader(*run);
+    if (const trajectory::Reader* run = resim_->take_finished(); run != nullptr) {
+      scene_.set_reader(*run);
+      for (const auto& follow : followers_) follow(*run);
+    }
   }
   if (clock_.time_s() != scene_.time_s()) scene_.set_time(clock_.time_s());
   // Text layout is redone on every setText, so only when the line changes.

@@ -6,7 +6,9 @@
 #include <osg/ApplicationUsage>
 #include <osg/Callback>
 #include <osgGA/GUIEventHandler>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/scene/control_panel.hpp"
@@ -68,6 +70,11 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   /// Re-simulations whose finished runs replace the scene's run, and whose progress shows in the
   /// status line (may be null; must outlive the callback's use).
   void set_resimulation(Resimulation* resim) { resim_ = resim; }
+  /// Called with each finished re-simulated run right after the scene switched to it (the sound
+  /// cues and the companion views rebuild from it).
+  void add_run_follower(std::function<void(const trajectory::Reader&)> follower) {
+    followers_.push_back(std::move(follower));
+  }
 
  private:
   const ReplayClock& clock_;
@@ -75,6 +82,7 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   std::string status_;
   ControlPanel* panel_ = nullptr;
   Resimulation* resim_ = nullptr;
+  std::vector<std::function<void(const trajectory::Reader&)>> followers_;
 };
 
 }  // namespace kanoko::scene

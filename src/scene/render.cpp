@@ -49,11 +49,12 @@ RenderResult render_image(const trajectory::Reader& reader, const RenderOptions&
   // framebuffer, so text and dial scale with the supersampling.
   TrajectoryScene scene(reader, w, h, options.style);
   scene.set_framebuffer_height(h * ss);
+  if (options.mapping) scene.use_mapping_formulas(*options.mapping, options.run_name);
   scene.set_visual(options.visual);
   scene.set_time(options.time_s);
 
   RenderResult result;
-  result.camera = render_camera(reader, w, h);
+  result.camera = render_camera(scene.bound(), w, h);
   OffscreenRequest request;
   request.scene = scene.root();
   request.view = result.camera.view;

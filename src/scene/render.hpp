@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <string>
 #include <optional>
 #include <osg/Image>
 #include <string_view>
@@ -35,6 +37,11 @@ struct RenderOptions {
   std::optional<BodyStyle> style;
   /// Labels, grid, spring colours, flashes, trails (the defaults draw tension colours only).
   VisualOptions visual;
+  /// The run's own mapping (stored_mapping()): its [visual] colour and scale formulas colour and
+  /// size the bodies. Null: the run's own colours.
+  std::shared_ptr<const mapping::Mapping> mapping;
+  /// The run's name in messages.
+  std::string run_name = "the run";
 };
 
 /// A rendered picture and the camera that drew it.

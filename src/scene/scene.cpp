@@ -24,6 +24,7 @@
 
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
+#include "src/scene/mapping_visual.hpp"
 
 namespace kanoko::scene {
 
@@ -69,7 +70,8 @@ constexpr double kHighlightScale = 1.3;
 // Per-pixel Blinn-Phong with a key light from the upper left, a weak fill from the lower right
 // and a faint rim, in eye space. GLSL 1.20 with the compatibility built-ins (OSG is a GL2 build).
 // Textured bodies take (u, v) from the unit sphere's object coordinates: u around the z axis,
-// v from pole to pole; the texture's grey level scales the body colour.
+// v from pole to pole; the texture's colour multiplies the body colour (the shipped patterns are
+// grey, so their grey level scales it).
 const char* const kVertexShader = R"(#version 120
 varying vec3 v_normal;
 varying vec3 v_eye_pos;
@@ -100,7 +102,7 @@ void main() {
   float fill_diffuse = max(dot(n, fill), 0.0);
   float specular = pow(max(dot(n, normalize(key + v)), 0.0), 48.0);
   float rim = pow(1.0 - max(dot(n, v), 0.0), 3.0);
-  vec3 base = kanoko_colour * mix(1.0, texture2D(kanoko_texture, v_uv).r, kanoko_textured);
+  vec3 base = kanoko_colour * mix(vec3(1.0), texture2D(kanoko_texture, v_uv).rgb, kanoko_textured);
   vec3 c = base * (0.20 + 0.72 * diffuse + 0.18 * fill_diffuse)
          + vec3(0.38) * specular + base * 0.22 * rim;
   gl_FragColor = vec4(c, 1.0);
@@ -293,6 +295,16 @@ double mass_ratio_scale(double m, double m0) {
   return std::cbrt(std::clamp(m / m0, kMassRatioMin, kMassRatioMax));
 }
 
+// A texture wrapped around a body: u repeats around the axis, v runs from pole to pole.
+osg::ref_ptr<osg::Texture2D> body_texture(osg::Image* image) {
+  auto texture = make<osg::Texture2D>(image);
+  texture->setWrap(osg::Texture::WRAP_S, osg::Texture::REPEAT);
+  texture->setWrap(osg::Texture::WRAP_T, osg::Texture::CLAMP_TO_EDGE);
+  texture->setFilter(osg::Texture::MIN_FILTER, osg::Texture::LINEAR_MIPMAP_LINEAR);
+  texture->setFilter(osg::Texture::MAG_FILTER, osg::Texture::LINEAR);
+  return texture;
+}
+
 osg::ref_ptr<osgText::Text> make_label(osgText::Font* font, osgText::Text::AlignmentType align) {
   auto text = make<osgText::Text>();
   if (font != nullptr) text->setFont(font);
@@ -404,8 +416,12 @@ osg::Vec3d CameraMatrices::to_window(const osg::Vec3d& world) const {
 }
 
 CameraMatrices render_camera(const trajectory::Reader& reader, int width_px, int height_px) {
+  return render_camera(run_bound(reader), width_px, height_px);
+}
+
+CameraMatrices render_camera(const osg::BoundingSphered& bound, int width_px, int height_px) {
   const double aspect = static_cast<double>(width_px) / std::max(height_px, 1);
-  const HomeView h = home_view(run_bound(reader), aspect);
+  const HomeView h = home_view(bound, aspect);
   CameraMatrices c;
   c.view = osg::Matrixd::lookAt(h.eye, h.centre, h.up);
   c.projection = osg::Matrixd::perspective(h.fovy_deg, aspect, h.near_m, h.far_m);
@@ -447,6 +463,40 @@ TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px,
   build_hud();
   set_window_size(width_px, height_px);
   set_time(reader_->begin_time());
+}
+
+TrajectoryScene::~TrajectoryScene() = default;
+
+void TrajectoryScene::use_mapping_formulas(const mapping::Mapping& m, const std::string& run) {
+  if (!mapping_colours_bodies(m) && !m.visual.scale) return;
+  formulas_ = std::make_unique<BodyFormulas>(m, *reader_, run);
+  if (formulas_->has_scale() && formulas_->max_scale() > 1.0) {
+    // Room for the largest body in the home view.
+    double largest = 0;
+    for (const auto& b : reader_->meta().bodies) largest = std::max(largest, safe_radius(b));
+    bound_.radius() += (formulas_->max_scale() - 1.0) * largest;
+  }
+  (void)formulas_->update(*reader_, time_s_);
+  apply_body_colours();
+  set_time(time_s_);
+}
+
+osg::Vec3 TrajectoryScene::body_colour(std::size_t i) const {
+  if (formulas_ && formulas_->has_colour()) {
+    const auto& c = formulas_->colours().at(i);
+    return {c[0], c[1], c[2]};
+  }
+  const auto& c = reader_->meta().bodies.at(i).colour_rgb;
+  return {c[0], c[1], c[2]};
+}
+
+void TrajectoryScene::apply_body_colours() {
+  for (std::size_t i = 0; i < body_colours_.size(); ++i) body_colours_[i]->set(body_colour(i));
+  if (points_.valid()) {
+    auto* colours = static_cast<osg::Vec4Array*>(points_->getColorArray());
+    for (std::size_t i = 0; i < colours->size(); ++i) (*colours)[i] = osg::Vec4(body_colour(i), 1.0F);
+    colours->dirty();
+  }
 }
 
 void TrajectoryScene::build_world() {
@@ -500,8 +550,10 @@ void TrajectoryScene::build_world() {
     pat->setName(info.name);
     pat->setUserValue("body_id", static_cast<unsigned int>(i));
     pat->setDataVariance(osg::Object::DYNAMIC);
-    pat->setStateSet(
-        colour_state(osg::Vec3(info.colour_rgb[0], info.colour_rgb[1], info.colour_rgb[2])).get());
+    osg::ref_ptr<osg::StateSet> state =
+        colour_state(osg::Vec3(info.colour_rgb[0], info.colour_rgb[1], info.colour_rgb[2]));
+    body_colours_.emplace_back(state->getUniform("kanoko_colour"));
+    pat->setStateSet(state.get());
     pat->addChild(sphere_geode.get());
     bodies->addChild(pat.get());
     bodies_.push_back(pat);
@@ -831,7 +883,8 @@ double TrajectoryScene::mass_scale(std::size_t i) const {
 }
 
 double TrajectoryScene::drawn_radius(std::size_t i) const {
-  return safe_radius(reader_->meta().bodies.at(i)) * mass_scale(i) * visual_.body_scale;
+  const double formula = formulas_ && formulas_->has_scale() ? formulas_->scales().at(i) : 1.0;
+  return safe_radius(reader_->meta().bodies.at(i)) * mass_scale(i) * formula * visual_.body_scale;
 }
 
 void TrajectoryScene::set_reader(const trajectory::Reader& reader) {
@@ -849,6 +902,8 @@ void TrajectoryScene::set_time(double t_s) {
   time_s_ = std::clamp(t_s, reader_->begin_time(), reader_->end_time());
   reader_->positions_at(time_s_, positions_);
   if (mass_stat_ >= 0) reader_->stats_at(time_s_, stats_);
+  // The formulas' values change with the stored frame only; the colours are set only then.
+  if (formulas_ && formulas_->update(*reader_, time_s_) && formulas_->has_colour()) apply_body_colours();
 
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     const auto c = positions_.col(static_cast<Eigen::Index>(i));
@@ -1046,12 +1101,7 @@ void TrajectoryScene::apply_textures() {
     for (const auto& file : body_texture_files()) {
       osg::ref_ptr<osg::Image> image = osgDB::readRefImageFile(file.string());
       if (!image.valid()) continue;
-      auto texture = make<osg::Texture2D>(image.get());
-      texture->setWrap(osg::Texture::WRAP_S, osg::Texture::REPEAT);
-      texture->setWrap(osg::Texture::WRAP_T, osg::Texture::CLAMP_TO_EDGE);
-      texture->setFilter(osg::Texture::MIN_FILTER, osg::Texture::LINEAR_MIPMAP_LINEAR);
-      texture->setFilter(osg::Texture::MAG_FILTER, osg::Texture::LINEAR);
-      textures_.push_back(texture);
+      textures_.push_back(body_texture(image.get()));
     }
     if (textures_.empty()) {
       std::fprintf(stderr, "kanoko: no body textures in %s; bodies stay plain\n",
@@ -1065,10 +1115,16 @@ void TrajectoryScene::apply_textures() {
     }
   }
   const bool on = visual_.textures != BodyTextures::none && !textures_.empty();
+  // The mapping's own image, on every body while no pattern set is chosen.
+  const bool image = visual_.textures == BodyTextures::none && visual_.texture_image.valid();
+  if (image && (!image_texture_.valid() || image_texture_->getImage() != visual_.texture_image.get())) {
+    image_texture_ = body_texture(visual_.texture_image.get());
+  }
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     osg::StateSet* ss = bodies_[i]->getOrCreateStateSet();
-    if (on) {
-      ss->setTextureAttributeAndModes(0, textures_[texture_of(i)].get(), osg::StateAttribute::ON);
+    if (on || image) {
+      ss->setTextureAttributeAndModes(0, on ? textures_[texture_of(i)].get() : image_texture_.get(),
+                                      osg::StateAttribute::ON);
       ss->addUniform(new osg::Uniform("kanoko_textured", 1.0F));
     } else {
       ss->removeTextureAttribute(0, osg::StateAttribute::TEXTURE);
@@ -1077,26 +1133,36 @@ void TrajectoryScene::apply_textures() {
   }
 }
 
-void TrajectoryScene::set_visual(const VisualOptions& options) {
-  const bool labels_changed = options.labels != visual_.labels;
-  const bool textures_changed = options.textures != visual_.textures;
-  visual_ = options;
-  visual_.body_scale = std::clamp(options.body_scale, 0.25, 4.0);
-  visual_.trail_s = std::isfinite(options.trail_s) ? std::max(options.trail_s, 0.0) : 0.0;
-  grid_->setNodeMask(visual_.grid ? ~0U : 0U);
-  if (labels_changed && visual_.labels && labels_->getNumDrawables() == 0) {
-    // Built on first use: thousands of text drawables cost memory nobody asked for.
+void TrajectoryScene::build_labels() {
+  // Built on first use: thousands of text drawables cost memory nobody asked for.
+  const auto& bodies = reader_->meta().bodies;
+  if (labels_->getNumDrawables() == 0) {
     osg::ref_ptr<osgText::Font> font = osgText::readRefFontFile("DejaVuSans.ttf");
-    const auto& bodies = reader_->meta().bodies;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       auto text = make_label(font.get(), osgText::Text::LEFT_BOTTOM);
       text->setAutoRotateToScreen(true);
       text->setCharacterSizeMode(osgText::Text::SCREEN_COORDS);
       text->setCharacterSize(14.0F);
-      text->setText(bodies[i].name.empty() ? std::to_string(i) : bodies[i].name);
+      text->setText(label_text(bodies[i], i, visual_.label_text));
       labels_->addDrawable(text.get());
     }
+  } else if (labels_built_for_ != visual_.label_text) {
+    for (unsigned i = 0; i < labels_->getNumDrawables(); ++i) {
+      static_cast<osgText::Text*>(labels_->getDrawable(i))->setText(label_text(bodies[i], i, visual_.label_text));
+    }
   }
+  labels_built_for_ = visual_.label_text;
+}
+
+void TrajectoryScene::set_visual(const VisualOptions& options) {
+  const bool labels_changed = options.labels != visual_.labels || options.label_text != visual_.label_text;
+  const bool textures_changed =
+      options.textures != visual_.textures || options.texture_image.get() != visual_.texture_image.get();
+  visual_ = options;
+  visual_.body_scale = std::clamp(options.body_scale, 0.25, 4.0);
+  visual_.trail_s = std::isfinite(options.trail_s) ? std::max(options.trail_s, 0.0) : 0.0;
+  grid_->setNodeMask(visual_.grid ? ~0U : 0U);
+  if (labels_changed && visual_.labels) build_labels();
   labels_->setNodeMask(visual_.labels ? ~0U : 0U);
   if (textures_changed) apply_textures();
   set_time(time_s_);
@@ -1124,7 +1190,6 @@ void TrajectoryScene::update_trails() {
   auto* colours = static_cast<osg::Vec4Array*>(trails_->getColorArray());
   vertices->resize(n * kTrailSamples);
   colours->resize(n * kTrailSamples);
-  const auto& bodies = reader_->meta().bodies;
   Eigen::Matrix3Xd p;
   for (int k = 0; k < kTrailSamples; ++k) {
     // Oldest sample first; the last one is now.
@@ -1135,8 +1200,7 @@ void TrajectoryScene::update_trails() {
       const auto c = p.col(static_cast<Eigen::Index>(i));
       const std::size_t v = i * kTrailSamples + static_cast<std::size_t>(k);
       (*vertices)[v] = osg::Vec3(to_f(c.x()), to_f(c.y()), to_f(c.z()));
-      const auto& rgb = bodies[i].colour_rgb;
-      (*colours)[v] = osg::Vec4(rgb[0], rgb[1], rgb[2], alpha);
+      (*colours)[v] = osg::Vec4(body_colour(i), alpha);
     }
   }
   vertices->dirty();

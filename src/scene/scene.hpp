@@ -9,6 +9,7 @@
 #include <osg/BoundingSphere>
 #include <osg/Camera>
 #include <osg/Geometry>
+#include <osg/Image>
 #include <osg/Group>
 #include <osg/MatrixTransform>
 #include <osg/Matrixd>
@@ -19,17 +20,21 @@
 #include <osg/Texture2D>
 #include <osg/Vec4>
 #include <osgText/Text>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "src/mapping/mapping.hpp"
 #include "src/scene/dial.hpp"
 #include "src/scene/inspect.hpp"
 #include "src/scene/traffic.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
+
+class BodyFormulas;
 
 /// Clear colour behind the scene (dark blue-grey, so dark body colours still read).
 [[nodiscard]] osg::Vec4 background_colour();
@@ -76,6 +81,8 @@ struct CameraMatrices {
 /// run_bound() with fixed near/far planes.
 [[nodiscard]] CameraMatrices render_camera(const trajectory::Reader& reader, int width_px,
                                            int height_px);
+/// The same for a bound (a scene's bound(), which makes room for bodies the mapping enlarges).
+[[nodiscard]] CameraMatrices render_camera(const osg::BoundingSphered& bound, int width_px, int height_px);
 
 /// How springs are coloured.
 enum class SpringColours {
@@ -102,12 +109,17 @@ enum class BodyTextures { none, host, body };
 /// Visual parameters of the scene (the viewer's paused panel changes them).
 struct VisualOptions {
   double body_scale = 1.0;  ///< multiplies every drawn body radius; clamped to 0.25..4
-  bool labels = false;      ///< body names beside the bodies
+  bool labels = false;      ///< labels beside the bodies
+  /// What the labels say ([visual] labels, --labels=KIND): name, rank, host or index.
+  mapping::LabelKind label_text = mapping::LabelKind::Name;
   bool grid = false;        ///< a ground grid under the run and x/y/z axes at its centre
   SpringColours spring_colours = SpringColours::tension;
   bool flashes = false;     ///< lines between the bodies that communicate in the current interval
   double trail_s = 0;       ///< trails of the last trail_s trace seconds; 0 draws none
   BodyTextures textures = BodyTextures::none;
+  /// One image on every body (the mapping's [visual] texture), used while `textures` is none;
+  /// mesh-drawn bodies only. Null: none.
+  osg::ref_ptr<osg::Image> texture_image;
 };
 
 /// The folder of the shipped body textures: $KANOKO_ASSETS/textures, else the source tree's
@@ -158,6 +170,18 @@ class TrajectoryScene {
   /// frame. `style` overrides body_style_for() (benchmarks compare the styles).
   TrajectoryScene(const trajectory::Reader& reader, int width_px, int height_px,
                   std::optional<BodyStyle> style = std::nullopt);
+  ~TrajectoryScene();
+  TrajectoryScene(const TrajectoryScene&) = delete;
+  TrajectoryScene& operator=(const TrajectoryScene&) = delete;
+
+  /// Colours and sizes bodies by the [visual] `colour` and `scale` formulas of `m` (the run's
+  /// own mapping, src/scene/mapping_visual.hpp); without them nothing changes. `run` names the
+  /// run in messages. Throws InputError or RunError as BodyFormulas does.
+  void use_mapping_formulas(const mapping::Mapping& m, const std::string& run);
+  /// The formulas in use, or null.
+  [[nodiscard]] const BodyFormulas* formulas() const { return formulas_.get(); }
+  /// Colour body i is drawn in now (the formula's, else the run's own), RGB 0..1.
+  [[nodiscard]] osg::Vec3 body_colour(std::size_t i) const;
 
   /// Root of everything to draw: the 3-D world and the HUD camera.
   [[nodiscard]] osg::Group* root() const { return root_.get(); }
@@ -194,7 +218,8 @@ class TrajectoryScene {
   [[nodiscard]] const DialLayout& dial() const { return dial_; }
   /// Body positions at the current time, 3×N.
   [[nodiscard]] const Eigen::Matrix3Xd& positions() const { return positions_; }
-  /// Drawn sphere radius of body i at the current time (base radius × mass scale).
+  /// Drawn sphere radius of body i at the current time (base radius × mass scale × the
+  /// mapping's `scale` × the panel's body scale).
   [[nodiscard]] double drawn_radius(std::size_t i) const;
   /// The bound used for the home view.
   [[nodiscard]] const osg::BoundingSphered& bound() const { return bound_; }
@@ -231,6 +256,9 @@ class TrajectoryScene {
   void update_trails();
   void update_flashes();
   void apply_textures();
+  /// Sets the body colours (meshes and points) from body_colour().
+  void apply_body_colours();
+  void build_labels();
   /// Index into textures_ of body i's pattern.
   [[nodiscard]] std::size_t texture_of(std::size_t body) const;
   void build_decorations();
@@ -283,6 +311,10 @@ class TrajectoryScene {
   osg::ref_ptr<osg::Geometry> flashes_;       ///< communication flashes of the current interval
   IntervalTraffic traffic_;                   ///< the current interval's pairs (traffic section)
   std::vector<osg::ref_ptr<osg::Texture2D>> textures_;  ///< loaded on first use
+  osg::ref_ptr<osg::Texture2D> image_texture_;          ///< of visual_.texture_image
+  std::unique_ptr<BodyFormulas> formulas_;              ///< [visual] colour and scale, or null
+  std::vector<osg::ref_ptr<osg::Uniform>> body_colours_;  ///< mesh bodies' colour uniforms
+  mapping::LabelKind labels_built_for_ = mapping::LabelKind::Name;
   bool textures_tried_ = false;
   std::vector<std::size_t> host_index_;       ///< textures by host: each body's host number
   mutable PartnerTotals partners_;            ///< running totals for the inspect panel

@@ -307,6 +307,7 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
   const int w = options.size.width_px;
   const int h = options.size.height_px;
   TrajectoryScene scene(reader, w, h);
+  if (options.mapping) scene.use_mapping_formulas(*options.mapping, options.run_name);
   scene.set_visual(options.visual);
   const HomeView home = home_view(scene.bound(), static_cast<double>(w) / h);
   const CameraMatrices first = frame_camera(options, home, scene.bound(), scene.positions(), 0, 1);

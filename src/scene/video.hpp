@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,9 @@ struct VideoOptions {
   Backend backend = Backend::automatic;
   bool show_progress = true;    ///< progress bar on stderr
   VisualOptions visual;         ///< spring colours, flashes, textures (as for a picture)
+  /// The run's own mapping: [visual] colour and scale formulas (as for a picture); may be null.
+  std::shared_ptr<const mapping::Mapping> mapping;
+  std::string run_name = "the run";  ///< in messages
   /// If set, the sound cues (sonify/) for the same camera path are rendered to this WAV file,
   /// sample-accurate with the frames, first; a video output (not .gif) then carries it too.
   std::filesystem::path audio_output;

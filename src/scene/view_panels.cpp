@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <osg/Depth>
 #include <osg/LineWidth>
 #include <osg/Texture2D>
@@ -63,21 +64,10 @@ class PanelEvents final : public osgGA::GUIEventHandler {
 
 ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock,
                        views::TraceIndex index, const std::vector<std::string>& view_names)
-    : reader_(reader), scene_(scene), clock_(clock), index_(std::move(index)) {
+    : reader_(&reader), scene_(scene), clock_(clock), index_(std::move(index)) {
   for (const auto& name : view_names) views_.push_back(views::make_view(name, "--views"));
   state_ = views::default_view_state(index_);
-  // Bodies and entities match by name (simulate names bodies after entities), else by order.
-  const auto& bodies = reader_.meta().bodies;
-  body_of_entity_.assign(index_.entity_count(), -1);
-  for (std::size_t e = 0; e < index_.entity_count(); ++e) {
-    for (std::size_t b = 0; b < bodies.size(); ++b) {
-      if (bodies[b].name == index_.entities[e].name) {
-        body_of_entity_[e] = static_cast<std::int64_t>(b);
-        break;
-      }
-    }
-    if (body_of_entity_[e] < 0 && bodies.size() == index_.entity_count()) body_of_entity_[e] = static_cast<std::int64_t>(e);
-  }
+  match_bodies();
 
   const std::size_t n = views_.size();
   rects_.resize(n);
@@ -137,6 +127,31 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
   // last_scene_selection_ starts empty, so that a body selected before (--select) reaches the
   // panels at the first refresh.
   layout();
+}
+
+void ViewPanels::match_bodies() {
+  // Bodies and entities match by name (simulate names bodies after entities), else by order.
+  const auto& bodies = reader_->meta().bodies;
+  body_of_entity_.assign(index_.entity_count(), -1);
+  for (std::size_t e = 0; e < index_.entity_count(); ++e) {
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      if (bodies[b].name == index_.entities[e].name) {
+        body_of_entity_[e] = static_cast<std::int64_t>(b);
+        break;
+      }
+    }
+    if (body_of_entity_[e] < 0 && bodies.size() == index_.entity_count()) body_of_entity_[e] = static_cast<std::int64_t>(e);
+  }
+}
+
+void ViewPanels::set_run(const trajectory::Reader& run) {
+  if (&run == reader_) return;
+  reader_ = &run;
+  match_bodies();
+  // Redrawn at the next refresh, whatever the throttle says.
+  std::fill(drawn_time_s_.begin(), drawn_time_s_.end(), std::numeric_limits<double>::quiet_NaN());
+  last_draw_wall_s_ = -1;
+  update_pair_line();
 }
 
 ViewPanels::~ViewPanels() {
@@ -253,7 +268,7 @@ void ViewPanels::apply_to_scene(const views::Selection& s) {
   if (s.has_pair()) {
     const std::int64_t a = body(s.pair_src);
     const std::int64_t b = body(s.pair_dst);
-    const auto& edges = reader_.meta().edges;
+    const auto& edges = reader_->meta().edges;
     for (std::size_t e = 0; e < edges.size() && a >= 0 && b >= 0; ++e) {
       const auto ea = static_cast<std::int64_t>(edges[e][0]);
       const auto eb = static_cast<std::int64_t>(edges[e][1]);
@@ -293,8 +308,8 @@ void ViewPanels::follow_scene_selection() {
   s.message = -1;
   if (now && now->kind == Pick::Kind::body) {
     s.entity = entity_of_body(now->index);
-  } else if (now && now->kind == Pick::Kind::spring && now->index < reader_.meta().edges.size()) {
-    const auto& edge = reader_.meta().edges[now->index];
+  } else if (now && now->kind == Pick::Kind::spring && now->index < reader_->meta().edges.size()) {
+    const auto& edge = reader_->meta().edges[now->index];
     s.pair_src = entity_of_body(edge[0]);
     s.pair_dst = entity_of_body(edge[1]);
     s.entity = s.pair_src;

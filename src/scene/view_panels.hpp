@@ -40,6 +40,13 @@ class ViewPanels {
   ViewPanels(const ViewPanels&) = delete;
   ViewPanels& operator=(const ViewPanels&) = delete;
 
+  /// Follows `run` from now on (a re-simulated run, which must outlive the panels or the next
+  /// set_run()): the bodies are matched to the trace's entities again and every panel is redrawn
+  /// at the next refresh().
+  void set_run(const trajectory::Reader& run);
+  /// The run the panels link to.
+  [[nodiscard]] const trajectory::Reader& run() const { return *reader_; }
+
   /// Call once per frame: follows the clock and the scene's selection, redraws panels that
   /// changed (at most ten times a second while playing) and lays them out for the window size.
   void refresh();
@@ -72,8 +79,10 @@ class ViewPanels {
   void follow_scene_selection();
   void update_pair_line();
   [[nodiscard]] std::int64_t entity_of_body(std::size_t body) const;
+  /// Matches the run's bodies to the index's entities (body_of_entity_).
+  void match_bodies();
 
-  const trajectory::Reader& reader_;
+  const trajectory::Reader* reader_;  ///< never null; set_run() swaps it
   TrajectoryScene& scene_;
   ReplayClock& clock_;
   views::TraceIndex index_;

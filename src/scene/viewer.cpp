@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "src/base/error.hpp"
-#include "sonify/cues.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/scene/audio_link.hpp"
 #include "src/scene/navigation.hpp"
@@ -62,6 +61,11 @@ std::filesystem::path next_screenshot_path(const std::filesystem::path& folder, 
   throw RunError("no free screenshot name " + stem + "-NNN.png in " + folder.string());
 }
 
+void follow_resimulated_runs(ReplayUpdateCallback& replay, AudioLink* audio, ViewPanels* panels) {
+  if (audio != nullptr) replay.add_run_follower([audio](const trajectory::Reader& run) { audio->set_run(run); });
+  if (panels != nullptr) replay.add_run_follower([panels](const trajectory::Reader& run) { panels->set_run(run); });
+}
+
 void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   if (!display_variable_set()) throw RunError(no_display_message("no display: DISPLAY is not set"));
   if (!options.screenshot.empty()) check_image_output(options.screenshot);
@@ -72,13 +76,9 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   Resimulation resim(reader, std::filesystem::temp_directory_path() /
                                  ("kanoko-view-" + std::to_string(::getpid())));
   TrajectoryScene scene(reader, w, h);
-  VisualOptions visual;
+  if (options.mapping) scene.use_mapping_formulas(*options.mapping, options.run_name);
+  VisualOptions visual = options.visual;
   visual.grid = true;  // orientation while flying around; renders stay uncluttered
-  visual.labels = options.labels;
-  visual.trail_s = options.trail_s;
-  visual.spring_colours = options.spring_colours;
-  visual.flashes = options.flashes;
-  visual.textures = options.textures;
   scene.set_visual(visual);
   ReplayClock clock(
       reader.begin_time(), reader.end_time(),
@@ -97,7 +97,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   // Sound before the window opens, so that a bad [audio] section fails early.
   osg::ref_ptr<AudioLink> audio;
   if (options.sound) {
-    audio = new AudioLink(reader, sonify::stored_audio_section(reader, options.run_name), scene, "",
+    audio = new AudioLink(reader, options.mapping ? options.mapping->audio : mapping::AudioSpec{}, scene, "",
                           std::cerr);
   }
 
@@ -141,6 +141,8 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   viewer.setCameraManipulator(manipulators.get());
   replay->set_control_panel(&panel);
   replay->set_resimulation(&resim);
+  // After a re-simulation the sound cues and the companion views follow the new run too.
+  follow_resimulated_runs(*replay, audio.get(), view_panels.get());
   osg::ref_ptr<PlaybackHandler> playback = new PlaybackHandler(clock, scene, frame_times);
   playback->set_control_panel(&panel);
   if (view_panels) viewer.addEventHandler(view_panels->handler());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -25,10 +26,12 @@ struct ViewOptions {
   std::string select;
   /// Start paused (the paused panel shows).
   bool start_paused = false;
-  /// Body labels from the start.
-  bool labels = false;
-  /// Trails of this many trace seconds from the start (0: none).
-  double trail_s = 0;
+  /// Labels, trails, spring colours, flashes and textures from the start (the command line over
+  /// the mapping's [visual], visual_from_mapping()); the viewer adds the ground grid.
+  VisualOptions visual;
+  /// The run's own mapping (stored_mapping()): [visual] colour and scale formulas, [audio]. May
+  /// be null.
+  std::shared_ptr<const mapping::Mapping> mapping;
   /// Window title.
   std::string title = "Kanoko";
   /// Companion views shown as panels (src/views); none by default.
@@ -41,12 +44,14 @@ struct ViewOptions {
   /// The `p` key writes screenshot_folder/screenshot_stem-NNN.png (the first free NNN).
   std::filesystem::path screenshot_folder = ".";
   std::string screenshot_stem = "kanoko";
-  /// Spring colours and communication flashes from the start (keys k and x).
-  SpringColours spring_colours = SpringColours::tension;
-  bool flashes = false;
-  /// Patterns on the bodies from assets/textures.
-  BodyTextures textures = BodyTextures::none;
 };
+
+class AudioLink;
+class ReplayUpdateCallback;
+
+/// Makes the sound cues (`audio`) and the companion view panels (`panels`), either may be null,
+/// follow each re-simulated run `replay` switches the scene to; both must outlive `replay`'s use.
+void follow_resimulated_runs(ReplayUpdateCallback& replay, AudioLink* audio, ViewPanels* panels);
 
 /// The first free name folder/stem-NNN.png, NNN from 001. Throws RunError if all are taken.
 [[nodiscard]] std::filesystem::path next_screenshot_path(const std::filesystem::path& folder,

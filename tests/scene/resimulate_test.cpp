@@ -4,14 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sstream>
 #include <osgViewer/Viewer>
 
 #include "src/mapping/mapping.hpp"
+#include "src/scene/audio_link.hpp"
 #include "src/scene/control_panel.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
+#include "src/scene/view_panels.hpp"
+#include "src/scene/viewer.hpp"
 #include "src/sim/simulate.hpp"
+#include "tests/scene/tiny_run.hpp"
 #include "tests/support/ring_mapping.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -195,6 +200,90 @@ TEST(Resimulation, PanelButtonsChangeParametersAndTheSceneShowsTheNewRun) {
   click(panel.save_button_centre());
   EXPECT_NE(panel.save_message().find("ring-tuned-001.toml"), std::string::npos) << panel.save_message();
   EXPECT_TRUE(std::filesystem::exists(run.dir / "ring-tuned-001.toml"));
+}
+
+TEST(Resimulation, SoundCuesAndViewPanelsFollowTheNewRun) {
+  SimulatedRun run;
+  Resimulation resim(*run.reader, run.dir / "work");
+  TrajectoryScene scene(*run.reader, kW, kH);
+  ReplayClock clock(run.reader->begin_time(), run.reader->end_time(), 1.0);
+  // Sound through OpenAL Soft's null backend (ALSOFT_DRIVERS=null in the suite; silent without).
+  std::ostringstream messages;
+  osg::ref_ptr<AudioLink> audio = new AudioLink(*run.reader, mapping::AudioSpec{}, scene, "", messages);
+  ViewPanelOptions views;
+  views.views = {"matrix", "spacetime"};
+  views.trace = run.dir / "t.kntr";
+  const std::unique_ptr<ViewPanels> panels = make_view_panels(*run.reader, scene, clock, views);
+  ASSERT_NE(panels, nullptr);
+  osgViewer::Viewer viewer;
+  viewer.setUpViewerAsEmbeddedInWindow(0, 0, kW, kH);
+  osg::ref_ptr<ReplayUpdateCallback> replay = new ReplayUpdateCallback(clock, scene);
+  replay->set_resimulation(&resim);
+  follow_resimulated_runs(*replay, audio.get(), panels.get());
+  scene.root()->setUpdateCallback(replay.get());
+  viewer.setSceneData(scene.root());
+  const osg::Matrixd view = osg::Matrixd::lookAt(osg::Vec3d(0, 0, 5), osg::Vec3d(0, 0, 0), osg::Vec3d(0, 1, 0));
+  const auto step = [&] {
+    viewer.advance();
+    viewer.eventTraversal();
+    viewer.updateTraversal();
+    audio->update(clock, 0.01, view);
+    panels->refresh();
+  };
+  clock.seek(0.2);
+  clock.pause();
+  step();
+  const std::size_t draws = panels->draw_count(0);
+  const std::size_t draws1 = panels->draw_count(1);
+  EXPECT_EQ(&audio->run(), run.reader.get());
+  EXPECT_EQ(&panels->run(), run.reader.get());
+  resim.change(1, Resimulation::kStep, *run.reader, run.reader->frame_at_or_before(0.2));
+  resim.wait();
+  step();  // the update picks up the finished run
+  const trajectory::Reader* now = &scene.reader();
+  ASSERT_NE(now, run.reader.get()) << resim.error();
+  EXPECT_EQ(&audio->run(), now) << "the cues are rebuilt from the new run";
+  EXPECT_EQ(&panels->run(), now) << "the panels link to the new run";
+  EXPECT_GT(panels->draw_count(0), draws) << "and are redrawn for it at once";
+  EXPECT_GT(panels->draw_count(1), draws1);
+  // Playing on works with the new run: a click in the scene's selection still reaches the panels.
+  scene.select(Pick{Pick::Kind::body, 2, 0.0});
+  step();
+  EXPECT_EQ(panels->hub().current().entity, 2) << "bodies and entities still match";
+}
+
+/// The tiny run with the green body's load 0 until frame 5 and 5 from then on (one cue of the
+/// default rule, load rising faster than 1 per second), or constant (no cue).
+void write_load_run(const std::filesystem::path& path, bool rising) {
+  test::TinyRunOptions o;
+  o.load = [rising](std::size_t body, int frame) { return rising && body == 1 && frame < 5 ? 0.0 : 5.0; };
+  test::write_tiny_run(path, o);
+}
+
+TEST(AudioLink, SetRunRebuildsTheCueScheduleFromTheNewRun) {
+  TempDir dir;
+  write_load_run(dir / "flat.kntj", false);
+  write_load_run(dir / "rising.kntj", true);
+  const trajectory::Reader flat(dir / "flat.kntj");
+  const trajectory::Reader rising(dir / "rising.kntj");
+  TrajectoryScene scene(flat, 320, 240);
+  std::ostringstream messages;
+  osg::ref_ptr<AudioLink> link = new AudioLink(flat, mapping::AudioSpec{}, scene, "", messages);
+  EXPECT_TRUE(link->player().cues().empty());
+  scene.set_reader(rising);
+  link->set_run(rising);
+  ASSERT_EQ(link->player().cues().size(), 1U);
+  EXPECT_EQ(link->player().cues()[0].body, 1U);
+  EXPECT_NEAR(link->player().cues()[0].time_s, 5.0, 1.0);
+  // Playing through the cue starts it (on the null device; nothing starts when silent).
+  ReplayClock clock(0, test::kTinyRunEnd_s, 1);
+  const osg::Matrixd view = osg::Matrixd::lookAt(osg::Vec3d(0, 0, 5), osg::Vec3d(0, 0, 0), osg::Vec3d(0, 1, 0));
+  link->update(clock, 0, view);
+  for (int k = 0; k < 100; ++k) {
+    clock.advance(0.1);
+    link->update(clock, 0.1, view);
+  }
+  EXPECT_EQ(link->player().started(), link->engine().silent() ? 0U : 1U);
 }
 
 }  // namespace

@@ -40,21 +40,7 @@ TEST(BodyTextures, NamesRoundTrip) {
   EXPECT_THROW((void)parse_body_textures("stripes", "--textures"), InputError);
 }
 
-/// Mean absolute difference of the two pictures' pixels within `r` pixels of a body's centre.
-double difference_near(const RenderResult& a, const RenderResult& b, const Eigen::Vector3d& at, int r) {
-  const osg::Vec3d w = a.camera.to_window(osg::Vec3d(at.x(), at.y(), at.z()));
-  double sum = 0;
-  int n = 0;
-  for (int dy = -r; dy <= r; ++dy) {
-    for (int dx = -r; dx <= r; ++dx) {
-      const auto x = static_cast<unsigned>(w.x() + dx);
-      const auto y = static_cast<unsigned>(w.y() + dy);
-      for (int c = 0; c < 3; ++c) sum += std::abs(static_cast<int>(a.image->data(x, y)[c]) - static_cast<int>(b.image->data(x, y)[c]));
-      n += 3;
-    }
-  }
-  return sum / n;
-}
+using test::difference_near;
 
 TEST(BodyTextures, PatternsShowOnTexturedBodies) {
   test::TinyRender tiny(2.0);

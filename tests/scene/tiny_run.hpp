@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "src/trajectory/trajectory.hpp"
@@ -36,9 +37,19 @@ inline void add_tiny_run_traffic(trajectory::Metadata& meta) {
 }
 inline constexpr float kTinyRunRadius = 0.6F;
 
-/// Writes the tiny run to `path`. With `growing_blue_mass`, the blue body's "mass" statistic is
-/// 1 at t = 0 and 8 from t = 5 s on (so its drawn radius doubles); otherwise all masses are 1.
-inline void write_tiny_run(const std::filesystem::path& path, bool growing_blue_mass = false) {
+/// Variations of the tiny run.
+struct TinyRunOptions {
+  /// The blue body's "mass" statistic is 1 at t = 0 and 8 from t = 5 s on (so its drawn radius
+  /// doubles); otherwise all masses are 1.
+  bool growing_blue_mass = false;
+  std::string mapping_text;    ///< stored as the run's mapping ("": none)
+  std::string source_mapping;  ///< the mapping's recorded path
+  /// The "load" statistic of body i in frame k (0..10); unset: 1 everywhere.
+  std::function<double(std::size_t body, int frame)> load;
+};
+
+/// Writes the tiny run to `path`.
+inline void write_tiny_run(const std::filesystem::path& path, const TinyRunOptions& options) {
   trajectory::Metadata meta;
   const std::array<std::array<float, 3>, 3> colours{
       {{1.0F, 0.0F, 0.0F}, {0.0F, 1.0F, 0.0F}, {0.0F, 0.0F, 1.0F}}};
@@ -60,6 +71,8 @@ inline void write_tiny_run(const std::filesystem::path& path, bool growing_blue_
   meta.trace_begin_s = 0.0;
   meta.trace_end_s = kTinyRunEnd_s;
   meta.integrator = "rk4";
+  meta.mapping_text = options.mapping_text;
+  meta.source_mapping = options.source_mapping;
   add_tiny_run_traffic(meta);
   trajectory::Writer writer(path, meta);
   const Eigen::Matrix3Xd positions = tiny_run_positions();
@@ -67,10 +80,18 @@ inline void write_tiny_run(const std::filesystem::path& path, bool growing_blue_
   for (int k = 0; k <= 10; ++k) {
     const double t = kTinyRunEnd_s * k / 10.0;
     Eigen::MatrixXd stats = Eigen::MatrixXd::Ones(2, 3);
-    if (growing_blue_mass && t >= 5.0) stats(1, 2) = 8.0;
+    if (options.growing_blue_mass && t >= 5.0) stats(1, 2) = 8.0;
+    for (std::size_t i = 0; options.load && i < 3; ++i) stats(0, static_cast<Eigen::Index>(i)) = options.load(i, k);
     writer.append_frame(t, positions, velocities, stats);
   }
   writer.commit();
+}
+
+/// Writes the tiny run to `path`; with `growing_blue_mass` as in TinyRunOptions.
+inline void write_tiny_run(const std::filesystem::path& path, bool growing_blue_mass = false) {
+  TinyRunOptions options;
+  options.growing_blue_mass = growing_blue_mass;
+  write_tiny_run(path, options);
 }
 
 }  // namespace kanoko::test
