@@ -118,8 +118,11 @@ BodyFormulas::BodyFormulas(const mapping::Mapping& m, const trajectory::Reader& 
   const std::size_t n = meta.body_count();
   const auto& names = mapping::variable_names(mapping::Scope::Body);
   for (std::size_t v = 0; v < mapping::kBodyVarCount; ++v) stat_row_[v] = meta.stat_index(names[v]);
-  // `busy` is stored only as the load of a run whose [mass] load is the busy fraction.
-  if (m.mass.load == mapping::LoadSource::Busy) stat_row_[mapping::kBodyBusy] = meta.stat_index(trajectory::stat::kLoad);
+  // Runs from before `busy` was stored have it only as the load of a run whose [mass] load is the
+  // busy fraction.
+  if (stat_row_[mapping::kBodyBusy] < 0 && m.mass.load == mapping::LoadSource::Busy) {
+    stat_row_[mapping::kBodyBusy] = meta.stat_index(trajectory::stat::kLoad);
+  }
   const std::array<std::size_t, 8> from_metadata{mapping::kBodyIndex, mapping::kBodyRank,      mapping::kBodyCount,
                                                  mapping::kBodyDegree, mapping::kBodyPeakBytes, mapping::kBodyPeakMsgs,
                                                  mapping::kBodyInterval, mapping::kBodyTime};
@@ -133,8 +136,7 @@ BodyFormulas::BodyFormulas(const mapping::Mapping& m, const trajectory::Reader& 
       for (const auto& s : meta.stat_names) stored += (stored.empty() ? "" : ", ") + s;
       throw InputError((*spec)->loc, "'" + (*spec)->key + "' reads '" + names[v] + "', which the run " + run +
                                          " does not store (it stores " + stored +
-                                         (v == mapping::kBodyBusy ? "; `busy` only as the load of a run whose [mass] load is \"busy\"" : "") +
-                                         ")");
+                                         "; simulate it again to store busy, communicating and idle)");
     }
   }
   if (colour) colour_ = mapping::Expression(*colour, vars_.data());

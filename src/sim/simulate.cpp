@@ -286,8 +286,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
   meta.trace_end_s = timeline.end_s;
   meta.input_hash = summary.input_hash;
   meta.integrator = integrator->name;
-  meta.source_trace = options.trace.string();
-  meta.source_mapping = options.mapping.string();
+  meta.source_trace = options.trace.empty() ? std::string() : std::filesystem::absolute(options.trace).lexically_normal().string();
+  // Both absolute, so that the viewer re-simulates, finds the mapping's texture and saves tuned
+  // copies beside the mapping from any working folder.
+  meta.source_mapping = options.mapping.empty() ? std::string() : std::filesystem::absolute(options.mapping).lexically_normal().string();
   meta.mapping_text = m.text;
   meta.traffic_begin.reserve(timeline.bin_count + 1);
   meta.traffic.reserve(timeline.pairs.size());
