@@ -53,6 +53,7 @@ struct Options {
   int ranks = 64;
   bool pj_dump = true;
   bool keep = false;
+  int threads = 0;  ///< reader threads (ReaderOptions::threads): 0 one per core
   fs::path dir = fs::temp_directory_path();
   fs::path read;  ///< --read: only read this file (for a profiler), 1000 bins over 10 s
 };
@@ -69,6 +70,7 @@ struct Options {
       "  --dir DIR           where the temporary folder goes (default: the system temp folder)\n"
       "  --keep              keep the generated traces\n"
       "  --no-pj-dump        do not run pj_dump\n"
+      "  --threads N         reader threads (0: one worker per core, the default; 1: the calling thread only)\n"
       "  --read FILE         only read FILE into a timeline in this process (to run under a profiler)\n",
       code == 0 ? stdout : stderr);
   std::exit(code);
@@ -111,6 +113,8 @@ Options parse(int argc, char** argv) {
       o.keep = true;
     } else if (a == "--read") {
       o.read = value();
+    } else if (a == "--threads") {
+      o.threads = static_cast<int>(number(0, 64));
     } else if (a == "--no-pj-dump") {
       o.pj_dump = false;
     } else {
@@ -352,20 +356,22 @@ Run in_child(F child) {
 
 /// Reads `path` into a timeline of 1000 bins, as kanoko simulate does (the reader into the
 /// timeline builder); returns what it holds.
-std::string read_and_bin(const fs::path& path, double duration_s) {
+std::string read_and_bin(const fs::path& path, double duration_s, int threads) {
   TimelineOptions options;
   options.interval_s = duration_s / 1000;
   options.busy_states = {"computing", "compute"};
   TimelineBuilder builder(options);
-  const auto report = kanoko::trace::read_trace(path, builder, "auto", ReaderOptions{});
+  ReaderOptions reader;
+  reader.threads = threads;
+  const auto report = kanoko::trace::read_trace(path, builder, "auto", reader);
   const kanoko::trace::Timeline tl = builder.take();
   return report.format + ": " + std::to_string(tl.entity_count()) + " entities, " + std::to_string(tl.message_count) +
          " messages, " + std::to_string(tl.state_count) + " states, " + std::to_string(tl.bin_count) + " bins";
 }
 
 /// Kanoko reading `path` in a child process.
-Run kanoko_read(const fs::path& path, double duration_s) {
-  return in_child([&]() { return read_and_bin(path, duration_s); });
+Run kanoko_read(const fs::path& path, double duration_s, int threads) {
+  return in_child([&]() { return read_and_bin(path, duration_s, threads); });
 }
 
 /// pj_dump on `path`: with `quiet`, -q (parse and simulate, no output); else its normal dump,
@@ -419,7 +425,7 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   if (!o.read.empty()) {
     try {
-      std::printf("%s\n", read_and_bin(o.read, 10).c_str());
+      std::printf("%s\n", read_and_bin(o.read, 10, o.threads).c_str());
       return 0;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "kanoko_bench_readers: %s\n", e.what());
@@ -452,10 +458,10 @@ int main(int argc, char** argv) {
     const double native_short_s = gen("native (short)", write_native, native_short, o.native_mb * o.short_fraction);
 
     std::printf("\nPajé (%d ranks, SimGrid SMPI shape):\n", o.ranks);
-    const Run k = kanoko_read(paje, paje_s);
+    const Run k = kanoko_read(paje, paje_s, o.threads);
     print_run("kanoko read+bin", k, mb_of(paje));
     std::fflush(stdout);
-    const Run ks = kanoko_read(paje_short, paje_short_s);
+    const Run ks = kanoko_read(paje_short, paje_short_s, o.threads);
     print_run("kanoko read+bin (short)", ks, mb_of(paje_short));
     std::fflush(stdout);
     Run d;
@@ -468,9 +474,9 @@ int main(int argc, char** argv) {
       print_run("pj_dump -q (no dump)", dq, mb_of(paje));
     }
     std::printf("\nnative (%d nodes):\n", o.ranks);
-    const Run n = kanoko_read(native, native_s);
+    const Run n = kanoko_read(native, native_s, o.threads);
     print_run("kanoko read+bin", n, mb_of(native));
-    const Run ns = kanoko_read(native_short, native_short_s);
+    const Run ns = kanoko_read(native_short, native_short_s, o.threads);
     print_run("kanoko read+bin (short)", ns, mb_of(native_short));
 
     std::printf("\nsummary (load average at end: %s)\n", load_average().c_str());

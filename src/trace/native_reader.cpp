@@ -1,4 +1,5 @@
 #include "src/trace/native_reader.hpp"
+#include "src/trace/line_batches.hpp"
 #include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
@@ -37,6 +38,185 @@ struct Token {
 /// that an error stays one short line whatever the input holds.
 
 const std::vector<std::string> kEntryTypes{"node", "link", "msg", "load", "state", "coll", "end"};
+
+/// A line as a worker thread pre-parsed it: a msg, state or load entry in its plain spelling
+/// (scan_common_entry), or Other for every line the full parser must read.
+struct ScannedLine {
+  enum class Kind : std::uint8_t { Other, Msg, State, Load };
+  Kind kind = Kind::Other;
+  bool has_tag = false;
+  bool has_second = false;  ///< msg: recv= given
+  std::uint32_t offset = 0;  ///< the line in its batch's text
+  std::uint32_t length = 0;
+  std::uint32_t time_column = 0;    ///< 1-based column of the time field
+  std::uint32_t second_column = 0;  ///< of the recv= value (msg) or the duration (state)
+  double time = 0;
+  double value = 0;  ///< msg: receive time; state: end time; load: the load
+  std::int64_t a = 0;  ///< node id (msg: the sender)
+  std::int64_t b = 0;  ///< msg: the receiver's node id
+  std::int64_t c = 0;  ///< msg: bytes
+  std::int64_t tag = 0;
+  std::string_view name;  ///< state: its name (in the batch's text)
+};
+
+/// Bytes of a plain word: all but separators, '#', NUL, '"' and '='.
+constexpr std::array<bool, 256> kScanWordChar = [] {
+  std::array<bool, 256> a{};
+  a.fill(true);
+  for (const char c : {' ', '\t', '\r', '#', '\0', '"', '='}) a[static_cast<unsigned char>(c)] = false;
+  return a;
+}();
+
+/// A cursor over one line for scan_common_entry: each field is parsed as it is scanned.
+class LineScan {
+ public:
+  explicit LineScan(std::string_view line) : p_(line.data()), begin_(line.data()), end_(line.data() + line.size()) {}
+
+  [[nodiscard]] std::uint32_t column() const { return static_cast<std::uint32_t>(p_ - begin_) + 1; }
+  /// Skips spaces; true when at least one was there.
+  bool spaces() {
+    const char* const from = p_;
+    while (p_ < end_ && *p_ == ' ') ++p_;
+    return p_ != from;
+  }
+  /// Skips spaces; true when nothing else follows.
+  bool at_end() {
+    spaces();
+    return p_ == end_;
+  }
+  /// `text` and then a space (the entry type) or '=' (an option's key).
+  bool literal(std::string_view text, char after) {
+    if (static_cast<std::size_t>(end_ - p_) <= text.size() || p_[text.size()] != after ||
+        std::memcmp(p_, text.data(), text.size()) != 0) {
+      return false;
+    }
+    p_ += text.size() + 1;
+    return true;
+  }
+  /// A word of plain bytes ending at a space or the end.
+  bool word(std::string_view& out) {
+    const char* const from = p_;
+    while (p_ < end_ && kScanWordChar[static_cast<unsigned char>(*p_)]) ++p_;
+    if (p_ == from || !boundary()) return false;
+    out = std::string_view(from, static_cast<std::size_t>(p_ - from));
+    return true;
+  }
+  /// 1 to 18 decimal digits, after a '-' when `signed_value` allows one: the integers the full
+  /// parser reads without from_chars, with the same value.
+  bool integer(std::int64_t& out, bool signed_value = false) {
+    const bool minus = signed_value && p_ < end_ && *p_ == '-';
+    if (minus) ++p_;
+    const char* const from = p_;
+    std::int64_t v = 0;
+    while (p_ < end_ && p_ - from < 18 && static_cast<unsigned>(*p_ - '0') < 10U) v = v * 10 + (*p_++ - '0');
+    if (p_ == from || !boundary()) return false;  // a 19th digit is no boundary
+    out = minus ? -v : v;
+    return true;
+  }
+  /// A finite number, as parse_double reads it: plain decimals at once, the rest through it.
+  bool number(double& out) {
+    static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const char* const from = p_;
+    std::uint64_t m = 0;
+    int digits = 0;
+    int decimals = 0;
+    while (p_ < end_ && static_cast<unsigned>(*p_ - '0') < 10U) {
+      m = m * 10 + static_cast<unsigned>(*p_++ - '0');
+      ++digits;
+    }
+    if (p_ < end_ && *p_ == '.') {
+      ++p_;
+      while (p_ < end_ && static_cast<unsigned>(*p_ - '0') < 10U) {
+        m = m * 10 + static_cast<unsigned>(*p_++ - '0');
+        ++decimals;
+      }
+    }
+    digits += decimals;
+    if (digits > 0 && digits <= 15 && boundary()) {
+      out = static_cast<double>(m) / kPow10[decimals];
+      return true;
+    }
+    p_ = from;
+    std::string_view w;
+    return word(w) && parse_double(w, out) && std::isfinite(out);
+  }
+  bool time(double& out) { return number(out) && out >= 0; }
+
+ private:
+  [[nodiscard]] bool boundary() const { return p_ == end_ || *p_ == ' '; }
+  const char* p_;
+  const char* const begin_;
+  const char* const end_;
+};
+
+/// Pre-parses the common entries (msg, state, load) written the plain way: words of plain bytes
+/// separated by spaces, the fields valid, each option once. False for anything else, which the
+/// full parser reads (and reports) on the calling thread.
+bool scan_common_entry(std::string_view line, ScannedLine& r) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  LineScan s(line);
+  s.spaces();
+  ScannedLine::Kind kind = ScannedLine::Kind::Other;
+  if (s.literal("msg", ' ')) {
+    kind = ScannedLine::Kind::Msg;
+  } else if (s.literal("state", ' ')) {
+    kind = ScannedLine::Kind::State;
+  } else if (s.literal("load", ' ')) {
+    kind = ScannedLine::Kind::Load;
+  } else {
+    return false;
+  }
+  s.spaces();
+  r.time_column = s.column();
+  if (!s.time(r.time) || !s.spaces() || !s.integer(r.a) || !s.spaces()) return false;
+  switch (kind) {
+    case ScannedLine::Kind::Msg: {
+      if (!s.integer(r.b) || !s.spaces() || !s.integer(r.c)) return false;
+      r.has_tag = false;
+      r.has_second = false;
+      while (!s.at_end()) {
+        if (s.literal("tag", '=') && !r.has_tag) {
+          if (!s.integer(r.tag, true)) return false;
+          r.has_tag = true;
+        } else if (s.literal("recv", '=') && !r.has_second) {
+          r.second_column = s.column();
+          if (!s.time(r.value) || r.value < r.time) return false;
+          r.has_second = true;
+        } else {
+          return false;
+        }
+      }
+      break;
+    }
+    case ScannedLine::Kind::State: {
+      double duration = 0;
+      r.second_column = s.column();
+      if (!s.number(duration) || duration < 0 || !s.spaces() || !s.word(r.name) || !s.at_end()) return false;
+      r.value = r.time + duration;
+      if (!std::isfinite(r.value)) return false;
+      break;
+    }
+    case ScannedLine::Kind::Load:
+      if (!s.number(r.value) || r.value < 0 || !s.at_end()) return false;
+      break;
+    case ScannedLine::Kind::Other: return false;
+  }
+  r.kind = kind;
+  return true;
+}
+
+/// A worker's part of reading a batch: one ScannedLine per line.
+void scan_batch(const LineBatch& batch, std::vector<ScannedLine>& out) {
+  out.clear();
+  // A batch with a NUL byte anywhere goes to the full parser line by line.
+  const bool nul_free = std::memchr(batch.text.data(), '\0', batch.text.size()) == nullptr;
+  for_each_line(batch, [&](std::string_view line) {
+    ScannedLine& r = out.emplace_back();
+    r.offset = static_cast<std::uint32_t>(line.data() - batch.text.data());
+    r.length = static_cast<std::uint32_t>(line.size());
+    if (!nul_free || line.size() > 4096 || !scan_common_entry(line, r)) r.kind = ScannedLine::Kind::Other;
+  });
+}
 
 /// Parser state for one file: the line being parsed, the declared ids, the clock.
 class NativeParser {
@@ -77,6 +257,66 @@ class NativeParser {
   /// The number the next line will have.
   [[nodiscard]] std::int64_t next_line_number() const { return line_number_ + 1; }
 
+  /// Parses line `number` (the lines before it were given, by either call).
+  void parse_line_numbered(std::string_view line, std::int64_t number) {
+    line_number_ = number - 1;
+    parse_line(line);
+  }
+
+  /// Takes line `number` as a worker pre-parsed it (scan_common_entry); returns false, having
+  /// changed nothing, when the line needs the full parser: the header is not read yet, a node is
+  /// not declared, the clock goes backwards, or the line comes after 'end'. The full parser then
+  /// reports such a line exactly as it does when it reads every line.
+  bool take_scanned(const ScannedLine& r, std::int64_t number) {
+    if (!seen_header_ || declared_end_ >= 0 || r.time < last_time_) return false;
+    const std::uint32_t* a = node_index_.find(static_cast<std::uint64_t>(r.a));
+    if (a == nullptr) return false;
+    const std::uint32_t* b = nullptr;
+    if (r.kind == ScannedLine::Kind::Msg) {
+      b = node_index_.find(static_cast<std::uint64_t>(r.b));
+      if (b == nullptr) return false;
+    }
+    line_number_ = number;
+    last_time_ = r.time;
+    note_time_at(r.time_column, r.time);
+    try {
+      switch (r.kind) {
+        case ScannedLine::Kind::Msg: {
+          Message m;
+          m.send_s = r.time;
+          m.src = *a;
+          m.dst = *b;
+          m.bytes = static_cast<std::uint64_t>(r.c);
+          if (r.has_tag) m.tag = r.tag;
+          if (r.has_second) {
+            m.recv_s = r.value;
+            note_time_at(r.second_column, r.value);
+          }
+          sink_.on_message(m);
+          break;
+        }
+        case ScannedLine::Kind::State: {
+          StateInterval s;
+          s.begin_s = r.time;
+          s.end_s = r.value;
+          s.entity = *a;
+          s.name = r.name;
+          note_time_at(r.second_column, s.end_s);
+          sink_.on_state(s);
+          break;
+        }
+        case ScannedLine::Kind::Load:
+          sink_.on_load(LoadSample{r.time, *a, r.value});
+          break;
+        case ScannedLine::Kind::Other: break;
+      }
+    } catch (const InputError& e) {
+      relocate(e, line_number_, r.time_column);
+      throw;
+    }
+    return true;
+  }
+
   /// Tells the parser that the lines it gets until the next call hold no NUL byte (the splitter
   /// checked their whole chunk at once), so that parse_line need not look for one.
   void set_nul_free(bool nul_free) { nul_free_ = nul_free; }
@@ -90,11 +330,12 @@ class NativeParser {
   }
 
   /// Records a time the run reaches, and where, for the observed end.
-  void note_time(const Token& t, double time) {
+  void note_time(const Token& t, double time) { note_time_at(t.column, time); }
+  void note_time_at(std::size_t column, double time) {
     if (time > max_time_) {
       max_time_ = time;
       end_line_ = line_number_;
-      end_column_ = t.column;
+      end_column_ = column;
     }
   }
 
@@ -552,12 +793,28 @@ void read_native_trace_text(std::string_view text, const std::string& name, Trac
   splitter.finish();
 }
 
-void read_native_trace(const std::filesystem::path& path, TraceSink& sink) {
+void read_native_trace(const std::filesystem::path& path, TraceSink& sink, const TextReadOptions& options) {
   const std::string name = path.string();
   NativeParser parser(name, sink);
-  LineSplitter splitter(parser, name);
-  for_each_file_chunk(path, [&splitter](std::string_view chunk) { splitter.feed(chunk); });
-  splitter.finish();
+  ParallelLineReader<std::vector<ScannedLine>> reader(path, reader_workers(options.threads), scan_batch,
+                                                      options.batch_bytes, kMaxLineBytes);
+  const LineBatch* batch = nullptr;
+  std::vector<ScannedLine>* lines = nullptr;
+  std::int64_t line = 0;
+  std::size_t batches = 0;
+  while (reader.next(batch, lines)) {
+    if (batch->overlong) {
+      throw InputError(FileLoc{name, line + 1, 1}, "line is longer than 16 MiB: not a native trace (binary file?)");
+    }
+    parser.set_nul_free(false);
+    for (const ScannedLine& r : *lines) {
+      ++line;
+      if (r.kind != ScannedLine::Kind::Other && parser.take_scanned(r, line)) continue;
+      parser.parse_line_numbered(std::string_view(batch->text).substr(r.offset, r.length), line);
+    }
+    if (++batches % 64 == 0) check_interrupt();
+  }
+  parser.finish();
 }
 
 }  // namespace kanoko::trace

@@ -63,8 +63,8 @@ struct Reader {
 const std::vector<Reader>& readers() {
   static const std::vector<Reader> table{{
       {"native", "Kanoko native text trace (.kntr)", looks_native,
-       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions&, ReadReport&) {
-         read_native_trace(p, sink);
+       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport&) {
+         read_native_trace(p, sink, TextReadOptions{o.threads});
        }},
       {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", looks_paje,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {

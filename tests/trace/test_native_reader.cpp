@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -503,44 +504,51 @@ TEST(NativeReaderHostile, TruncatedAtEveryByte) {
   EXPECT_GT(accepted, 10);
 }
 
-TEST(NativeReaderHostile, DeterministicMutationFuzz) {
-  // Seeds: the small trace and one that a writer produced.
-  std::vector<std::string> seeds{kSmallValid, kHead + "msg 0 0 1 10 tag=0 recv=1e-3\nstate 0.5 1 0.25 idle\n"};
-  const std::vector<std::string> tokens{" ", "\n", "\"", "\\", "#", "=", "\t", "\r", "-", "e", ".", "9",
-                                        "nan", "inf", "1e999", "99999999999999999999", "kntr 1\n", "end 1\n",
-                                        "node 0 2\n", "name=", "recv=", "\"\"", std::string(1, '\0'),
-                                        "\xff", "msg 1e300 0 1 1\n", "state 0 0 1e300 compute\n"};
-  std::mt19937_64 rng(20240601);
-  int accepted = 0, refused = 0;
-  for (int iter = 0; iter < 6000; ++iter) {
-    std::string s = seeds[rng() % seeds.size()];
-    const int ops = 1 + static_cast<int>(rng() % 4);
-    for (int op = 0; op < ops; ++op) {
-      const std::size_t pos = s.empty() ? 0 : rng() % (s.size() + 1);
-      switch (rng() % 6) {
-        case 0:  // flip a bit
-          if (pos < s.size()) s[pos] = static_cast<char>(s[pos] ^ static_cast<char>(1U << (rng() % 8)));
-          break;
-        case 1:  // insert a random byte
-          s.insert(pos, 1, static_cast<char>(rng() % 256));
-          break;
-        case 2:  // insert an interesting token
-          s.insert(pos, tokens[rng() % tokens.size()]);
-          break;
-        case 3:  // delete a range
-          if (pos < s.size()) s.erase(pos, 1 + rng() % 8);
-          break;
-        case 4:  // truncate
-          s.resize(pos);
-          break;
-        default: {  // duplicate a slice somewhere else
-          if (pos < s.size()) {
-            const std::string slice = s.substr(pos, 1 + rng() % 40);
-            s.insert(rng() % (s.size() + 1), slice);
-          }
+const std::vector<std::string> kMutationTokens{" ", "\n", "\"", "\\", "#", "=", "\t", "\r", "-", "e", ".", "9",
+                                               "nan", "inf", "1e999", "99999999999999999999", "kntr 1\n", "end 1\n",
+                                               "node 0 2\n", "name=", "recv=", "tag=", "\"\"", std::string(1, '\0'),
+                                               "\xff", "msg 1e300 0 1 1\n", "state 0 0 1e300 compute\n"};
+
+/// One to four random edits of a random seed, as a fuzzer would make them.
+std::string mutated(const std::vector<std::string>& seeds, std::mt19937_64& rng) {
+  std::string s = seeds[rng() % seeds.size()];
+  const int ops = 1 + static_cast<int>(rng() % 4);
+  for (int op = 0; op < ops; ++op) {
+    const std::size_t pos = s.empty() ? 0 : rng() % (s.size() + 1);
+    switch (rng() % 6) {
+      case 0:  // flip a bit
+        if (pos < s.size()) s[pos] = static_cast<char>(s[pos] ^ static_cast<char>(1U << (rng() % 8)));
+        break;
+      case 1:  // insert a random byte
+        s.insert(pos, 1, static_cast<char>(rng() % 256));
+        break;
+      case 2:  // insert an interesting token
+        s.insert(pos, kMutationTokens[rng() % kMutationTokens.size()]);
+        break;
+      case 3:  // delete a range
+        if (pos < s.size()) s.erase(pos, 1 + rng() % 8);
+        break;
+      case 4:  // truncate
+        s.resize(pos);
+        break;
+      default: {  // duplicate a slice somewhere else
+        if (pos < s.size()) {
+          const std::string slice = s.substr(pos, 1 + rng() % 40);
+          s.insert(rng() % (s.size() + 1), slice);
         }
       }
     }
+  }
+  return s;
+}
+
+TEST(NativeReaderHostile, DeterministicMutationFuzz) {
+  // Seeds: the small trace and one that a writer produced.
+  const std::vector<std::string> seeds{kSmallValid, kHead + "msg 0 0 1 10 tag=0 recv=1e-3\nstate 0.5 1 0.25 idle\n"};
+  std::mt19937_64 rng(20240601);
+  int accepted = 0, refused = 0;
+  for (int iter = 0; iter < 6000; ++iter) {
+    const std::string s = mutated(seeds, rng);
     if (read_into_timeline(s).empty()) {
       ++accepted;
     } else {
@@ -593,6 +601,60 @@ TEST(NativeReaderFile, ReadsTheSameAsTextAcrossChunkBoundaries) {
   const Recorder from_text = parse(text);
   EXPECT_GT(from_file.messages.size(), 50000U);
   EXPECT_EQ(from_file.log, from_text.log);
+}
+
+/// What reading gives: the event log, or the error.
+std::string outcome(const std::function<void(Recorder&)>& read) {
+  Recorder r;
+  try {
+    read(r);
+  } catch (const InputError& e) {
+    return std::string("error: ") + e.what();
+  }
+  std::string all;
+  for (const std::string& line : r.log) all += line + "\n";
+  return all;
+}
+
+TEST(NativeReaderFile, WorkerThreadsReadExactlyAsTheLineParserOnMutatedInput) {
+  // The file reader pre-parses the common entries on worker threads in batches of whole lines;
+  // whatever the input, the events and the error must be those of the line-by-line parser. Tiny
+  // batches put batch boundaries everywhere.
+  const std::vector<std::string> seeds{
+      kSmallValid,
+      kHead + "msg 0 0 1 10 tag=0 recv=1e-3\nstate 0.5 1 0.25 idle\n",
+      kHead + "msg 0.1 0 1 10 recv=0.2 tag=-7\r\nmsg  0.1   1 0 5\t\nload 0.25 1 2.5e-1\nstate 0.3 0 1e-2 compute # c\n"
+              "msg 0.4 1 0 000123456789012345678 tag=1\nload 0.5 0 -0\nstate 0.8 0 0.1 \"quoted name\"\n"
+              "msg 0.9 0 1 3 recv=0.95\nend 2\n"};
+  // Lines the workers pre-parse but the parser must refuse, each after a valid start.
+  std::vector<std::string> cases;
+  for (const char* bad : {"state 0.6 1 0 x=y", "msg 0.7 0 1 1 tag=1 tag=2", "msg 0.9 0 1 3 recv=0.85", "msg 0.9 0 7 3",
+                          "load 0.9 5 1", "state 0.05 0 1 late", "load 0.9 0 -1", "msg 0.9 0 1 -3", "end 0.95\nmsg 1 0 1 1",
+                          "state 1e308 0 1e308 x", "msg 0.9 0 1 1 tag=99999999999999999999"}) {
+    cases.push_back(kHead + "msg 0.5 0 1 1\n" + bad + "\n");
+  }
+  std::mt19937_64 rng(20261122);
+  test::TempDir dir;
+  const auto path = dir / "m.kntr";
+  int refused = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    const auto i = static_cast<std::size_t>(iter);
+    const std::string s = i < seeds.size() ? seeds[i] : i < seeds.size() + cases.size() ? cases[i - seeds.size()] : mutated(seeds, rng);
+    test::write_text(path, s);
+    const std::string expected = outcome([&](Recorder& r) { read_native_trace_text(s, path.string(), r); });
+    refused += expected.rfind("error: ", 0) == 0 ? 1 : 0;
+    for (const TextReadOptions o : {TextReadOptions{1, 7}, TextReadOptions{3, 64}, TextReadOptions{2, 1 << 20}}) {
+      const std::string got = outcome([&](Recorder& r) { read_native_trace(path, r, o); });
+      if (got != expected) {
+        ADD_FAILURE() << "threads " << o.threads << ", batches of " << o.batch_bytes << " bytes, iteration " << iter
+                      << "\ninput:\n" << s << "\nexpected:\n" << expected << "\ngot:\n" << got;
+        return;
+      }
+    }
+  }
+  // Both outcomes must occur, or the comparison proves little.
+  EXPECT_GT(refused, 200);
+  EXPECT_GT(1500 - refused, 30);
 }
 
 TEST(NativeReaderFile, ErrorsNameTheFile) {

@@ -1,0 +1,206 @@
+// Reading a text trace on several cores: worker threads read the file in batches of whole lines
+// and pre-parse each batch (a format's `prepare`: tokens, numbers, the common entries), while the
+// caller takes the batches in file order and does what depends on the order (declarations, the
+// clock, matching, the sink). Memory is bounded by the batches in flight, not by the file.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace kanoko::trace {
+
+/// Whole lines of a file: every line ends with '\n' except perhaps the file's last one.
+struct LineBatch {
+  std::string text;
+  std::int64_t lines = 0;  ///< lines in `text`
+  /// `text` is the start of one line longer than the reader's limit (no '\n' in it): the file
+  /// is not a text trace. Nothing follows such a batch.
+  bool overlong = false;
+};
+
+/// Calls f(line) for each line of the batch, without its '\n'.
+template <typename F>
+void for_each_line(const LineBatch& b, F&& f) {
+  std::string_view rest = b.text;
+  while (!rest.empty()) {
+    const std::size_t nl = rest.find('\n');
+    if (nl == std::string_view::npos) {
+      f(rest);
+      return;
+    }
+    f(rest.substr(0, nl));
+    rest.remove_prefix(nl + 1);
+  }
+}
+
+/// Reads a file as successive LineBatch values of about `batch_bytes` each (not thread-safe).
+class LineBatchSource {
+ public:
+  /// Throws InputError naming the file when it cannot be opened.
+  LineBatchSource(const std::filesystem::path& path, std::size_t batch_bytes, std::size_t max_line_bytes);
+  ~LineBatchSource();
+  LineBatchSource(const LineBatchSource&) = delete;
+  LineBatchSource& operator=(const LineBatchSource&) = delete;
+
+  /// Fills `b` with the next lines; false at the end of the file. Throws InputError on a read
+  /// error.
+  bool next(LineBatch& b);
+  [[nodiscard]] const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  std::size_t batch_bytes_;
+  std::size_t max_line_bytes_;
+  std::string carry_;  ///< the partial last line of the previous read
+  bool done_ = false;
+};
+
+/// How a text trace file is read.
+struct TextReadOptions {
+  int threads = 0;  ///< 0: one worker per core (at most 4); 1: the calling thread only; N: N workers
+  std::size_t batch_bytes = std::size_t{256} << 10U;  ///< bytes read per batch
+};
+
+/// Threads to use for reading a file when the caller asks for `requested` (0: one per core, at
+/// most 4): the number of worker threads, 0 meaning "read on the calling thread".
+int reader_workers(int requested);
+
+/// Batches of a file with their prepared data, in file order. With 0 workers the caller's thread
+/// reads and prepares each batch when it asks for it.
+template <typename Prepared>
+class ParallelLineReader {
+ public:
+  using Prepare = std::function<void(const LineBatch&, Prepared&)>;
+
+  ParallelLineReader(const std::filesystem::path& path, int workers, Prepare prepare,
+                     std::size_t batch_bytes = std::size_t{256} << 10U, std::size_t max_line_bytes = std::size_t{16} << 20U)
+      : source_(path, batch_bytes, max_line_bytes), prepare_(std::move(prepare)) {
+    const std::size_t slots = workers > 0 ? 2 * static_cast<std::size_t>(workers) + 2 : 1;
+    for (std::size_t i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>());
+    try {
+      for (int w = 0; w < workers; ++w) threads_.emplace_back([this] { work(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
+  }
+  ~ParallelLineReader() { stop(); }
+  ParallelLineReader(const ParallelLineReader&) = delete;
+  ParallelLineReader& operator=(const ParallelLineReader&) = delete;
+
+  /// The next batch and its prepared data (valid until the next call), or false at the end.
+  /// Rethrows, in file order, what reading or preparing a batch threw.
+  bool next(const LineBatch*& batch, Prepared*& prepared) {
+    if (threads_.empty()) {
+      Slot& s = *slots_[0];
+      if (!source_.next(s.batch)) return false;
+      s.batch.lines = count_lines(s.batch);
+      prepare_(s.batch, s.prepared);
+      batch = &s.batch;
+      prepared = &s.prepared;
+      return true;
+    }
+    std::unique_lock lock(mutex_);
+    if (holding_) {
+      slots_[consumed_ % slots_.size()]->state = State::Free;
+      ++consumed_;
+      holding_ = false;
+      changed_.notify_all();
+    }
+    Slot& s = *slots_[consumed_ % slots_.size()];
+    changed_.wait(lock, [&] { return s.state == State::Ready && s.seq == consumed_; });
+    if (s.error) std::rethrow_exception(s.error);
+    if (s.end) return false;
+    holding_ = true;
+    batch = &s.batch;
+    prepared = &s.prepared;
+    return true;
+  }
+
+ private:
+  enum class State : std::uint8_t { Free, Filling, Ready };
+  struct Slot {
+    State state = State::Free;
+    std::uint64_t seq = 0;
+    bool end = false;
+    std::exception_ptr error;
+    LineBatch batch;
+    Prepared prepared;
+  };
+
+  static std::int64_t count_lines(const LineBatch& b) {
+    auto n = static_cast<std::int64_t>(std::count(b.text.begin(), b.text.end(), '\n'));
+    if (!b.text.empty() && b.text.back() != '\n') ++n;
+    return n;
+  }
+
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stop_ || finished_ || slots_[read_ % slots_.size()]->state == State::Free; });
+      if (stop_ || finished_) return;
+      Slot& s = *slots_[read_ % slots_.size()];
+      s.seq = read_++;
+      s.state = State::Filling;
+      s.end = false;
+      s.error = nullptr;
+      // The file is read under the lock (one reader at a time, in order); the rest is not.
+      try {
+        s.end = !source_.next(s.batch);
+      } catch (...) {
+        s.error = std::current_exception();
+      }
+      if (s.end || s.error) {
+        finished_ = true;
+        s.state = State::Ready;
+        changed_.notify_all();
+        return;
+      }
+      lock.unlock();
+      try {
+        s.batch.lines = count_lines(s.batch);
+        prepare_(s.batch, s.prepared);
+      } catch (...) {
+        s.error = std::current_exception();
+      }
+      lock.lock();
+      s.state = State::Ready;
+      changed_.notify_all();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  LineBatchSource source_;
+  Prepare prepare_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::uint64_t read_ = 0;      ///< sequence number of the next batch to read
+  std::uint64_t consumed_ = 0;  ///< sequence number of the batch the caller gets next
+  bool holding_ = false;        ///< the caller holds batch consumed_
+  bool finished_ = false;       ///< the end of the file or an error was read
+  bool stop_ = false;
+};
+
+}  // namespace kanoko::trace
