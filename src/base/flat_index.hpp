@@ -114,13 +114,29 @@ class FlatStringIndex {
   /// `digest_mask` keeps only some bits of the digest: tests make collisions common with it.
   explicit FlatStringIndex(std::uint64_t digest_mask = ~std::uint64_t{0}) : mask_(digest_mask) {}
 
-  /// The value stored for `s`, or nullptr.
-  [[nodiscard]] const std::uint32_t* find(std::string_view s) const {
+  /// What a lookup computes from the string before it probes: the number of a small decimal
+  /// name, or the digest of any other. Computing it elsewhere (a reader's worker thread) leaves
+  /// only the probe to find().
+  struct Key {
+    std::uint64_t digest = 0;  ///< for names that are not small numbers
     std::size_t number = 0;
-    if (small_number(s, number)) {
-      return number < direct_.size() && direct_[number] != kNoValue ? &direct_[number] : nullptr;
+    bool is_number = false;
+  };
+  static Key key_of(std::string_view s) {
+    Key k;
+    k.is_number = small_number(s, k.number);
+    if (!k.is_number) k.digest = digest(s);
+    return k;
+  }
+
+  /// The value stored for `s`, or nullptr.
+  [[nodiscard]] const std::uint32_t* find(std::string_view s) const { return find(s, key_of(s)); }
+  /// The same with `s`'s key_of(s).
+  [[nodiscard]] const std::uint32_t* find(std::string_view s, const Key& k) const {
+    if (k.is_number) {
+      return k.number < direct_.size() && direct_[k.number] != kNoValue ? &direct_[k.number] : nullptr;
     }
-    const std::uint32_t* slot = by_digest_.find(digest(s) & mask_);
+    const std::uint32_t* slot = by_digest_.find(k.digest & mask_);
     if (slot == nullptr) return nullptr;
     const Entry& e = entries_[*slot];
     if (equal(e.text, s)) return &e.value;

@@ -22,7 +22,6 @@ LineBatchSource::~LineBatchSource() { ::close(fd_); }
 bool LineBatchSource::next(LineBatch& b) {
   b.text.swap(carry_);
   carry_.clear();
-  b.lines = 0;
   b.overlong = false;
   if (done_) {
     b.text.clear();

@@ -4,7 +4,6 @@
 // clock, matching, the sink). Memory is bounded by the batches in flight, not by the file.
 #pragma once
 
-#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -22,7 +21,6 @@ namespace kanoko::trace {
 /// Whole lines of a file: every line ends with '\n' except perhaps the file's last one.
 struct LineBatch {
   std::string text;
-  std::int64_t lines = 0;  ///< lines in `text`
   /// `text` is the start of one line longer than the reader's limit (no '\n' in it): the file
   /// is not a text trace. Nothing follows such a batch.
   bool overlong = false;
@@ -105,7 +103,6 @@ class ParallelLineReader {
     if (threads_.empty()) {
       Slot& s = *slots_[0];
       if (!source_.next(s.batch)) return false;
-      s.batch.lines = count_lines(s.batch);
       prepare_(s.batch, s.prepared);
       batch = &s.batch;
       prepared = &s.prepared;
@@ -139,12 +136,6 @@ class ParallelLineReader {
     Prepared prepared;
   };
 
-  static std::int64_t count_lines(const LineBatch& b) {
-    auto n = static_cast<std::int64_t>(std::count(b.text.begin(), b.text.end(), '\n'));
-    if (!b.text.empty() && b.text.back() != '\n') ++n;
-    return n;
-  }
-
   void work() {
     std::unique_lock lock(mutex_);
     for (;;) {
@@ -169,7 +160,6 @@ class ParallelLineReader {
       }
       lock.unlock();
       try {
-        s.batch.lines = count_lines(s.batch);
         prepare_(s.batch, s.prepared);
       } catch (...) {
         s.error = std::current_exception();

@@ -1,4 +1,5 @@
 #include "src/trace/paje_reader.hpp"
+#include "src/trace/line_batches.hpp"
 #include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <functional>
 #include <limits>
 #include <queue>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -68,11 +70,11 @@ enum Field : std::uint8_t {
   fStartContainerType, fEndContainerType, kFieldCount
 };
 
-/// Bytes that continue a word: all but the separators (space, tab, CR), NUL and '"'.
+/// Bytes that continue a word: all but the separators (space, tab, CR), the line end, NUL and '"'.
 constexpr std::array<bool, 256> kWordChar = [] {
   std::array<bool, 256> a{};
   a.fill(true);
-  for (const char c : {' ', '\t', '\r', '\0', '"'}) a[static_cast<unsigned char>(c)] = false;
+  for (const char c : {' ', '\t', '\r', '\n', '\0', '"'}) a[static_cast<unsigned char>(c)] = false;
   return a;
 }();
 
@@ -298,6 +300,148 @@ class PendingLinks {
   std::size_t mask_ = 0;
 };
 
+/// A field of a line: its text (unquoted) and 1-based column, and what a worker thread that
+/// split the line computed from it (scanned): the key of its name lookups and its number.
+struct Token {
+  std::string_view text;
+  std::size_t column = 0;
+  FlatStringIndex::Key key{};
+  double number = 0;
+  bool keyed = false;      ///< `key` is FlatStringIndex::key_of(text)
+  bool scanned = false;    ///< `number` and `is_number` are parse_double's verdict on text
+  bool is_number = false;
+};
+
+/// Splits the line starting at text[begin] into tokens, from byte `i`: words, quoted strings
+/// (without their quotes), up to a '#' comment. The line ends at a '\n' or the end of `text`;
+/// `stop` is set to where. Columns are shifted by `shift` (a byte order mark removed before the
+/// line). False at the first lexical error, with its column and message.
+bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, std::size_t shift,
+                     std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error) {
+  const std::size_t n = text.size();
+  const auto fail = [&](std::size_t at, const char* what) {
+    error_column = at - begin + 1 + shift;
+    error = what;
+    return false;
+  };
+  while (i < n && text[i] != '\n') {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      continue;
+    }
+    if (c == '#') {
+      const void* nl = std::memchr(text.data() + i, '\n', n - i);
+      i = nl == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
+      break;
+    }
+    if (c == '\0') return fail(i, "binary content (NUL byte): not a text trace");
+    if (c == '"') {
+      std::size_t close = i + 1;
+      while (close < n && text[close] != '"' && text[close] != '\n') ++close;
+      if (close == n || text[close] != '"') return fail(i, "unterminated quoted string");
+      const std::string_view q = text.substr(i + 1, close - i - 1);
+      if (const std::size_t nul = q.find('\0'); nul != std::string_view::npos) {
+        return fail(i + 1 + nul, "binary content (NUL byte): not a text trace");
+      }
+      Token& t = out.emplace_back();
+      t.text = q;
+      t.column = i - begin + 1 + shift;
+      i = close + 1;
+      continue;
+    }
+    // A word ends at a separator or the line's end; NUL and '"' inside it are errors.
+    std::size_t j = i + 1;
+    while (j < n && kWordChar[static_cast<unsigned char>(text[j])]) ++j;
+    if (j < n && (text[j] == '\0' || text[j] == '"')) {
+      return fail(j, text[j] == '\0' ? "binary content (NUL byte): not a text trace" : "unexpected '\"' inside a word");
+    }
+    Token& t = out.emplace_back();
+    t.text = text.substr(i, j - i);
+    t.column = i - begin + 1 + shift;
+    i = j;
+  }
+  stop = i;
+  return true;
+}
+
+/// An event id below kSmallIds written in decimal digits (leading zeros allowed): the event ids
+/// of every known writer.
+bool small_event_id(std::string_view id, std::size_t& out) {
+  while (id.size() > 1 && id[0] == '0') id.remove_prefix(1);
+  return decimal_digits(id, 4, out) && out < kSmallIds;
+}
+
+/// A body line as a worker thread split it.
+struct SplitLine {
+  std::uint32_t offset = 0;  ///< the line in its batch's text
+  std::uint32_t length = 0;
+  std::uint32_t first = 0;   ///< its tokens in the batch's tokens
+  std::uint32_t count = 0;
+  std::int32_t small_id = -1;  ///< the event id when small_event_id takes it
+  bool split = false;        ///< false: the parser reads the line itself (header lines, errors)
+};
+struct SplitBatch {
+  std::vector<Token> tokens;
+  std::vector<SplitLine> lines;
+};
+
+/// A worker's part of reading a batch: tokens of the body lines, with their times and keys.
+/// Header lines and lines with a lexical error or a byte order mark are left to the parser.
+void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
+  out.tokens.clear();
+  out.lines.clear();
+  std::string_view last_number;  // the last number parsed, and what it gave
+  bool last_is_number = false;
+  double last_value = 0;
+  const std::string_view text = batch.text;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    SplitLine& l = out.lines.emplace_back();
+    l.offset = static_cast<std::uint32_t>(pos);
+    std::size_t i = pos;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+    const std::size_t first = out.tokens.size();
+    std::size_t stop = 0;
+    std::size_t error_column = 0;
+    const char* error = nullptr;
+    const bool header = i < text.size() && text[i] == '%';
+    if (header || text.substr(pos, 3) == "\xEF\xBB\xBF" ||
+        !split_paje_line(text, pos, i, 0, out.tokens, stop, error_column, error)) {
+      out.tokens.resize(first);
+      const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+      stop = nl == nullptr ? text.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
+    } else {
+      l.first = static_cast<std::uint32_t>(first);
+      l.count = static_cast<std::uint32_t>(out.tokens.size() - first);
+      l.split = true;
+    }
+    l.length = static_cast<std::uint32_t>(stop - pos);
+    pos = stop + 1;
+    if (!l.split) continue;
+    for (std::size_t k = first; k < out.tokens.size(); ++k) {
+      Token& t = out.tokens[k];
+      t.key = FlatStringIndex::key_of(t.text);
+      t.keyed = true;
+      // Numbers with a decimal point are times: parsed here (once per distinct text in a row).
+      // The parser reads other numbers (sizes, variable values) itself.
+      if (t.text.find('.') == std::string_view::npos) continue;
+      t.scanned = true;
+      if (FlatStringIndex::equal(t.text, last_number)) {
+        t.is_number = last_is_number;
+        t.number = last_value;
+      } else {
+        t.is_number = parse_double(t.text, t.number);
+        last_number = t.text;
+        last_is_number = t.is_number;
+        last_value = t.number;
+      }
+    }
+    std::size_t id = 0;
+    if (l.count > 0 && small_event_id(out.tokens[first].text, id)) l.small_id = static_cast<std::int32_t>(id);
+  }
+}
+
 enum Warn : std::uint8_t {
   wEndWithoutStart, wStartWithoutEnd, wPopWithoutPush, wUndeclaredContainer, wUndeclaredType,
   wUnknownEventId, wUnsupportedEvent, wDuplicateContainer, wPlatformCapped, wMissingSize, wVariableBackwards, wCount
@@ -351,6 +495,31 @@ class PajeParser {
       return;
     }
     tokenize(line, i);
+    small_id_ = kIdUnknown;
+    body_tokens();
+  }
+
+  /// Reads line `number` from the tokens a worker split it into (split_paje_batch).
+  void parse_split(std::span<const Token> tokens, std::int32_t small_id, std::int64_t number) {
+    line_number_ = number;
+    bom_ = 0;
+    tokens_ = tokens;
+    small_id_ = small_id < 0 ? kIdNotSmall : small_id;
+    body_tokens();
+  }
+
+  /// Parses line `number` (the lines before it were given, by either call).
+  void parse_line_numbered(std::string_view line, std::int64_t number) {
+    line_number_ = number - 1;
+    parse_line(line);
+  }
+
+ private:
+  static constexpr std::int32_t kIdUnknown = -1;   ///< the line's event id is not looked at yet
+  static constexpr std::int32_t kIdNotSmall = -2;  ///< the event id is not a small one
+
+  /// The rest of a body line once it is split into tokens_.
+  void body_tokens() {
     if (tokens_.empty()) return;
     if (in_def_ >= 0) fail(tokens_[0], "event line inside an %EventDef block (missing %EndEventDef?)");
     try {
@@ -364,6 +533,7 @@ class PajeParser {
     if (held_.size() > options_.max_held || blockers_.size() > 4 * options_.max_held) relieve();
   }
 
+ public:
   PajeSummary finish() {
     if (in_def_ >= 0) fail_at(1, "the trace ends inside an %EventDef block (missing %EndEventDef)");
     if (defs_.empty()) fail_at(1, "no %EventDef header: not a Pajé trace");
@@ -434,10 +604,6 @@ class PajeParser {
   [[nodiscard]] std::int64_t next_line_number() const { return line_number_ + 1; }
 
  private:
-  struct Token {
-    std::string_view text;
-    std::size_t column;
-  };
 
   [[noreturn]] void fail_at(std::size_t column, const std::string& msg) const {
     throw InputError(FileLoc{name_, std::max<std::int64_t>(line_number_, 1), static_cast<std::int64_t>(column)}, msg);
@@ -450,33 +616,12 @@ class PajeParser {
   void warn(Warn w) { warn_at(w, line_number_); }
 
   void tokenize(std::string_view line, std::size_t i) {
-    tokens_.clear();
-    const std::size_t n = line.size();
-    while (i < n) {
-      const char c = line[i];
-      if (c == ' ' || c == '\t' || c == '\r') {
-        ++i;
-        continue;
-      }
-      if (c == '#') break;
-      if (c == '\0') fail_at(i + 1 + bom_, "binary content (NUL byte): not a text trace");
-      if (c == '"') {
-        const std::size_t close = line.find('"', i + 1);
-        if (close == std::string_view::npos) fail_at(i + 1 + bom_, "unterminated quoted string");
-        const std::string_view s = line.substr(i + 1, close - i - 1);
-        if (s.find('\0') != std::string_view::npos) fail_at(i + 2 + s.find('\0') + bom_, "binary content (NUL byte): not a text trace");
-        tokens_.push_back(Token{s, i + 1 + bom_});
-        i = close + 1;
-        continue;
-      }
-      // A word ends at a separator; NUL and '"' inside it are errors.
-      std::size_t j = i + 1;
-      while (j < n && kWordChar[static_cast<unsigned char>(line[j])]) ++j;
-      if (j < n && line[j] == '\0') fail_at(j + 1 + bom_, "binary content (NUL byte): not a text trace");
-      if (j < n && line[j] == '"') fail_at(j + 1 + bom_, "unexpected '\"' inside a word");
-      tokens_.push_back(Token{line.substr(i, j - i), i + 1 + bom_});
-      i = j;
-    }
+    token_store_.clear();
+    std::size_t error_column = 0;
+    const char* error = nullptr;
+    std::size_t stop = 0;
+    if (!split_paje_line(line, 0, i, bom_, token_store_, stop, error_column, error)) fail_at(error_column, error);
+    tokens_ = token_store_;
   }
 
   // ---- header ----
@@ -502,7 +647,7 @@ class PajeParser {
       const int index = static_cast<int>(defs_.size());
       defs_.push_back(std::move(d));
       std::size_t small = 0;
-      if (small_id(id, small)) {
+      if (small_event_id(id, small)) {
         small_ids_[small] = index;
       } else {
         big_ids_.emplace(std::string(id), index);
@@ -543,16 +688,9 @@ class PajeParser {
     ++d.field_count;
   }
 
-  /// An id below kSmallIds written in decimal digits (leading zeros allowed): the event ids of
-  /// every known writer.
-  static bool small_id(std::string_view id, std::size_t& out) {
-    while (id.size() > 1 && id[0] == '0') id.remove_prefix(1);
-    return decimal_digits(id, 4, out) && out < kSmallIds;
-  }
-
   int lookup_def(std::string_view id) const {
     std::size_t small = 0;
-    if (small_id(id, small)) return small_ids_[small];
+    if (small_event_id(id, small)) return small_ids_[small];
     const auto it = big_ids_.find(id);
     return it == big_ids_.end() ? -1 : it->second;
   }
@@ -565,7 +703,10 @@ class PajeParser {
   double time_of(const EventDef& d) {
     const Token& t = field(d, fTime);
     double v = 0;
-    if (!time_text_.empty() && FlatStringIndex::equal(time_text_, t.text)) {
+    if (t.scanned) {
+      if (!t.is_number || !std::isfinite(t.number)) fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
+      v = t.number;
+    } else if (!time_text_.empty() && FlatStringIndex::equal(time_text_, t.text)) {
       v = time_value_;  // consecutive lines often share their time stamp: no parse
     } else if (!parse_double(t.text, v) || !std::isfinite(v)) {
       fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
@@ -587,7 +728,7 @@ class PajeParser {
     if (!decided_ && seen_time_ && v > last_time_) decide();
     seen_time_ = true;
     last_time_ = v;
-    if (t.text.size() <= 32) {
+    if (!t.scanned && t.text.size() <= 32) {
       time_text_.assign(t.text);
       time_value_ = v;
     }
@@ -595,15 +736,20 @@ class PajeParser {
   }
 
   double number(const Token& t, const char* what) const {
-    double v = 0;
-    if (!parse_double(t.text, v) || !std::isfinite(v)) {
+    double v = t.number;
+    if (!(t.scanned ? t.is_number : parse_double(t.text, v)) || !std::isfinite(v)) {
       fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
     }
     return v;
   }
 
+  /// `t` in a name index, with the key a worker computed when it did.
+  static const std::uint32_t* lookup(const FlatStringIndex& index, const Token& t) {
+    return t.keyed ? index.find(t.text, t.key) : index.find(t.text);
+  }
+
   int find_type(const Token& t) {
-    const std::uint32_t* found = type_index_.find(t.text);
+    const std::uint32_t* found = lookup(type_index_, t);
     if (found == nullptr) {
       warn(wUndeclaredType);
       return -1;
@@ -613,8 +759,8 @@ class PajeParser {
   int find_container(const Token& t) {
     // An alias names a container before a name does: SimGrid's MSG traces call a host "3" by
     // alias and a network link "3" by name.
-    const std::uint32_t* found = container_alias_.find(t.text);
-    if (found == nullptr) found = container_name_.find(t.text);
+    const std::uint32_t* found = lookup(container_alias_, t);
+    if (found == nullptr) found = lookup(container_name_, t);
     if (found == nullptr) {
       warn(wUndeclaredContainer);
       return -1;
@@ -624,7 +770,15 @@ class PajeParser {
 
   void body_line() {
     const Token& id = tokens_[0];
-    const int index = lookup_def(id.text);
+    int index = 0;
+    if (small_id_ >= 0) {
+      index = small_ids_[static_cast<std::size_t>(small_id_)];
+    } else if (small_id_ == kIdNotSmall) {
+      const auto it = big_ids_.find(id.text);
+      index = it == big_ids_.end() ? -1 : it->second;
+    } else {
+      index = lookup_def(id.text);
+    }
     if (index < 0 || !defs_[static_cast<std::size_t>(index)].complete) {
       warn(wUnknownEventId);
       return;
@@ -726,7 +880,7 @@ class PajeParser {
 
   /// The index of a value's text among the value names.
   std::uint32_t intern(const Token& t) {
-    if (const std::uint32_t* id = value_ids_.find(t.text)) return *id;
+    if (const std::uint32_t* id = lookup(value_ids_, t)) return *id;
     if (value_names_.size() >= kMaxValueNames) fail(t, "more than " + std::to_string(kMaxValueNames) + " distinct state values");
     const auto id = static_cast<std::uint32_t>(value_names_.size());
     value_ids_.try_emplace(t.text, id);
@@ -1170,7 +1324,9 @@ class PajeParser {
   PajeOptions options_;
   std::int64_t line_number_ = 0;
   std::size_t bom_ = 0;
-  std::vector<Token> tokens_;
+  std::span<const Token> tokens_;  ///< the line's tokens: token_store_'s or a worker's
+  std::vector<Token> token_store_;
+  std::int32_t small_id_ = kIdUnknown;  ///< the line's event id as a worker read it
   std::size_t line_fields_ = 0;  ///< fields of the body line being read (after the id)
   std::vector<EventDef> defs_;
   std::vector<int> small_ids_;
@@ -1272,9 +1428,27 @@ PajeSummary read_paje_trace_text(std::string_view text, const std::string& name,
 PajeSummary read_paje_trace(const std::filesystem::path& path, TraceSink& sink, const PajeOptions& options) {
   const std::string name = path.string();
   PajeParser parser(name, sink, options);
-  LineSplitter splitter(parser, name);
-  for_each_file_chunk(path, [&splitter](std::string_view chunk) { splitter.feed(chunk); });
-  return splitter.finish();
+  ParallelLineReader<SplitBatch> reader(path, reader_workers(options.read.threads), split_paje_batch,
+                                        options.read.batch_bytes, kMaxLineBytes);
+  const LineBatch* batch = nullptr;
+  SplitBatch* split = nullptr;
+  std::int64_t line = 0;
+  std::size_t batches = 0;
+  while (reader.next(batch, split)) {
+    if (batch->overlong) {
+      throw InputError(FileLoc{name, line + 1, 1}, "line is longer than 16 MiB: not a Pajé trace (binary file?)");
+    }
+    for (const SplitLine& l : split->lines) {
+      ++line;
+      if (l.split) {
+        parser.parse_split(std::span<const Token>(split->tokens).subspan(l.first, l.count), l.small_id, line);
+      } else {
+        parser.parse_line_numbered(std::string_view(batch->text).substr(l.offset, l.length), line);
+      }
+    }
+    if (++batches % 64 == 0) check_interrupt();
+  }
+  return parser.finish();
 }
 
 }  // namespace kanoko::trace

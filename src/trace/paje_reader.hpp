@@ -9,6 +9,7 @@
 
 #include "src/base/error.hpp"
 #include "src/trace/event.hpp"
+#include "src/trace/line_batches.hpp"
 
 namespace kanoko::trace {
 
@@ -27,6 +28,8 @@ struct PajeOptions {
   std::string load_variable;
   /// Bound of the reordering window (tests lower it to exercise the bound).
   std::size_t max_held = kPajeMaxHeld;
+  /// Threads and batches for reading a file (lines are split into fields on worker threads).
+  TextReadOptions read;
 };
 
 /// One kind of recoverable problem: how often it happened and where first.

@@ -68,7 +68,9 @@ const std::vector<Reader>& readers() {
        }},
       {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", looks_paje,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
-         r.paje = read_paje_trace(p, sink, o.paje);
+         PajeOptions paje = o.paje;
+         paje.read.threads = o.threads;
+         r.paje = read_paje_trace(p, sink, paje);
          r.has_paje = true;
        }},
       {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory", looks_like_otf2_anchor,

@@ -45,7 +45,8 @@ inline bool parse_double(std::string_view s, double& out) {
     digits += decimals;
   }
   if (p == end && digits > 0 && digits <= 15) {
-    const double v = static_cast<double>(m) / kPow10[decimals];
+    // An integer needs no division (m < 2^53 is exact).
+    const double v = decimals == 0 ? static_cast<double>(m) : static_cast<double>(m) / kPow10[decimals];
     out = negative ? -v : v;
     return true;
   }

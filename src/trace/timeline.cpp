@@ -104,7 +104,9 @@ StateCategory StateClassifier::classify(std::string_view name) {
   for (const auto& [exact, category] : exact_list_) {
     if (exact == name) return category;
   }
-  if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
+  if (!exact_.empty()) {
+    if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
+  }
   if (patterns_.empty()) return StateCategory::None;
   if (const auto it = cache_.find(name); it != cache_.end()) return it->second;
   StateCategory found = StateCategory::None;

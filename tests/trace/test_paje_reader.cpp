@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -747,39 +748,44 @@ TEST(PajeReaderHostile, TruncatedAtEveryByte) {
   EXPECT_GT(accepted, 100);
 }
 
+const std::vector<std::string> kMutationTokens{
+    " ", "\n", "\"", "#", "\t", "\r", "%", "-", "e", ".", "9", "nan", "inf", "1e999", "%EventDef PajePopState 9\n",
+    "%EndEventDef\n", "9 1 STATE rank-0\n", "8 1 STATE rank-0 x\n", "15 1 LINK 0 PTP rank-1 k1\n", std::string(1, '\0'),
+    "\xff", "0 X rank-0 X\n", "5 0 rank-0 MPI rank-0 dup\n", "\xEF\xBB\xBF", "\"a b\""};
+
+/// One to four random edits of kHeader + kBody, as a fuzzer would make them.
+std::string mutated(std::mt19937_64& rng) {
+  std::string s = kHeader + kBody;
+  const int ops = 1 + static_cast<int>(rng() % 4);
+  for (int op = 0; op < ops; ++op) {
+    const std::size_t pos = rng() % (s.size() + 1);
+    switch (rng() % 5) {
+      case 0:
+        if (pos < s.size()) s[pos] = static_cast<char>(s[pos] ^ static_cast<char>(1U << (rng() % 8)));
+        break;
+      case 1: s.insert(pos, 1, static_cast<char>(rng() % 256)); break;
+      case 2: s.erase(pos, rng() % 8); break;
+      case 3: s.insert(pos, kMutationTokens[rng() % kMutationTokens.size()]); break;
+      default: {
+        // Move a whole body line elsewhere (breaks time order and nesting).
+        const std::size_t a = s.find('\n', kHeader.size() + rng() % (s.size() - kHeader.size() + 1));
+        if (a == std::string::npos) break;
+        const std::size_t b = s.find('\n', a + 1);
+        if (b == std::string::npos) break;
+        const std::string line = s.substr(a + 1, b - a);
+        s.erase(a + 1, b - a);
+        s.insert(std::min(s.size(), kHeader.size() + rng() % (s.size() - kHeader.size() + 1)), line);
+      }
+    }
+  }
+  return s;
+}
+
 TEST(PajeReaderHostile, DeterministicMutationFuzz) {
-  const std::vector<std::string> seeds{kHeader + kBody};
-  const std::vector<std::string> tokens{" ", "\n", "\"", "#", "\t", "\r", "%", "-", "e", ".", "9", "nan", "inf",
-                                        "1e999", "%EventDef PajePopState 9\n", "%EndEventDef\n", "9 1 STATE rank-0\n",
-                                        "8 1 STATE rank-0 x\n", "15 1 LINK 0 PTP rank-1 k1\n", std::string(1, '\0'),
-                                        "\xff", "0 X rank-0 X\n", "5 0 rank-0 MPI rank-0 dup\n"};
   std::mt19937_64 rng(20261121);
   int accepted = 0, refused = 0;
   for (int iter = 0; iter < 4000; ++iter) {
-    std::string s = seeds[0];
-    const int ops = 1 + static_cast<int>(rng() % 4);
-    for (int op = 0; op < ops; ++op) {
-      const std::size_t pos = rng() % (s.size() + 1);
-      switch (rng() % 5) {
-        case 0:
-          if (pos < s.size()) s[pos] = static_cast<char>(s[pos] ^ static_cast<char>(1U << (rng() % 8)));
-          break;
-        case 1: s.insert(pos, 1, static_cast<char>(rng() % 256)); break;
-        case 2: s.erase(pos, rng() % 8); break;
-        case 3: s.insert(pos, tokens[rng() % tokens.size()]); break;
-        default: {
-          // Move a whole body line elsewhere (breaks time order and nesting).
-          const std::size_t a = s.find('\n', kHeader.size() + rng() % (s.size() - kHeader.size() + 1));
-          if (a == std::string::npos) break;
-          const std::size_t b = s.find('\n', a + 1);
-          if (b == std::string::npos) break;
-          const std::string line = s.substr(a + 1, b - a);
-          s.erase(a + 1, b - a);
-          s.insert(std::min(s.size(), kHeader.size() + rng() % (s.size() - kHeader.size() + 1)), line);
-        }
-      }
-    }
-    if (read_into_timeline(s).empty()) {
+    if (read_into_timeline(mutated(rng)).empty()) {
       ++accepted;
     } else {
       ++refused;
@@ -787,6 +793,76 @@ TEST(PajeReaderHostile, DeterministicMutationFuzz) {
   }
   EXPECT_GT(accepted, 100);
   EXPECT_GT(refused, 100);
+}
+
+/// What reading gives: the event log and the summary's counts and warnings, or the error.
+std::string outcome(const std::function<PajeSummary(Recorder&)>& read) {
+  Recorder r;
+  PajeSummary s;
+  try {
+    s = read(r);
+  } catch (const InputError& e) {
+    return std::string("error: ") + e.what();
+  }
+  std::string all;
+  for (const std::string& line : r.log) all += line + "\n";
+  all += "containers " + std::to_string(s.containers) + " states " + std::to_string(s.states) + " links " +
+         std::to_string(s.links) + " variables " + std::to_string(s.variable_events) + " events " +
+         std::to_string(s.point_events) + " entity type " + s.entity_type + "\n";
+  for (const PajeWarning& w : s.warnings) {
+    all += "warning " + std::to_string(w.count) + "x " + w.what + " first line " + std::to_string(w.first.line) + "\n";
+  }
+  return all;
+}
+
+TEST(PajeReaderFile, WorkerThreadsReadExactlyAsTheLineParser) {
+  // The file reader splits body lines into fields on worker threads, in batches of whole lines;
+  // whatever the input, the events, counts, warnings and errors must be those of the
+  // line-by-line parser. Tiny batches put batch boundaries everywhere.
+  std::mt19937_64 rng(20261122);
+  test::TempDir dir;
+  const auto path = dir / "m.trace";
+  PajeOptions base;
+  base.load_variable = "load";
+  base.max_held = 8;
+  std::vector<std::string> inputs{kHeader + kBody, "\xEF\xBB\xBF" + kHeader + kBody,
+                                  kHeader + "%EventDef PajePushState 99\n% Time date\n%EndEventDef\n" + kBody};
+  for (int iter = 0; iter < 1200; ++iter) inputs.push_back(mutated(rng));
+  int refused = 0;
+  for (std::size_t iter = 0; iter < inputs.size(); ++iter) {
+    const std::string& s = inputs[iter];
+    test::write_text(path, s);
+    const std::string expected = outcome([&](Recorder& r) { return read_paje_trace_text(s, path.string(), r, base); });
+    refused += expected.rfind("error: ", 0) == 0 ? 1 : 0;
+    for (const TextReadOptions read : {TextReadOptions{1, 5}, TextReadOptions{3, 64}, TextReadOptions{2, 1 << 20}}) {
+      PajeOptions o = base;
+      o.read = read;
+      const std::string got = outcome([&](Recorder& r) { return read_paje_trace(path, r, o); });
+      if (got != expected) {
+        ADD_FAILURE() << "threads " << read.threads << ", batches of " << read.batch_bytes << " bytes, input " << iter
+                      << ":\n" << s << "\nexpected:\n" << expected << "\ngot:\n" << got;
+        return;
+      }
+    }
+  }
+  EXPECT_GT(refused, 100);
+  EXPECT_GT(static_cast<int>(inputs.size()) - refused, 100);
+}
+
+TEST(PajeReaderFile, SharedTracesReadTheSameOnWorkerThreads) {
+  const auto files = shared_paje_files();
+  ASSERT_EQ(files.size(), 4U) << test::shared_dir();
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.string());
+    const std::string text = test::read_text(f);
+    const std::string expected = outcome([&](Recorder& r) { return read_paje_trace_text(text, f.string(), r); });
+    ASSERT_EQ(expected.rfind("error: ", 0), std::string::npos) << expected;
+    for (const TextReadOptions read : {TextReadOptions{1, 4096}, TextReadOptions{3, 100000}}) {
+      PajeOptions o;
+      o.read = read;
+      EXPECT_EQ(outcome([&](Recorder& r) { return read_paje_trace(f, r, o); }), expected) << read.threads;
+    }
+  }
 }
 
 }  // namespace
