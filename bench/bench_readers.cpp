@@ -10,6 +10,7 @@
 // Each measurement runs in a child process (fork), so that its peak resident memory is its own:
 //   * Kanoko: read_trace() into a TimelineBuilder with 1000 bins over the trace, as
 //     `kanoko simulate` does (the reader into the timeline); wall and CPU time, MB/s, peak RSS;
+//     with the default reader threads (--threads) and on the calling thread only;
 //   * pj_dump FILE > /dev/null (its normal dump) and pj_dump -q FILE (its parse and simulation
 //     only): wall and CPU time, MB/s, peak RSS.
 // The files are in the page cache when they are read (they were just written).
@@ -464,6 +465,13 @@ int main(int argc, char** argv) {
     const Run ks = kanoko_read(paje_short, paje_short_s, o.threads);
     print_run("kanoko read+bin (short)", ks, mb_of(paje_short));
     std::fflush(stdout);
+    // The same on the calling thread only (no worker threads), as on a one-core machine.
+    Run k1;
+    if (o.threads != 1) {
+      k1 = kanoko_read(paje, paje_s, 1);
+      print_run("kanoko read+bin, 1 thread", k1, mb_of(paje));
+      std::fflush(stdout);
+    }
     Run d;
     Run dq;
     if (o.pj_dump) {
@@ -478,6 +486,11 @@ int main(int argc, char** argv) {
     print_run("kanoko read+bin", n, mb_of(native));
     const Run ns = kanoko_read(native_short, native_short_s, o.threads);
     print_run("kanoko read+bin (short)", ns, mb_of(native_short));
+    Run n1;
+    if (o.threads != 1) {
+      n1 = kanoko_read(native, native_s, 1);
+      print_run("kanoko read+bin, 1 thread", n1, mb_of(native));
+    }
 
     std::printf("\nsummary (load average at end: %s)\n", load_average().c_str());
     if (k.ok && d.ok) {
@@ -488,8 +501,13 @@ int main(int argc, char** argv) {
       std::printf("  Pajé: against pj_dump -q (%.2f MB/s wall): %.1fx wall, %.1fx CPU\n", mb_of(paje) / dq.wall_s,
                   dq.wall_s / k.wall_s, dq.cpu_s / k.cpu_s);
     }
+    if (k1.ok && d.ok && dq.ok) {
+      std::printf("  Pajé, 1 thread: %.1f MB/s wall: %.1fx pj_dump, %.1fx pj_dump -q (wall)\n", mb_of(paje) / k1.wall_s,
+                  d.wall_s / k1.wall_s, dq.wall_s / k1.wall_s);
+    }
     if (n.ok) std::printf("  native: %.1f MB/s wall, %.1f MB/s CPU; target >= 300 MB/s\n", mb_of(native) / n.wall_s,
                           mb_of(native) / n.cpu_s);
+    if (n1.ok) std::printf("  native, 1 thread: %.1f MB/s wall\n", mb_of(native) / n1.wall_s);
     if (k.ok && ks.ok) {
       std::printf("  peak memory, Pajé: %.1f MiB for %.0f MB, %.1f MiB for %.0f MB\n", k.peak_mib, mb_of(paje), ks.peak_mib,
                   mb_of(paje_short));

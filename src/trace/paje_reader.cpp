@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -194,6 +193,41 @@ struct Blocker {
   bool is_link;
   std::uint64_t stack_key;
   std::uint32_t link_entry;  ///< the pending-link entry (while the blocker is alive)
+};
+
+/// A FIFO queue with indexed access in one power-of-two ring buffer: pushes and pops allocate
+/// nothing once it has grown to the most elements held at a time.
+template <typename T>
+class RingQueue {
+ public:
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  T& front() { return buf_[head_]; }
+  T& operator[](std::size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  void push_back(const T& v) {
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+  }
+  void clear() {
+    head_ = 0;
+    size_ = 0;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(buf_.empty() ? 64 : 2 * buf_.size());
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = (*this)[i];
+    buf_.swap(bigger);
+    head_ = 0;
+  }
+  std::vector<T> buf_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
 };
 
 /// Link ends waiting for their other end, by key ("container\x1fvalue\x1fkey"): open addressing
@@ -423,9 +457,11 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
       Token& t = out.tokens[k];
       t.key = FlatStringIndex::key_of(t.text);
       t.keyed = true;
-      // Numbers with a decimal point are times: parsed here (once per distinct text in a row).
+      // Digits and a decimal point make a time: parsed here (once per distinct text in a row).
       // The parser reads other numbers (sizes, variable values) itself.
-      if (t.text.find('.') == std::string_view::npos) continue;
+      std::size_t d = 0;
+      while (d < t.text.size() && static_cast<unsigned>(t.text[d] - '0') < 10U) ++d;
+      if (d == 0 || d == t.text.size() || t.text[d] != '.') continue;
       t.scanned = true;
       if (FlatStringIndex::equal(t.text, last_number)) {
         t.is_number = last_is_number;
@@ -1291,7 +1327,7 @@ class PajeParser {
       watermark();
       // Only a blocker older than now holds events back; states re-opened now come after it.
       if (blockers_.empty() || !(blockers_.front().t < last_time_)) break;
-      Blocker b = std::move(blockers_.front());
+      const Blocker b = blockers_.front();
       blockers_.pop_front();
       ++blocker_base_;
       if (b.is_link) {
@@ -1351,7 +1387,7 @@ class PajeParser {
   PendingLinks pending_;
   std::string key_;
   std::priority_queue<Held, std::vector<Held>, HeldLater> held_;
-  std::deque<Blocker> blockers_;
+  RingQueue<Blocker> blockers_;
   std::uint64_t blocker_base_ = 0;
   std::uint64_t seq_ = 0;
   double last_time_ = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <tuple>
 
@@ -19,7 +20,9 @@ constexpr double kBoundarySnap = 1e-9;
 /// t in units of bins from 0, snapped onto a boundary when within rounding of it.
 double bin_position(double t, double interval_s) {
   const double q = t / interval_s;
-  const double r = std::round(q);
+  // Nearest integer without a libm call: floor(q + 0.5) can differ from round(q) only for q
+  // within an ulp of k + 0.5, which no boundary snaps to either way.
+  const double r = q >= 0 && q < 4e15 ? static_cast<double>(static_cast<std::int64_t>(q + 0.5)) : std::round(q);
   return std::abs(q - r) <= kBoundarySnap * std::max(1.0, r) ? r : q;
 }
 
