@@ -277,13 +277,28 @@ trace::ReaderOptions reader_options(const Mapping& m, const std::string& format,
   return o;
 }
 
-trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapping& m, SelectionReport* report) {
+namespace {
+
+/// The format [trace] names, or the detected one for "auto" ("" when nothing recognises it).
+std::string trace_format(const std::filesystem::path& path, const Mapping& m) {
   std::string format = m.trace.format;
   if (format == "auto") format = trace::detect_format(path);
   const auto names = trace::reader_names();
   if (!format.empty() && std::find(names.begin(), names.end(), format) == names.end()) {
     throw InputError(m.where("trace.format"), "unknown trace format '" + format + "'" + did_you_mean(format, names));
   }
+  return format;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> body_trace_files(const std::filesystem::path& path, const Mapping& m) {
+  const std::string format = trace_format(path, m);
+  return trace::trace_files(path, format.empty() ? "auto" : format, reader_options(m, format));
+}
+
+trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapping& m, SelectionReport* report) {
+  const std::string format = trace_format(path, m);
   const trace::TimelineOptions options = timeline_options(m, format);
   std::vector<Diagnostic> option_warnings;
   const trace::ReaderOptions reader = reader_options(m, format, &option_warnings);

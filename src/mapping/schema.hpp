@@ -109,6 +109,10 @@ trace::TimelineOptions timeline_options(const Mapping& m, const std::string& for
 trace::ReaderOptions reader_options(const Mapping& m, const std::string& format,
                                     std::vector<Diagnostic>* warnings = nullptr);
 
+/// Every file read_body_timeline reads for `path` (trace::trace_files with [trace]'s format and
+/// options), in a fixed order.
+std::vector<std::filesystem::path> body_trace_files(const std::filesystem::path& path, const Mapping& m);
+
 /// Reads `path` as [trace] says into a timeline of bodies. Throws InputError for a bad trace, an
 /// unknown format, or a selection that leaves no body (located in the mapping). When `report`
 /// is given, fills it.

@@ -110,56 +110,6 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
   }
 }
 
-/// Every file a trace is read from, in a fixed order: the file itself and what its reader also
-/// opens (a Paraver trace's .pcf and .row, an OTF2 archive's definitions and per-location files,
-/// the files a SimGrid TI index lists, every file of a trace given as a folder).
-std::vector<std::filesystem::path> trace_files(const std::filesystem::path& trace) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> files;
-  auto add_tree = [&files](const fs::path& dir) {
-    std::vector<fs::path> found;
-    std::error_code ec;
-    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->is_regular_file(ec)) found.push_back(it->path());
-    }
-    std::sort(found.begin(), found.end());
-    files.insert(files.end(), found.begin(), found.end());
-  };
-  std::error_code ec;
-  if (fs::is_directory(trace, ec)) {
-    add_tree(trace);
-    return files;
-  }
-  files.push_back(trace);
-  const std::string ext = trace.extension().string();
-  if (ext == ".prv") {
-    for (const char* e : {".pcf", ".row"}) {
-      fs::path p = trace;
-      if (fs::is_regular_file(p.replace_extension(e), ec)) files.push_back(p);
-    }
-  } else if (ext == ".otf2") {
-    fs::path def = trace;
-    if (fs::is_regular_file(def.replace_extension(".def"), ec)) files.push_back(def);
-    fs::path dir = trace;
-    dir.replace_extension();
-    if (fs::is_directory(dir, ec)) add_tree(dir);
-  } else if (fs::file_size(trace, ec) < (1U << 20)) {
-    // A SimGrid TI index: every non-empty line a path relative to the index.
-    std::ifstream in(trace);
-    std::vector<fs::path> listed;
-    std::string line;
-    bool all = true;
-    while (all && std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      const fs::path p = trace.parent_path() / line.substr(0, line.find_last_not_of(" \t\r") + 1);
-      all = fs::is_regular_file(p, ec);
-      listed.push_back(p);
-    }
-    if (all) files.insert(files.end(), listed.begin(), listed.end());
-  }
-  return files;
-}
-
 std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapping& m) {
   Fnv1a64 h;
   // v3: readers changed what they deliver (Paraver's default computing state, Pajé value aliases),
@@ -167,7 +117,7 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
   h.update("kanoko-input-v3");
   h.update_value(trajectory::kVersionMajor);
   std::vector<char> buf(1 << 20);
-  for (const std::filesystem::path& file : trace_files(trace)) {
+  for (const std::filesystem::path& file : mapping::body_trace_files(trace, m)) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(FileLoc{file.string()}, "cannot open trace");
     h.update(file.filename().string());

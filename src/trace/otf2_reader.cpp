@@ -688,6 +688,27 @@ std::filesystem::path otf2_anchor(const std::filesystem::path& path) {
   return anchors.front();
 }
 
+std::vector<std::filesystem::path> otf2_trace_files(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  const fs::path anchor = otf2_anchor(path);
+  std::vector<fs::path> files{anchor};
+  std::error_code ec;
+  fs::path def = anchor;
+  if (fs::is_regular_file(def.replace_extension(".def"), ec)) files.push_back(def);
+  // The archive's folder (the anchor's name without .otf2): local definitions and events.
+  fs::path dir = anchor;
+  dir.replace_extension();
+  std::vector<fs::path> local;
+  if (fs::is_directory(dir, ec)) {
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_regular_file(ec)) local.push_back(it->path());
+    }
+  }
+  std::sort(local.begin(), local.end());
+  files.insert(files.end(), local.begin(), local.end());
+  return files;
+}
+
 bool looks_like_otf2_anchor(std::string_view head) { return head.size() >= 6 && head.substr(1, 5) == "BOTF2"; }
 
 bool is_otf2_directory(const std::filesystem::path& path) {

@@ -44,6 +44,9 @@ struct Otf2Summary {
 /// The anchor file of an OTF2 archive given as its anchor file or as its directory (which must
 /// hold exactly one `*.otf2`); throws InputError when there is none.
 std::filesystem::path otf2_anchor(const std::filesystem::path& path);
+/// The files read_otf2_trace reads: the anchor, its global definitions (.def) and every file of
+/// the archive's folder, in a fixed order.
+std::vector<std::filesystem::path> otf2_trace_files(const std::filesystem::path& path);
 
 /// True for the anchor file of an OTF2 archive (its first bytes) or a directory holding one.
 bool looks_like_otf2_anchor(std::string_view head);

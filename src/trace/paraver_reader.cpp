@@ -692,4 +692,13 @@ ParaverSummary read_paraver_trace(const std::filesystem::path& prv, TraceSink& s
   return parser.finish();
 }
 
+std::vector<std::filesystem::path> paraver_trace_files(const std::filesystem::path& prv, const ParaverOptions& options) {
+  std::vector<std::filesystem::path> files{prv};
+  std::error_code ec;
+  for (const auto& f : {sibling(prv, options.pcf, ".pcf"), sibling(prv, options.row, ".row")}) {
+    if (std::filesystem::is_regular_file(f, ec)) files.push_back(f);
+  }
+  return files;
+}
+
 }  // namespace kanoko::trace

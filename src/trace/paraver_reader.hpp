@@ -67,6 +67,9 @@ struct ParaverSummary {
 /// Memory is bounded by the resources, the open collectives and the reordering window.
 ParaverSummary read_paraver_trace(const std::filesystem::path& prv, TraceSink& sink, const ParaverOptions& options = {});
 
+/// The files read_paraver_trace reads: `prv`, then its .pcf and .row where they exist.
+std::vector<std::filesystem::path> paraver_trace_files(const std::filesystem::path& prv, const ParaverOptions& options = {});
+
 /// The same for texts in memory; `name` is used in error locations, `pcf`/`row` may be empty
 /// (treated as missing) and are named `name` with .pcf/.row in messages.
 ParaverSummary read_paraver_trace_text(std::string_view prv, std::string_view pcf, std::string_view row,

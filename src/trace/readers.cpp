@@ -58,6 +58,8 @@ struct Reader {
   const char* description;
   bool (*detect)(std::string_view head);
   std::function<void(const std::filesystem::path&, TraceSink&, const ReaderOptions&, ReadReport&)> read;
+  /// The files a read opens; nullptr: the trace file alone.
+  std::vector<std::filesystem::path> (*files)(const std::filesystem::path&, const ReaderOptions&) = nullptr;
 };
 
 const std::vector<Reader>& readers() {
@@ -85,7 +87,8 @@ const std::vector<Reader>& readers() {
                                           std::to_string(s.metric_events) + " metric"},
                       {"otf2 clock", std::to_string(s.timer_resolution) + " ticks/s"},
                       {"load metric", s.metric.empty() ? std::string("none") : s.metric}};
-       }},
+       },
+       [](const std::filesystem::path& p, const ReaderOptions&) { return otf2_trace_files(p); }},
       {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})", looks_like_chrome_json,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
@@ -115,7 +118,8 @@ const std::vector<Reader>& readers() {
                                               std::to_string(s.collectives) + " MPI collective calls"},
                       {"paraver files", std::string(s.have_pcf ? ".pcf read" : "no .pcf") + ", " +
                                             (s.have_row ? ".row read" : "no .row")}};
-       }},
+       },
+       [](const std::filesystem::path& p, const ReaderOptions& o) { return paraver_trace_files(p, o.paraver); }},
       {"simgrid-ti", "SimGrid time-independent trace (actions file or per-rank index), replayed", looks_like_simgrid_ti,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const SimgridTiSummary s = read_simgrid_ti_trace(p, sink, o.simgrid_ti);
@@ -130,7 +134,8 @@ const std::vector<Reader>& readers() {
                       {"ti replay", std::to_string(s.sends) + " sends, " + std::to_string(s.receives) + " receives, " +
                                         std::to_string(s.collectives) + " collectives, " + flops + " flops"},
                       {"ti cost model", model}};
-       }},
+       },
+       [](const std::filesystem::path& p, const ReaderOptions&) { return simgrid_ti_files(p); }},
   }};
   return table;
 }
@@ -190,8 +195,10 @@ std::string detect_format(const std::filesystem::path& path) {
   return detect_format_text(head);
 }
 
-ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const std::string& format,
-                      const ReaderOptions& options) {
+namespace {
+
+/// The reader named `format`, or the one that recognises the file's content for "auto".
+const Reader& reader_for(const std::filesystem::path& path, const std::string& format) {
   std::string chosen = format;
   if (format == "auto") {
     chosen = detect_format(path);
@@ -202,14 +209,28 @@ ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const 
     }
   }
   for (const Reader& r : readers()) {
-    if (chosen != r.name) continue;
-    ReadReport report;
-    report.format = r.name;
-    r.read(path, sink, options, report);
-    return report;
+    if (chosen == r.name) return r;
   }
   throw InputError(FileLoc{path.string()}, "unknown trace format '" + format + "'" + did_you_mean(format, reader_names()) +
                                                "; valid formats: auto, " + valid_list());
+}
+
+}  // namespace
+
+ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const std::string& format,
+                      const ReaderOptions& options) {
+  const Reader& r = reader_for(path, format);
+  ReadReport report;
+  report.format = r.name;
+  r.read(path, sink, options, report);
+  return report;
+}
+
+std::vector<std::filesystem::path> trace_files(const std::filesystem::path& path, const std::string& format,
+                                               const ReaderOptions& options) {
+  const Reader& r = reader_for(path, format);
+  if (r.files != nullptr) return r.files(path, options);
+  return {path};
 }
 
 }  // namespace kanoko::trace

@@ -54,4 +54,11 @@ std::string detect_format(const std::filesystem::path& path);
 ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const std::string& format = "auto",
                       const ReaderOptions& options = {});
 
+/// Every file read_trace reads for `path`, in a fixed order: the trace and what its reader also
+/// opens (a Paraver trace's .pcf and .row, an OTF2 archive's definitions and per-location files,
+/// the action files a SimGrid TI index lists). Throws as read_trace does for an unknown format or
+/// a malformed TI index.
+std::vector<std::filesystem::path> trace_files(const std::filesystem::path& path, const std::string& format = "auto",
+                                               const ReaderOptions& options = {});
+
 }  // namespace kanoko::trace

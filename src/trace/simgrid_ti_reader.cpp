@@ -993,7 +993,9 @@ SimgridTiSummary replay_single(const std::string& name, const std::filesystem::p
   return replay.run(false);
 }
 
-SimgridTiSummary replay_index(const std::filesystem::path& index, TraceSink& sink, const SimgridTiOptions& options) {
+/// The action files a TI index lists, checked (one relative path per line, inside the index's
+/// folder, an existing regular file): (path, name in messages).
+std::vector<std::pair<std::filesystem::path, std::string>> index_files(const std::filesystem::path& index) {
   const std::string name = index.string();
   const std::filesystem::path folder = index.parent_path();
   std::vector<std::pair<std::filesystem::path, std::string>> files;
@@ -1026,6 +1028,12 @@ SimgridTiSummary replay_index(const std::filesystem::path& index, TraceSink& sin
     files.emplace_back(p, p.string());
   });
   if (files.empty()) throw InputError(FileLoc{name, std::max<std::int64_t>(line, 1), 1}, "empty TI index: no action file listed");
+  return files;
+}
+
+SimgridTiSummary replay_index(const std::filesystem::path& index, TraceSink& sink, const SimgridTiOptions& options) {
+  const std::string name = index.string();
+  const auto files = index_files(index);
   Replay replay(sink, options, name);
   const std::size_t buf = buffer_for(files.size());
   for (std::size_t r = 0; r < files.size(); ++r) {
@@ -1063,18 +1071,31 @@ SimgridTiSummary read_simgrid_ti_text(std::string_view text, const std::string& 
   return replay_single(name, {}, text, sink, options);
 }
 
-SimgridTiSummary read_simgrid_ti_trace(const std::filesystem::path& path, TraceSink& sink, const SimgridTiOptions& options) {
-  // An action file starts with "RANK ACTION"; a file whose first line is one word is an index.
+namespace {
+
+/// An action file starts with "RANK ACTION"; a file whose first line is one word is an index.
+bool is_ti_index(const std::filesystem::path& path) {
   Source head(path.string(), path, {}, -1, 0, 1, 64 * 1024);
   std::string_view first;
-  bool is_index = false;
-  if (head.next(first)) {
-    std::vector<std::vector<std::string_view>> lines;
-    const auto words = first_words(first, 1, lines);
-    is_index = words.size() == 1 && !is_action_line(words);
-  }
-  if (is_index) return replay_index(path, sink, options);
+  if (!head.next(first)) return false;
+  std::vector<std::vector<std::string_view>> lines;
+  const auto words = first_words(first, 1, lines);
+  return words.size() == 1 && !is_action_line(words);
+}
+
+}  // namespace
+
+SimgridTiSummary read_simgrid_ti_trace(const std::filesystem::path& path, TraceSink& sink, const SimgridTiOptions& options) {
+  if (is_ti_index(path)) return replay_index(path, sink, options);
   return replay_single(path.string(), path, {}, sink, options);
+}
+
+std::vector<std::filesystem::path> simgrid_ti_files(const std::filesystem::path& path) {
+  std::vector<std::filesystem::path> files{path};
+  if (is_ti_index(path)) {
+    for (const auto& f : index_files(path)) files.push_back(f.first);
+  }
+  return files;
 }
 
 }  // namespace kanoko::trace

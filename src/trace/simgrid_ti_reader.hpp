@@ -47,6 +47,10 @@ struct SimgridTiSummary {
 SimgridTiSummary read_simgrid_ti_trace(const std::filesystem::path& path, TraceSink& sink,
                                        const SimgridTiOptions& options = {});
 
+/// The files read_simgrid_ti_trace reads: `path`, then, for an index, the action files it lists
+/// (checked as the reader checks them).
+std::vector<std::filesystem::path> simgrid_ti_files(const std::filesystem::path& path);
+
 /// The same for a single-file trace in memory; `name` is used in error locations.
 SimgridTiSummary read_simgrid_ti_text(std::string_view text, const std::string& name, TraceSink& sink,
                                       const SimgridTiOptions& options = {});
