@@ -128,6 +128,18 @@ class FlatStringIndex {
     if (!k.is_number) k.digest = digest(s);
     return k;
   }
+  /// The same for a string a scanner has read: its first `digits` bytes are decimal digits whose
+  /// value is `value` (meaningless beyond 19 digits).
+  static Key key_of(std::string_view s, std::size_t digits, std::size_t value) {
+    Key k;
+    k.is_number = digits == s.size() && digits > 0 && digits <= 7 && (digits == 1 || s[0] != '0') && value < kDirectLimit;
+    if (k.is_number) {
+      k.number = value;
+    } else {
+      k.digest = digest(s);
+    }
+    return k;
+  }
 
   /// The value stored for `s`, or nullptr.
   [[nodiscard]] const std::uint32_t* find(std::string_view s) const { return find(s, key_of(s)); }

@@ -350,8 +350,18 @@ struct Token {
 /// (without their quotes), up to a '#' comment. The line ends at a '\n' or the end of `text`;
 /// `stop` is set to where. Columns are shifted by `shift` (a byte order mark removed before the
 /// line). False at the first lexical error, with its column and message.
+/// What a worker computes of the words it splits (split_paje_line with `keys`): every word's
+/// lookup key and the value of every time (digits and a decimal point), the last one remembered
+/// so that a repeated time is not parsed again.
+struct KeyScan {
+  std::string_view last_time;
+  bool last_is_number = false;
+  double last_value = 0;
+};
+
 bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, std::size_t shift,
-                     std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error) {
+                     std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error,
+                     KeyScan* keys = nullptr) {
   const std::size_t n = text.size();
   const auto fail = [&](std::size_t at, const char* what) {
     error_column = at - begin + 1 + shift;
@@ -384,8 +394,13 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
       i = close + 1;
       continue;
     }
-    // A word ends at a separator or the line's end; NUL and '"' inside it are errors.
-    std::size_t j = i + 1;
+    // A word ends at a separator or the line's end; NUL and '"' inside it are errors. Its
+    // leading digits are read on the way.
+    std::size_t j = i;
+    std::size_t value = 0;
+    while (j < n && static_cast<unsigned>(text[j] - '0') < 10U) value = value * 10 + static_cast<std::size_t>(text[j++] - '0');
+    const std::size_t digits = j - i;
+    if (j == i) ++j;
     while (j < n && kWordChar[static_cast<unsigned char>(text[j])]) ++j;
     if (j < n && (text[j] == '\0' || text[j] == '"')) {
       return fail(j, text[j] == '\0' ? "binary content (NUL byte): not a text trace" : "unexpected '\"' inside a word");
@@ -393,6 +408,25 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
     Token& t = out.emplace_back();
     t.text = text.substr(i, j - i);
     t.column = i - begin + 1 + shift;
+    if (keys != nullptr) {
+      // Digits and a decimal point make a time (no name: it needs no key); the parser reads
+      // other numbers itself.
+      if (digits == 0 || digits == t.text.size() || t.text[digits] != '.') {
+        t.key = FlatStringIndex::key_of(t.text, digits, value);
+        t.keyed = true;
+      } else {
+        t.scanned = true;
+        if (FlatStringIndex::equal(t.text, keys->last_time)) {
+          t.is_number = keys->last_is_number;
+          t.number = keys->last_value;
+        } else {
+          t.is_number = parse_double(t.text, t.number);
+          keys->last_time = t.text;
+          keys->last_is_number = t.is_number;
+          keys->last_value = t.number;
+        }
+      }
+    }
     i = j;
   }
   stop = i;
@@ -425,9 +459,7 @@ struct SplitBatch {
 void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
   out.tokens.clear();
   out.lines.clear();
-  std::string_view last_number;  // the last number parsed, and what it gave
-  bool last_is_number = false;
-  double last_value = 0;
+  KeyScan keys;
   const std::string_view text = batch.text;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -441,7 +473,7 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
     const char* error = nullptr;
     const bool header = i < text.size() && text[i] == '%';
     if (header || text.substr(pos, 3) == "\xEF\xBB\xBF" ||
-        !split_paje_line(text, pos, i, 0, out.tokens, stop, error_column, error)) {
+        !split_paje_line(text, pos, i, 0, out.tokens, stop, error_column, error, &keys)) {
       out.tokens.resize(first);
       const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
       stop = nl == nullptr ? text.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
@@ -453,26 +485,6 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
     l.length = static_cast<std::uint32_t>(stop - pos);
     pos = stop + 1;
     if (!l.split) continue;
-    for (std::size_t k = first; k < out.tokens.size(); ++k) {
-      Token& t = out.tokens[k];
-      t.key = FlatStringIndex::key_of(t.text);
-      t.keyed = true;
-      // Digits and a decimal point make a time: parsed here (once per distinct text in a row).
-      // The parser reads other numbers (sizes, variable values) itself.
-      std::size_t d = 0;
-      while (d < t.text.size() && static_cast<unsigned>(t.text[d] - '0') < 10U) ++d;
-      if (d == 0 || d == t.text.size() || t.text[d] != '.') continue;
-      t.scanned = true;
-      if (FlatStringIndex::equal(t.text, last_number)) {
-        t.is_number = last_is_number;
-        t.number = last_value;
-      } else {
-        t.is_number = parse_double(t.text, t.number);
-        last_number = t.text;
-        last_is_number = t.is_number;
-        last_value = t.number;
-      }
-    }
     std::size_t id = 0;
     if (l.count > 0 && small_event_id(out.tokens[first].text, id)) l.small_id = static_cast<std::int32_t>(id);
   }
