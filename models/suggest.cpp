@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "models/model.hpp"
@@ -25,7 +26,7 @@ double mean_spacing(const Eigen::Matrix3Xd& x, double fallback) {
   double sum = 0;
   Eigen::Index count = 0;
   for (Eigen::Index i = 0; i < n; i += step) {
-    double best = INFINITY;
+    double best = std::numeric_limits<double>::infinity();
     for (Eigen::Index j = 0; j < n; ++j) {
       if (j != i) best = std::min(best, (x.col(i) - x.col(j)).squaredNorm());
     }
@@ -50,7 +51,7 @@ Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Tim
   const double spacing = mean_spacing(model.initial_positions(), m.bodies.size);
   const bool symmetric = m.communication && m.communication->mode == mapping::CommunicationMode::Symmetric;
 
-  double mass_sum = 0, mass_min = INFINITY, force_sum = 0, force_peak = 0, pull_peak = 0;
+  double mass_sum = 0, mass_min = std::numeric_limits<double>::infinity(), force_sum = 0, force_peak = 0, pull_peak = 0;
   std::size_t active = 0;
   std::vector<double> force(n);
   const std::size_t bins = std::max<std::size_t>(tl.bin_count, 1);

@@ -334,7 +334,8 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
       }
     }
   }
-  for (const auto& [child, parent] : m.trace.groups) {
+  for (const auto& child_parent : m.trace.groups) {
+    const std::string& child = child_parent.first;  // a plain reference: clang 14 cannot capture a binding
     const bool entity = std::any_of(r.entities.begin(), r.entities.end(), [&](const auto& e) { return e.entity == child; });
     const bool group = std::any_of(m.trace.groups.begin(), m.trace.groups.end(), [&](const auto& g) { return g.second == child; });
     if (!entity && !group) {

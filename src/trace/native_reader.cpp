@@ -473,14 +473,15 @@ class NativeParser {
   std::int64_t integer_field(const Token& t, const char* what, std::int64_t min_value = 0) const {
     // Fast path: 1 to 18 digits cannot overflow.
     if (!t.quoted && !t.text.empty() && t.text.size() <= 18) {
-      std::int64_t fast = 0;
+      // Unsigned: a non-digit byte makes garbage (discarded), never an overflow.
+      std::uint64_t fast = 0;
       bool digits = true;
       for (const char c : t.text) {
         const auto d = static_cast<unsigned>(c - '0');
         digits = digits && d <= 9;
-        fast = fast * 10 + static_cast<std::int64_t>(d);
+        fast = fast * 10 + d;
       }
-      if (digits && fast >= min_value) return fast;
+      if (digits && static_cast<std::int64_t>(fast) >= min_value) return static_cast<std::int64_t>(fast);
     }
     std::int64_t v = 0;
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);

@@ -348,6 +348,8 @@ TEST(NativeReaderErrors, MalformedIntegers) {
   EXPECT_TRUE(fails_at(kHead + "node 0 5 rank=-1\n", 4, 15, "rank must be >= 0"));
   EXPECT_TRUE(fails_at(kHead + "node 0 5 rank=\"1\"\n", 4, 15, "expected rank"));
   EXPECT_TRUE(fails_at(kHead + "link 0 -1 0 1\n", 4, 8, "link id must be >= 0"));
+  // 18 bytes that are not digits: refused, without arithmetic overflow on the way (UBSan).
+  EXPECT_TRUE(fails_at(kHead + "msg 0 0 1 " + std::string(18, '\xff') + "\n", 4, 11, "expected byte count (an integer)"));
 }
 
 TEST(NativeReaderErrors, MalformedLoadsAndStates) {
