@@ -335,7 +335,7 @@ class PendingLinks {
 };
 
 /// A field of a line: its text (unquoted) and 1-based column, and what a worker thread that
-/// split the line computed from it (scanned): the key of its name lookups and its number.
+/// split the line computed from it: the key of its name lookups and, for a time, its value.
 struct Token {
   std::string_view text;
   std::size_t column = 0;
@@ -346,10 +346,6 @@ struct Token {
   bool is_number = false;
 };
 
-/// Splits the line starting at text[begin] into tokens, from byte `i`: words, quoted strings
-/// (without their quotes), up to a '#' comment. The line ends at a '\n' or the end of `text`;
-/// `stop` is set to where. Columns are shifted by `shift` (a byte order mark removed before the
-/// line). False at the first lexical error, with its column and message.
 /// What a worker computes of the words it splits (split_paje_line with `keys`): every word's
 /// lookup key and the value of every time (digits and a decimal point), the last one remembered
 /// so that a repeated time is not parsed again.
@@ -359,6 +355,11 @@ struct KeyScan {
   double last_value = 0;
 };
 
+/// Splits the line starting at text[begin] into tokens, from byte `i`: words, quoted strings
+/// (without their quotes), up to a '#' comment. The line ends at a '\n' or the end of `text`;
+/// `stop` is set to where. Columns are shifted by `shift` (a byte order mark removed before the
+/// line). With `keys`, words also get their keys and times (a worker's split). False at the
+/// first lexical error, with its column and message.
 bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, std::size_t shift,
                      std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error,
                      KeyScan* keys = nullptr) {
