@@ -359,10 +359,14 @@ struct KeyScan {
 /// (without their quotes), up to a '#' comment. The line ends at a '\n' or the end of `text`;
 /// `stop` is set to where. Columns are shifted by `shift` (a byte order mark removed before the
 /// line). With `keys`, words also get their keys and times (a worker's split). False at the
-/// first lexical error, with its column and message.
+/// first lexical error, with its column and message, or when the line has more than
+/// `max_tokens` tokens (error nullptr).
 bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, std::size_t shift,
                      std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error,
-                     KeyScan* keys = nullptr) {
+                     KeyScan* keys = nullptr, std::size_t max_tokens = std::numeric_limits<std::size_t>::max()) {
+  const std::size_t limit = max_tokens > std::numeric_limits<std::size_t>::max() - out.size()
+                                ? std::numeric_limits<std::size_t>::max()
+                                : out.size() + max_tokens;
   const std::size_t n = text.size();
   const auto fail = [&](std::size_t at, const char* what) {
     error_column = at - begin + 1 + shift;
@@ -374,6 +378,10 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
     if (c == ' ' || c == '\t' || c == '\r') {
       ++i;
       continue;
+    }
+    if (out.size() == limit) {
+      error = nullptr;
+      return false;
     }
     if (c == '#') {
       const void* nl = std::memchr(text.data() + i, '\n', n - i);
@@ -455,8 +463,13 @@ struct SplitBatch {
   std::vector<SplitLine> lines;
 };
 
+/// Tokens a worker splits a line into at most: a longer line (up to 16 MiB of one-byte words)
+/// is left to the parser, which splits one line at a time, so that batches in flight stay small.
+constexpr std::size_t kMaxSplitTokens = 4096;
+
 /// A worker's part of reading a batch: tokens of the body lines, with their times and keys.
-/// Header lines and lines with a lexical error or a byte order mark are left to the parser.
+/// Header lines, lines with a lexical error or a byte order mark, and lines of more than
+/// kMaxSplitTokens tokens are left to the parser.
 void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
   out.tokens.clear();
   out.lines.clear();
@@ -474,7 +487,7 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
     const char* error = nullptr;
     const bool header = i < text.size() && text[i] == '%';
     if (header || text.substr(pos, 3) == "\xEF\xBB\xBF" ||
-        !split_paje_line(text, pos, i, 0, out.tokens, stop, error_column, error, &keys)) {
+        !split_paje_line(text, pos, i, 0, out.tokens, stop, error_column, error, &keys, kMaxSplitTokens)) {
       out.tokens.resize(first);
       const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
       stop = nl == nullptr ? text.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());

@@ -819,8 +819,11 @@ TEST(PajeReaderFile, WorkerThreadsReadExactlyAsTheLineParser) {
   PajeOptions base;
   base.load_variable = "load";
   base.max_held = 8;
+  std::string many_fields = "9";  // more fields than a worker splits (the parser refuses the extra ones)
+  for (int f = 0; f < 5000; ++f) many_fields += " 1";
   std::vector<std::string> inputs{kHeader + kBody, "\xEF\xBB\xBF" + kHeader + kBody,
-                                  kHeader + "%EventDef PajePushState 99\n% Time date\n%EndEventDef\n" + kBody};
+                                  kHeader + "%EventDef PajePushState 99\n% Time date\n%EndEventDef\n" + kBody,
+                                  kHeader + kBody + many_fields + "\n"};
   for (int iter = 0; iter < 1200; ++iter) inputs.push_back(mutated(rng));
   int refused = 0;
   for (std::size_t iter = 0; iter < inputs.size(); ++iter) {
