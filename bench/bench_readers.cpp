@@ -73,7 +73,7 @@ struct Options {
       "  --keep              keep the generated traces\n"
       "  --no-pj-dump        do not run pj_dump\n"
       "  --repeat N          Kanoko runs per measurement, the median reported (default 3)\n"
-      "  --threads N         reader threads (0: one worker per core, the default; 1: the calling thread only)\n"
+      "  --threads N         reader threads in all (0: one per core, the default; 1: the calling thread only)\n"
       "  --read FILE         only read FILE into a timeline in this process (to run under a profiler)\n",
       code == 0 ? stdout : stderr);
   std::exit(code);

@@ -132,7 +132,7 @@ class FlatStringIndex {
   /// value is `value` (meaningless beyond 19 digits).
   static Key key_of(std::string_view s, std::size_t digits, std::size_t value) {
     Key k;
-    k.is_number = digits == s.size() && digits > 0 && digits <= 7 && (digits == 1 || s[0] != '0') && value < kDirectLimit;
+    k.is_number = digits == s.size() && digits <= 7 && small_decimal(s, value);
     if (k.is_number) {
       k.number = value;
     } else {
@@ -222,9 +222,10 @@ class FlatStringIndex {
   static constexpr std::size_t kDirectLimit = std::size_t{1} << 20U;
 
   /// A decimal number below kDirectLimit written without leading zeros ("0", "17", "113").
-  static bool small_number(std::string_view s, std::size_t& out) {
-    if (s.size() > 1 && s[0] == '0') return false;
-    return decimal_digits(s, 7, out) && out < kDirectLimit;
+  static bool small_number(std::string_view s, std::size_t& out) { return decimal_digits(s, 7, out) && small_decimal(s, out); }
+  /// The rest of that rule for `s`, all decimal digits of value `value`.
+  static bool small_decimal(std::string_view s, std::size_t value) {
+    return !s.empty() && (s.size() == 1 || s[0] != '0') && value < kDirectLimit;
   }
 
   template <typename T>

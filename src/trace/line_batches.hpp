@@ -16,6 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "src/base/error.hpp"
+#include "src/base/interrupt.hpp"
+
 namespace kanoko::trace {
 
 /// Whole lines of a file: every line ends with '\n' except perhaps the file's last one.
@@ -53,7 +56,6 @@ class LineBatchSource {
   /// Fills `b` with the next lines; false at the end of the file. Throws InputError on a read
   /// error.
   bool next(LineBatch& b);
-  [[nodiscard]] const std::string& name() const { return name_; }
 
  private:
   std::string name_;
@@ -66,12 +68,14 @@ class LineBatchSource {
 
 /// How a text trace file is read.
 struct TextReadOptions {
-  int threads = 0;  ///< 0: one worker per core (at most 4); 1: the calling thread only; N: N workers
+  /// Threads in all, the calling one included: 0 one per core (at most 4), 1 the calling thread
+  /// only, N the calling thread and N - 1 workers (at most 8).
+  int threads = 0;
   std::size_t batch_bytes = std::size_t{256} << 10U;  ///< bytes read per batch
 };
 
-/// Threads to use for reading a file when the caller asks for `requested` (0: one per core, at
-/// most 4): the number of worker threads, 0 meaning "read on the calling thread".
+/// The worker threads for TextReadOptions::threads = `requested`; 0 means "read on the calling
+/// thread".
 int reader_workers(int requested);
 
 /// Batches of a file with their prepared data, in file order. With 0 workers the caller's thread
@@ -81,8 +85,8 @@ class ParallelLineReader {
  public:
   using Prepare = std::function<void(const LineBatch&, Prepared&)>;
 
-  ParallelLineReader(const std::filesystem::path& path, int workers, Prepare prepare,
-                     std::size_t batch_bytes = std::size_t{256} << 10U, std::size_t max_line_bytes = std::size_t{16} << 20U)
+  ParallelLineReader(const std::filesystem::path& path, int workers, Prepare prepare, std::size_t batch_bytes,
+                     std::size_t max_line_bytes)
       : source_(path, batch_bytes, max_line_bytes), prepare_(std::move(prepare)) {
     const std::size_t slots = workers > 0 ? 2 * static_cast<std::size_t>(workers) + 2 : 1;
     for (std::size_t i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>());
@@ -192,5 +196,29 @@ class ParallelLineReader {
   bool finished_ = false;       ///< the end of the file or an error was read
   bool stop_ = false;
 };
+
+/// Reads a text trace file as the readers do: batches prepared on TextReadOptions' threads, each
+/// passed in file order to consume(batch, prepared, lines_before), which returns the number of
+/// lines it took; Ctrl-C is checked between batches. A line longer than `max_line_bytes` is an
+/// InputError at its line: "line is longer than 16 MiB: not a <what> (binary file?)".
+template <typename Prepared, typename Consume>
+void read_line_batches(const std::filesystem::path& path, const TextReadOptions& options, std::size_t max_line_bytes,
+                       typename ParallelLineReader<Prepared>::Prepare prepare, const char* what, Consume&& consume) {
+  ParallelLineReader<Prepared> reader(path, reader_workers(options.threads), std::move(prepare), options.batch_bytes,
+                                      max_line_bytes);
+  const LineBatch* batch = nullptr;
+  Prepared* prepared = nullptr;
+  std::int64_t lines = 0;
+  std::size_t batches = 0;
+  while (reader.next(batch, prepared)) {
+    if (batch->overlong) {
+      throw InputError(FileLoc{path.string(), lines + 1, 1}, "line is longer than " +
+                                                                 std::to_string(max_line_bytes >> 20U) + " MiB: not a " +
+                                                                 what + " (binary file?)");
+    }
+    lines += consume(*batch, *prepared, lines);
+    if (++batches % 64 == 0) check_interrupt();
+  }
+}
 
 }  // namespace kanoko::trace

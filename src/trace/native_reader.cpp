@@ -16,7 +16,6 @@
 
 #include "src/base/error.hpp"
 #include "src/base/flat_index.hpp"
-#include "src/base/interrupt.hpp"
 #include "src/base/suggest.hpp"
 
 namespace kanoko::trace {
@@ -113,30 +112,8 @@ class LineScan {
     out = minus ? -v : v;
     return true;
   }
-  /// A finite number, as parse_double reads it: plain decimals at once, the rest through it.
+  /// A finite number, as the full parser reads it (parse_double).
   bool number(double& out) {
-    static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    const char* const from = p_;
-    std::uint64_t m = 0;
-    int digits = 0;
-    int decimals = 0;
-    while (p_ < end_ && static_cast<unsigned>(*p_ - '0') < 10U) {
-      m = m * 10 + static_cast<unsigned>(*p_++ - '0');
-      ++digits;
-    }
-    if (p_ < end_ && *p_ == '.') {
-      ++p_;
-      while (p_ < end_ && static_cast<unsigned>(*p_ - '0') < 10U) {
-        m = m * 10 + static_cast<unsigned>(*p_++ - '0');
-        ++decimals;
-      }
-    }
-    digits += decimals;
-    if (digits > 0 && digits <= 15 && boundary()) {
-      out = static_cast<double>(m) / kPow10[decimals];
-      return true;
-    }
-    p_ = from;
     std::string_view w;
     return word(w) && parse_double(w, out) && std::isfinite(out);
   }
@@ -797,24 +774,17 @@ void read_native_trace_text(std::string_view text, const std::string& name, Trac
 void read_native_trace(const std::filesystem::path& path, TraceSink& sink, const TextReadOptions& options) {
   const std::string name = path.string();
   NativeParser parser(name, sink);
-  ParallelLineReader<std::vector<ScannedLine>> reader(path, reader_workers(options.threads), scan_batch,
-                                                      options.batch_bytes, kMaxLineBytes);
-  const LineBatch* batch = nullptr;
-  std::vector<ScannedLine>* lines = nullptr;
-  std::int64_t line = 0;
-  std::size_t batches = 0;
-  while (reader.next(batch, lines)) {
-    if (batch->overlong) {
-      throw InputError(FileLoc{name, line + 1, 1}, "line is longer than 16 MiB: not a native trace (binary file?)");
-    }
-    parser.set_nul_free(false);
-    for (const ScannedLine& r : *lines) {
-      ++line;
-      if (r.kind != ScannedLine::Kind::Other && parser.take_scanned(r, line)) continue;
-      parser.parse_line_numbered(std::string_view(batch->text).substr(r.offset, r.length), line);
-    }
-    if (++batches % 64 == 0) check_interrupt();
-  }
+  read_line_batches<std::vector<ScannedLine>>(
+      path, options, kMaxLineBytes, scan_batch, "native trace",
+      [&parser](const LineBatch& batch, const std::vector<ScannedLine>& lines, std::int64_t before) {
+        std::int64_t line = before;
+        for (const ScannedLine& r : lines) {
+          ++line;
+          if (r.kind != ScannedLine::Kind::Other && parser.take_scanned(r, line)) continue;
+          parser.parse_line_numbered(std::string_view(batch.text).substr(r.offset, r.length), line);
+        }
+        return static_cast<std::int64_t>(lines.size());
+      });
   parser.finish();
 }
 

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "src/base/flat_index.hpp"
-#include "src/base/interrupt.hpp"
 #include "src/base/suggest.hpp"
 
 namespace kanoko::trace {
@@ -1490,26 +1489,20 @@ PajeSummary read_paje_trace_text(std::string_view text, const std::string& name,
 PajeSummary read_paje_trace(const std::filesystem::path& path, TraceSink& sink, const PajeOptions& options) {
   const std::string name = path.string();
   PajeParser parser(name, sink, options);
-  ParallelLineReader<SplitBatch> reader(path, reader_workers(options.read.threads), split_paje_batch,
-                                        options.read.batch_bytes, kMaxLineBytes);
-  const LineBatch* batch = nullptr;
-  SplitBatch* split = nullptr;
-  std::int64_t line = 0;
-  std::size_t batches = 0;
-  while (reader.next(batch, split)) {
-    if (batch->overlong) {
-      throw InputError(FileLoc{name, line + 1, 1}, "line is longer than 16 MiB: not a Pajé trace (binary file?)");
-    }
-    for (const SplitLine& l : split->lines) {
-      ++line;
-      if (l.split) {
-        parser.parse_split(std::span<const Token>(split->tokens).subspan(l.first, l.count), l.small_id, line);
-      } else {
-        parser.parse_line_numbered(std::string_view(batch->text).substr(l.offset, l.length), line);
-      }
-    }
-    if (++batches % 64 == 0) check_interrupt();
-  }
+  read_line_batches<SplitBatch>(
+      path, options.read, kMaxLineBytes, split_paje_batch, "Pajé trace",
+      [&parser](const LineBatch& batch, const SplitBatch& split, std::int64_t before) {
+        std::int64_t line = before;
+        for (const SplitLine& l : split.lines) {
+          ++line;
+          if (l.split) {
+            parser.parse_split(std::span<const Token>(split.tokens).subspan(l.first, l.count), l.small_id, line);
+          } else {
+            parser.parse_line_numbered(std::string_view(batch.text).substr(l.offset, l.length), line);
+          }
+        }
+        return static_cast<std::int64_t>(split.lines.size());
+      });
   return parser.finish();
 }
 

@@ -23,7 +23,8 @@ struct ReaderOptions {
   SimgridTiOptions simgrid_ti;
   Otf2Options otf2;
   ChromeOptions chrome;
-  /// Threads reading a native or Pajé file (TextReadOptions::threads: 0 one per core, 1 none).
+  /// Threads reading a native or Pajé file (TextReadOptions::threads: 0 one per core, 1 the
+  /// calling thread only).
   int threads = 0;
 };
 
