@@ -117,7 +117,7 @@ Topology make_topology(const mapping::Mapping& m, std::size_t count, const trace
         throw InputError(m.where(topo_key), std::string("topology \"") + to_string(s.topology) + "\" needs a trace");
       }
       Topology t;
-      t.edges = links ? link_edges(*tl) : traffic_edges(*tl, s.min_bytes);
+      t.edges = links ? link_edges(*tl) : traffic_edges(*tl, s.min_bytes, s.min_messages);
       if (links && t.edges.empty()) {
         throw InputError(m.where(topo_key), "topology \"links\" needs a trace that declares links between its "
                                             "entities (a SimGrid platform or kntr 'link' entries); this one has none");

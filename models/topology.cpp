@@ -250,15 +250,18 @@ Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, dou
   return x;
 }
 
-std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes) {
-  std::map<std::pair<std::uint32_t, std::uint32_t>, double> total;
+std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, double min_messages) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> total;  // bytes, messages
   for (const auto& p : tl.pairs) {
     if (p.src == p.dst) continue;
-    total[{std::min(p.src, p.dst), std::max(p.src, p.dst)}] += p.bytes;
+    auto& t = total[{std::min(p.src, p.dst), std::max(p.src, p.dst)}];
+    t.first += p.bytes;
+    t.second += p.messages;
   }
   std::vector<Edge> edges;
-  for (const auto& [pair, bytes] : total) {
-    if (bytes > min_bytes || (min_bytes == 0 && bytes >= 0)) edges.push_back({pair.first, pair.second});
+  for (const auto& [pair, sums] : total) {
+    const bool bytes_ok = sums.first > min_bytes || (min_bytes == 0 && sums.first >= 0);
+    if (bytes_ok && sums.second >= min_messages) edges.push_back({pair.first, pair.second});
   }
   return edges;
 }

@@ -55,8 +55,8 @@ Eigen::Matrix3Xd sphere_positions(std::size_t n, double spacing);
 /// iteration: above 2000 nodes the sphere is returned.
 Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, double spacing);
 /// Pairs whose total traffic over the whole trace (both directions) exceeds min_bytes
-/// (0: every pair that exchanged a message).
-std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes);
+/// (0: every pair that exchanged a message) and whose message count is at least min_messages.
+std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, double min_messages = 0);
 /// The trace's declared links between distinct entities, each pair once.
 std::vector<Edge> link_edges(const trace::Timeline& tl);
 

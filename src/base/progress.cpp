@@ -23,6 +23,26 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
+std::string format_seconds(double seconds) {
+  if (!std::isfinite(seconds)) return "?";
+  const double a = std::fabs(seconds);
+  const char* unit = "s";
+  double v = seconds;
+  if (a > 0 && a < 1e-6) {
+    v = seconds * 1e9;
+    unit = "ns";
+  } else if (a > 0 && a < 1e-3) {
+    v = seconds * 1e6;
+    unit = "µs";
+  } else if (a > 0 && a < 1) {
+    v = seconds * 1e3;
+    unit = "ms";
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g %s", v, unit);
+  return buf;
+}
+
 ProgressBar::ProgressBar(std::string label, std::uint64_t total, std::string unit, bool enabled)
     : label_(std::move(label)),
       unit_(std::move(unit)),

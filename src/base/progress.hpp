@@ -40,5 +40,7 @@ class ProgressBar {
 
 /// "1.2 s", "3 min 04 s", "2 h 05 min".
 std::string format_duration(double seconds);
+/// A span of trace time with an SI prefix and three significant digits: "150 µs", "2.5 ms", "30 s".
+std::string format_seconds(double seconds);
 
 }  // namespace kanoko

@@ -8,7 +8,7 @@
 #include "models/quantities.hpp"
 #include "src/cli/options.hpp"
 #include "src/mapping/mapping.hpp"
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 
 namespace kanoko::cli {
 
@@ -25,15 +25,15 @@ void print_some(std::size_t count, std::size_t limit, const F& line) {
 /// Applies the mapping to the trace and prints the report; collects problems into `problems`.
 void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, bool verbose,
                       std::vector<Diagnostic>& problems) {
-  mapping::SelectionReport report;
-  const trace::Timeline tl = mapping::read_body_timeline(trace_path, m, &report);
+  ingest::SelectionReport report;
+  const trace::Timeline tl = ingest::read_body_timeline(trace_path, m, &report);
   std::size_t left_out = 0;
   for (const auto& e : report.entities) left_out += e.body.empty() ? 1U : 0U;
   std::cout << "trace " << trace_path << " (" << report.format << "): " << report.entities.size() << " entities → "
             << report.bodies.size() << " bodies, " << left_out << " left out\n";
   const std::size_t limit = verbose ? 1'000'000 : 16;
   std::cout << "  matched:\n";
-  std::vector<const mapping::EntityMatch*> matched, unmatched;
+  std::vector<const ingest::EntityMatch*> matched, unmatched;
   for (const auto& e : report.entities) (e.body.empty() ? unmatched : matched).push_back(&e);
   print_some(matched.size(), limit, [&](std::size_t i) {
     const auto& e = *matched[i];
@@ -56,7 +56,7 @@ void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, 
   std::cout << '\n';
   for (const auto& [name, count] : report.states) {
     const auto category = report.categories.at(name);
-    std::cout << "    " << name << ": " << count << " intervals, " << mapping::category_name(category)
+    std::cout << "    " << name << ": " << count << " intervals, " << ingest::category_name(category)
               << (category == trace::StateCategory::Computing ? " (busy)" : "") << '\n';
   }
   if (report.dropped_messages + report.internal_messages + report.dropped_links > 0) {

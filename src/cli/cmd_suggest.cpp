@@ -10,7 +10,7 @@
 #include "src/cli/options.hpp"
 #include "src/mapping/edit.hpp"
 #include "src/mapping/mapping.hpp"
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 
 namespace kanoko::cli {
 
@@ -49,7 +49,7 @@ int cmd_suggest(const Args& args) {
       throw InputError(FileLoc{output}, "-o names the mapping itself; suggest writes a copy (choose another file)");
     }
   }
-  const trace::Timeline tl = mapping::read_body_timeline(trace, m);
+  const trace::Timeline tl = ingest::read_body_timeline(trace, m);
   const models::Suggestion s = models::suggest_parameters(m, tl);
   std::cout << "Reasoning:\n";
   for (const auto& line : s.reasoning) std::cout << "  " << line << '\n';

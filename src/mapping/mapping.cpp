@@ -629,13 +629,30 @@ void check_nesting(const std::string& text, const std::string& name) {
 
 void read_simulation(Section s, Mapping& m) {
   auto& sim = m.simulation;
-  if (auto v = s.number("interval", 0, kHuge, true)) sim.interval_s = *v;
+  // `interval` is trace seconds, or "auto": the ingest picks it from the trace's duration and
+  // event density (docs/zero-configuration.md). `intervals` asks for a number of them instead.
+  if (const toml::value* v = s.get("interval"); v != nullptr && v->is_string()) {
+    if (v->as_string().str != "auto") {
+      s.error(*v, "'interval' must be a number of trace seconds or \"auto\", found \"" + v->as_string().str + "\"");
+    }
+    sim.interval_auto = true;
+  } else if (auto x = s.number("interval", 0, kHuge, true)) {
+    sim.interval_s = *x;
+  }
+  if (auto v = s.integer("intervals", 1, std::int64_t{1} << 24)) {
+    sim.intervals = static_cast<std::uint64_t>(*v);
+    if (const toml::value* i = m.locations.count("simulation.interval") != 0 ? s.get("intervals") : nullptr) {
+      s.error(*i, "'intervals' and 'interval' both set the interval; keep one");
+    }
+  }
+  if (auto v = s.choice("calibrate", {"off", "auto"})) sim.calibrate = (*v == 1);
   if (auto v = s.number("dt", 0, kHuge, true)) sim.dt_s = *v;
   if (auto v = s.integer("frame_every", 1, 1'000'000)) sim.frame_every = static_cast<std::uint32_t>(*v);
   if (auto v = s.string("integrator")) sim.integrator = *v;  // checked against the registry by sim
   if (auto v = s.number("settle", 0, kHuge)) sim.settle_s = *v;
   if (auto v = s.number("tolerance", 0, 1, true)) sim.tolerance = *v;
-  if (const toml::value* dt = s.get("dt"); dt != nullptr && sim.dt_s > sim.interval_s) {
+  if (const toml::value* dt = s.get("dt"); dt != nullptr && !sim.interval_auto && sim.intervals == 0 &&
+                                           sim.dt_s > sim.interval_s) {
     std::ostringstream interval;
     interval << sim.interval_s;
     s.error(*dt, "'dt' must not exceed 'interval' (" + interval.str() +
@@ -699,6 +716,7 @@ void read_springs(Section s, Mapping& m) {
   if (auto v = s.integer("routers", 1, 1 << 16)) sp.routers = static_cast<int>(*v);
   if (auto v = s.integer("nodes_per_router", 1, 1 << 16)) sp.nodes_per_router = static_cast<int>(*v);
   if (auto v = s.number("min_bytes", 0, kHuge)) sp.min_bytes = *v;
+  if (auto v = s.number("min_messages", 0, kHuge)) sp.min_messages = *v;
   if (const toml::value* k = s.get("k")) {
     if (k->is_string()) {
       sp.k_expression = s.expression(*k, "k", Scope::Pair);
@@ -814,6 +832,11 @@ void read_trace(Section s, Mapping& m) {
   if (auto v = s.rewrite("host_from_name")) t.host_from_name = *v;
   if (auto v = s.regex("select", 0)) t.select = *v;
   if (auto v = s.regex("exclude", 0)) t.exclude = *v;
+  if (auto v = s.number("from", -kHuge, kHuge)) t.from_s = *v;
+  if (auto v = s.number("to", -kHuge, kHuge)) t.to_s = *v;
+  if (t.from_s && t.to_s && !(*t.to_s > *t.from_s)) {
+    s.error(*s.get("to"), "the window is empty: 'to' must be later than 'from'");
+  }
   if (auto v = s.choice("group_by", {"entity", "host", "table"})) t.group_by = static_cast<GroupBy>(*v);
   if (auto v = s.string_table("groups")) t.groups = *v;
   if (auto v = s.integer("level", 1, 64)) t.level = static_cast<int>(*v);

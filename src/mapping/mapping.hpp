@@ -63,6 +63,14 @@ struct SimulationSpec {
   std::string integrator = "rk4";
   double settle_s = 0;         ///< keep integrating this long after the trace ends, no forcing
   double tolerance = 1e-6;     ///< error per step allowed to adaptive integrators
+  /// `interval = "auto"`: the ingest picks interval_s from the trace's duration and event density.
+  bool interval_auto = false;
+  /// `intervals = N`: interval_s is the trace's (or window's) duration / N. 0: not given.
+  std::uint64_t intervals = 0;
+  /// `calibrate = "auto"`: friction, gain, stiffness, repulsion and dt are set from the trace by
+  /// the energy argument (models/suggest.hpp), relative to the interval and the body spacing;
+  /// every one of those keys that the mapping writes keeps its written value.
+  bool calibrate = false;
 };
 
 /// [bodies]
@@ -99,6 +107,7 @@ struct SpringSpec {
   int routers = 0;                        ///< dragonfly: routers per group
   int nodes_per_router = 1;               ///< dragonfly: bodies per router
   double min_bytes = 0;                   ///< topology "trace": least total bytes for a spring
+  double min_messages = 0;                ///< topology "trace": least total messages for a spring
   double k = 1.0;
   std::optional<ExpressionSpec> k_expression;  ///< per-pair stiffness, when `k` is a formula
   std::optional<double> length;  ///< natural length L; unset = each edge's initial length
@@ -162,6 +171,10 @@ struct TraceSpec {
   bool computing_given = false;    ///< `computing` set the busy states (else the format's default)
   bool communicating_given = false;  ///< `communicating` was written (else the format's default)
   bool idle_given = false;           ///< `idle` was written (else the format's default)
+  /// The time window [from, to) in trace seconds: only what happens in it is simulated, and the
+  /// interval and calibration follow it. Unset: from the start / to the end.
+  std::optional<double> from_s;
+  std::optional<double> to_s;
 };
 
 /// Colour maps for body colours. The first two are colour-blind safe.

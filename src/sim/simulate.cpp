@@ -15,7 +15,7 @@
 #include "src/base/interrupt.hpp"
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -117,7 +117,7 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
   h.update("kanoko-input-v3");
   h.update_value(trajectory::kVersionMajor);
   std::vector<char> buf(1 << 20);
-  for (const std::filesystem::path& file : mapping::body_trace_files(trace, m)) {
+  for (const std::filesystem::path& file : ingest::body_trace_files(trace, m)) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(FileLoc{file.string()}, "cannot open trace");
     h.update(file.filename().string());
@@ -146,7 +146,7 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
 
 trace::Timeline read_timeline(const std::filesystem::path& trace, const mapping::Mapping& m) {
   // The mapping's [trace] section: format, entity selection and grouping, computing states.
-  return mapping::read_body_timeline(trace, m);
+  return ingest::read_body_timeline(trace, m);
 }
 
 /// Copies frames 0..frame of `from` into `writer` and sets y to the state of that frame; returns

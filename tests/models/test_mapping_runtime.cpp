@@ -11,7 +11,7 @@
 #include "models/quantities.hpp"
 #include "models/suggest.hpp"
 #include "src/base/error.hpp"
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 #include "tests/support/model_fixtures.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -24,10 +24,10 @@ using test::timeline_from_text;
 mapping::Mapping parse(const std::string& text) { return mapping::parse_mapping_text(text, "r.toml"); }
 
 /// Reads trace text through the mapping's [trace] section.
-trace::Timeline read(const std::string& trace_text, const mapping::Mapping& m, mapping::SelectionReport* report = nullptr) {
+trace::Timeline read(const std::string& trace_text, const mapping::Mapping& m, ingest::SelectionReport* report = nullptr) {
   test::TempDir dir;
   test::write_text(dir / "t.kntr", trace_text);
-  return mapping::read_body_timeline(dir / "t.kntr", m, report);
+  return ingest::read_body_timeline(dir / "t.kntr", m, report);
 }
 
 const std::string kRanks =
@@ -40,7 +40,7 @@ const std::string kRanks =
     "msg 0.01 0 1 100\nmsg 0.02 0 2 40\nmsg 0.03 3 2 7\nend 0.1\n";
 
 TEST(TraceSchema, DefaultIsOneBodyPerEntity) {
-  mapping::SelectionReport r;
+  ingest::SelectionReport r;
   const auto tl = read(kRanks, parse("[forces.friction]\nbeta = 1\n"), &r);
   ASSERT_EQ(tl.entity_count(), 4U);
   EXPECT_EQ(tl.entities[3].name, "helper");
@@ -52,7 +52,7 @@ TEST(TraceSchema, DefaultIsOneBodyPerEntity) {
 }
 
 TEST(TraceSchema, SelectExcludeAndGroupByHost) {
-  mapping::SelectionReport r;
+  ingest::SelectionReport r;
   const auto tl = read(kRanks, parse("[trace]\ngroup_by = \"host\"\nexclude = \"^helper\"\n[forces.friction]\nbeta = 1\n"), &r);
   ASSERT_EQ(tl.entity_count(), 2U);
   EXPECT_EQ(tl.entities[0].name, "a");
@@ -78,7 +78,7 @@ TEST(TraceSchema, SelectExcludeAndGroupByHost) {
 TEST(TraceSchema, GroupsTableAndLevels) {
   const std::string groups =
       "[trace]\ngroup_by = \"table\"\ngroups = { rank0 = \"n0\", rank1 = \"n0\", rank2 = \"n1\", n0 = \"rack\", n1 = \"rack\" }\n";
-  mapping::SelectionReport r;
+  ingest::SelectionReport r;
   const auto tl = read(kRanks, parse(groups + "[forces.friction]\nbeta = 1\n"), &r);
   EXPECT_EQ(tl.entity_count(), 2U);
   EXPECT_NE(r.entities[3].reason.find("'helper' has no parent"), std::string::npos) << r.entities[3].reason;
@@ -95,7 +95,7 @@ TEST(TraceSchema, NothingSelectedIsAnErrorInTheMapping) {
     EXPECT_NE(std::string(e.what()).find("r.toml:2:10: error: no entity of the trace's 4 became a body"), std::string::npos)
         << e.what();
   }
-  mapping::SelectionReport r;
+  ingest::SelectionReport r;
   read(kRanks, parse("[trace]\ncomputing = [\"compute\", \"comptue\"]\n[forces.friction]\nbeta = 1\n"), &r);
   ASSERT_EQ(r.warnings.size(), 1U);
   EXPECT_NE(r.warnings[0].message.find("'comptue' never occurs in the trace (did you mean 'compute'?)"), std::string::npos);

@@ -7,7 +7,7 @@
 
 #include "models/quantities.hpp"
 #include "src/base/error.hpp"
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::models {
@@ -29,7 +29,7 @@ Loaded run(const std::string& mapping_text) {
   test::TempDir dir;
   test::write_text(dir / "t.kntr", kTrace);
   Loaded r{mapping::parse_mapping_text(mapping_text, "f.toml"), {}};
-  r.timeline = mapping::read_body_timeline(dir / "t.kntr", r.mapping);
+  r.timeline = ingest::read_body_timeline(dir / "t.kntr", r.mapping);
   return r;
 }
 

@@ -13,12 +13,13 @@
 
 #include "src/base/error.hpp"
 #include "src/mapping/mapping.hpp"
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 #include "tests/support/input_error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::mapping {
 namespace {
+using namespace ::kanoko::ingest;  // NOLINT
 
 const std::string kForce = "[forces.friction]\nbeta = 1\n";
 

@@ -1,11 +1,16 @@
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 
 #include <algorithm>
 #include <set>
 
+#include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
+#include "src/ingest/survey.hpp"
+#include "src/ingest/window.hpp"
 
-namespace kanoko::mapping {
+namespace kanoko::ingest {
+
+using namespace mapping;  // NOLINT: the mapping vocabulary (GroupBy, TraceSpec, ...) throughout
 
 BodySelector::BodySelector(const Mapping& m, trace::TraceSink& downstream) : mapping_(m), down_(downstream) {
   // The patterns compiled when the mapping was parsed; they compile again here.
@@ -297,16 +302,62 @@ std::vector<std::filesystem::path> body_trace_files(const std::filesystem::path&
   return trace::trace_files(path, format.empty() ? "auto" : format, reader_options(m, format));
 }
 
+TimeWindow trace_window(const Mapping& m) {
+  TimeWindow w;
+  if (m.trace.from_s) w.from_s = *m.trace.from_s;
+  if (m.trace.to_s) w.to_s = *m.trace.to_s;
+  return w;
+}
+
 trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapping& m, SelectionReport* report) {
   const std::string format = trace_format(path, m);
-  const trace::TimelineOptions options = timeline_options(m, format);
+  trace::TimelineOptions options = timeline_options(m, format);
   std::vector<Diagnostic> option_warnings;
   const trace::ReaderOptions reader = reader_options(m, format, &option_warnings);
+  const TimeWindow window = trace_window(m);
+  const std::string reader_name = format.empty() ? "auto" : format;
+  std::string interval_note;
+  if (m.simulation.interval_auto || m.simulation.intervals > 0) {
+    // The interval depends on the run's duration (and, for "auto", its event count), which only a
+    // first pass over the trace can tell.
+    const TraceSurvey pre = survey_trace(path, reader_name, reader, window);
+    const double duration = pre.end_s;
+    if (!(duration > 0)) {
+      throw InputError(m.where(m.simulation.intervals > 0 ? "simulation.intervals" : "simulation.interval"),
+                       std::string("the ") + (window.whole() ? "trace" : "window") + " lasts " +
+                           (duration == 0 ? std::string("no time") : std::to_string(duration) + " s") +
+                           ", so it cannot be divided into intervals" +
+                           (window.whole() ? std::string() : std::string(" (check [trace] from and to, or --from/--to)")));
+    }
+    const std::size_t count = m.simulation.intervals > 0 ? static_cast<std::size_t>(m.simulation.intervals)
+                                                         : auto_interval_count(pre.events(), pre.entities.size());
+    options.interval_s = duration / static_cast<double>(count);
+    interval_note = m.simulation.intervals > 0
+                        ? "interval: " + format_seconds(options.interval_s) + " = the " + (window.whole() ? "run's " : "window's ") +
+                              format_seconds(duration) + " / " + std::to_string(count) + " intervals ([simulation] intervals)"
+                        : "interval: " + format_seconds(options.interval_s) + ", so that the " + format_seconds(duration) + " " +
+                              (window.whole() ? "run" : "window") + " makes " + std::to_string(count) + " intervals (" +
+                              std::to_string(pre.events()) + " events over " + std::to_string(pre.entities.size()) +
+                              " entities; interval = \"auto\")";
+  }
   trace::TimelineBuilder builder(options);
-  BodySelector selector(m, builder);
-  const trace::ReadReport read = trace::read_trace(path, selector, format.empty() ? "auto" : format, reader);
+  TraceSurvey survey;
+  SurveySink survey_sink(survey);
+  TeeSink tee(builder, survey_sink);
+  BodySelector selector(m, tee);
+  trace::ReadReport read;
+  if (window.whole()) {
+    read = trace::read_trace(path, selector, reader_name, reader);
+  } else {
+    WindowSink windowed(window, selector);
+    read = trace::read_trace(path, windowed, reader_name, reader);
+  }
   SelectionReport& r = selector.report();
   r.format = read.format;
+  survey.path = path.string();
+  survey.read = read;
+  r.survey = std::move(survey);
+  if (!interval_note.empty()) r.notes.push_back(interval_note);
   r.computing = options.busy_states;
   r.communicating = options.communicating_states;
   r.idle = options.idle_states;
@@ -352,6 +403,11 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                        r.entities.front().reason + ")");
   }
   trace::Timeline tl = builder.take();
+  if (!window.whole()) {
+    // The builder saw the window's times from 0; the run keeps trace time.
+    tl.begin_s = window.from_s;
+    tl.end_s += window.from_s;
+  }
   const bool load_applies = format == "paje" || format == "chrome" || format == "otf2" || format == "paraver";
   if (!m.trace.load_variable.empty() && tl.load_sample_count == 0 && load_applies) {
     r.warnings.push_back({m.where("trace.load_variable"), "load_variable '" + m.trace.load_variable +
@@ -362,4 +418,4 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
   return tl;
 }
 
-}  // namespace kanoko::mapping
+}  // namespace kanoko::ingest

@@ -11,12 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "src/ingest/survey.hpp"
+#include "src/ingest/window.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/trace/event.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
 
-namespace kanoko::mapping {
+namespace kanoko::ingest {
+
+using mapping::Mapping;
 
 /// What became of one trace entity.
 struct EntityMatch {
@@ -40,6 +44,10 @@ struct SelectionReport {
   std::map<std::string, std::uint64_t> states;  ///< state name → intervals seen
   std::map<std::string, trace::StateCategory> categories;  ///< state name → how it counts
   std::vector<Diagnostic> warnings;           ///< recoverable problems (located in the mapping)
+  /// What the bodies' stream held (entities are bodies here), read in the same pass.
+  TraceSurvey survey;
+  /// What the ingest chose by itself, one line each ("interval: 0.15 ms, so that ...").
+  std::vector<std::string> notes;
 };
 
 /// Renumbers a trace stream from entities to bodies as [trace] says and forwards it.
@@ -113,10 +121,13 @@ trace::ReaderOptions reader_options(const Mapping& m, const std::string& format,
 /// options), in a fixed order.
 std::vector<std::filesystem::path> body_trace_files(const std::filesystem::path& path, const Mapping& m);
 
+/// The time window of [trace] `from` and `to`.
+TimeWindow trace_window(const Mapping& m);
+
 /// Reads `path` as [trace] says into a timeline of bodies. Throws InputError for a bad trace, an
 /// unknown format, or a selection that leaves no body (located in the mapping). When `report`
 /// is given, fills it.
 trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapping& m,
                                    SelectionReport* report = nullptr);
 
-}  // namespace kanoko::mapping
+}  // namespace kanoko::ingest

@@ -1,0 +1,141 @@
+// A survey of a trace: one streaming pass that records what the trace holds (entities, links,
+// traffic per pair, message sizes, states with their time, load samples, collectives, when the
+// events happen), so that the ingest can choose an interval and infer a mapping before binning.
+// Memory grows with entities, active pairs and distinct state names, not with events.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "src/ingest/window.hpp"
+#include "src/trace/event.hpp"
+#include "src/trace/readers.hpp"
+
+namespace kanoko::ingest {
+
+/// Whole-run traffic from one entity to another.
+struct PairTotal {
+  trace::EntityIndex src = 0;
+  trace::EntityIndex dst = 0;
+  std::uint64_t messages = 0;
+  double bytes = 0;
+};
+
+/// Time spent in one state name, over all entities.
+struct StateTotal {
+  std::uint64_t count = 0;
+  double seconds = 0;
+};
+
+/// Event times at a fixed resolution that coarsens as the trace gets longer: `counts[k]` events
+/// happened in [k w, (k + 1) w). Events are counted by their first time stamp.
+struct EventHistogram {
+  static constexpr std::size_t kBins = 4096;
+  double width_s = 1e-9;
+  std::array<std::uint64_t, kBins> counts{};
+  void add(double t);
+  /// Fraction of all events that fall in the `intervals` intervals of width `interval_s` holding
+  /// the most events (resolved at this histogram's width).
+  [[nodiscard]] double busiest_share(double interval_s, std::size_t intervals) const;
+};
+
+/// The last event of a trace: where its end comes from.
+struct LastEvent {
+  double time_s = -1;
+  std::string kind;    ///< "message", "state", "load sample", "collective"
+  std::string entity;  ///< the entity's name
+};
+
+/// What a trace holds.
+struct TraceSurvey {
+  std::string path;
+  trace::ReadReport read;                  ///< the reader's report (format, warnings, details)
+  std::vector<trace::Entity> entities;
+  std::vector<trace::Link> links;
+  std::vector<PairTotal> pairs;            ///< sorted by (src, dst); src != dst
+  std::uint64_t messages = 0;
+  std::uint64_t messages_with_bytes = 0;   ///< messages whose size is known and non-zero
+  std::uint64_t self_messages = 0;
+  double bytes = 0;
+  std::map<std::string, StateTotal> states;
+  std::uint64_t state_count = 0;
+  std::uint64_t load_samples = 0;
+  std::uint64_t collectives = 0;
+  double end_s = 0;                        ///< the trace's (or window's) end, from 0
+  EventHistogram histogram;
+  LastEvent last;
+  /// Events of any kind (messages, states, samples, collectives).
+  [[nodiscard]] std::uint64_t events() const { return messages + state_count + load_samples + collectives; }
+};
+
+/// Reads `path` (format "auto" or a reader name) once into a survey, restricted to `window`.
+TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& format,
+                         const trace::ReaderOptions& options, const TimeWindow& window = {});
+
+/// A sink that surveys a stream (survey_trace uses it; the ingest chains it after a BodySelector).
+class SurveySink final : public trace::TraceSink {
+ public:
+  explicit SurveySink(TraceSurvey& out) : out_(out) {}
+  void on_entity(const trace::Entity& e) override;
+  void on_link(const trace::Link& l) override;
+  void on_message(const trace::Message& m) override;
+  void on_load(const trace::LoadSample& s) override;
+  void on_state(const trace::StateInterval& s) override;
+  void on_collective(const trace::Collective& c) override;
+  void on_end(double end_s) override;
+
+ private:
+  void saw(double t, const char* kind, trace::EntityIndex e);
+  TraceSurvey& out_;
+  std::map<std::pair<trace::EntityIndex, trace::EntityIndex>, PairTotal> pairs_;
+};
+
+/// Forwards a stream to two sinks (a timeline builder and a survey, in one pass).
+class TeeSink final : public trace::TraceSink {
+ public:
+  TeeSink(trace::TraceSink& a, trace::TraceSink& b) : a_(a), b_(b) {}
+  void on_entity(const trace::Entity& e) override {
+    a_.on_entity(e);
+    b_.on_entity(e);
+  }
+  void on_link(const trace::Link& l) override {
+    a_.on_link(l);
+    b_.on_link(l);
+  }
+  void on_message(const trace::Message& m) override {
+    a_.on_message(m);
+    b_.on_message(m);
+  }
+  void on_load(const trace::LoadSample& s) override {
+    a_.on_load(s);
+    b_.on_load(s);
+  }
+  void on_state(const trace::StateInterval& s) override {
+    a_.on_state(s);
+    b_.on_state(s);
+  }
+  void on_collective(const trace::Collective& c) override {
+    a_.on_collective(c);
+    b_.on_collective(c);
+  }
+  void on_end(double end_s) override {
+    a_.on_end(end_s);
+    b_.on_end(end_s);
+  }
+
+ private:
+  trace::TraceSink& a_;
+  trace::TraceSink& b_;
+};
+
+/// How many intervals a run with `events` events over `entities` entities gets when the mapping
+/// says `interval = "auto"`: about two events per entity and interval, between 200 and 1000, so
+/// that a 20 ms run and a 30 s run both animate in a few hundred steps of forcing. It depends on
+/// counts only, never on the duration: the same run traced 100× slower gets the same intervals.
+std::size_t auto_interval_count(std::uint64_t events, std::size_t entities);
+
+}  // namespace kanoko::ingest

@@ -1,0 +1,48 @@
+// A time window over a trace stream: only what happens in [from, to) reaches the downstream sink,
+// with times shifted so that the window starts at 0 (the timeline's begin_s is set back to `from`
+// by the caller). States and receives that cross the window's edges are cut there; the latest load
+// sample before the window holds at its start.
+#pragma once
+
+#include <limits>
+#include <vector>
+
+#include "src/trace/event.hpp"
+
+namespace kanoko::ingest {
+
+/// Trace time window [from_s, to_s); the defaults cover the whole trace.
+struct TimeWindow {
+  double from_s = 0;
+  double to_s = std::numeric_limits<double>::infinity();
+  [[nodiscard]] bool whole() const { return from_s == 0 && to_s == std::numeric_limits<double>::infinity(); }
+};
+
+/// Forwards the part of a stream that falls in a window, shifted by -from_s.
+class WindowSink final : public trace::TraceSink {
+ public:
+  WindowSink(TimeWindow window, trace::TraceSink& downstream) : window_(window), down_(downstream) {}
+
+  void on_entity(const trace::Entity& e) override;
+  void on_link(const trace::Link& l) override { down_.on_link(l); }
+  void on_message(const trace::Message& m) override;
+  void on_load(const trace::LoadSample& s) override;
+  void on_state(const trace::StateInterval& s) override;
+  void on_collective(const trace::Collective& c) override;
+  void on_end(double end_s) override;
+
+  /// Events (messages, states, samples, collectives) left out because they fall outside.
+  [[nodiscard]] std::uint64_t dropped() const { return dropped_; }
+
+ private:
+  /// Sends the load samples that arrived before the window, at its start.
+  void release_held_loads();
+  TimeWindow window_;
+  trace::TraceSink& down_;
+  std::vector<trace::LoadSample> held_loads_;  ///< per entity: the latest sample before the window
+  std::vector<bool> has_held_;
+  bool released_ = false;
+  std::uint64_t dropped_ = 0;
+};
+
+}  // namespace kanoko::ingest
