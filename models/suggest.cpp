@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "models/model.hpp"
+#include "src/mapping/edit.hpp"
 
 namespace kanoko::models {
 
@@ -163,6 +164,89 @@ Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Tim
   say("step: the fastest oscillation has ω = " + fmt(std::sqrt(omega2)) + " /s; ten steps per radian (dt ≤ 0.1 / ω), dividing the interval: dt = " +
       fmt(s.dt));
   return s;
+}
+
+std::vector<SuggestedValue> suggested_values(const Suggestion& s) {
+  std::vector<SuggestedValue> out;
+  auto add = [&out](const char* section, const char* key, std::optional<double> v) {
+    if (v) out.push_back({section, key, *v});
+  };
+  add("forces.friction", "beta", s.beta);
+  add("forces.communication", "gain", s.gain);
+  add("springs", "k", s.k);
+  add("springs", "length", s.length);
+  add("forces.repulsion", "strength", s.repulsion);
+  add("simulation", "dt", s.dt);
+  return out;
+}
+
+std::string write_values(const mapping::Mapping& m, const std::vector<SuggestedValue>& values, int digits) {
+  std::string text = m.text;
+  mapping::Mapping current = m;
+  for (const auto& v : values) {
+    text = mapping::set_value(text, current, v.section, v.key, mapping::toml_float(v.value, digits));
+    current = mapping::parse_mapping_text(text, m.path);  // locations of the edited text
+  }
+  return text;
+}
+
+Calibration calibrate(const mapping::Mapping& m, const trace::Timeline& tl) {
+  Calibration out;
+  const Suggestion s = suggest_parameters(m, tl);
+  std::vector<SuggestedValue> values;
+  for (const SuggestedValue& v : suggested_values(s)) {
+    if (v.key == "length") continue;  // springs keep their initial lengths: the layout starts at rest
+    if (m.locations.count(v.section + "." + v.key) != 0) continue;  // written by the user: kept
+    if (v.section == "forces.repulsion" && !m.repulsion) continue;
+    if (v.section == "forces.friction" && !m.friction) continue;
+    values.push_back(v);
+  }
+  // An absolute gain (per unit of traffic and second) instead of a fraction of this trace's peak,
+  // so that --calibrate-like can give another trace the same force per byte.
+  bool absolute = false;
+  if (m.communication && !m.communication->weight && m.communication->normalize &&
+      m.locations.count("forces.communication.normalize") == 0) {
+    const bool bytes = m.communication->quantity == mapping::CommunicationQuantity::Bytes;
+    double peak = 0;
+    for (const auto& p : tl.pairs) peak = std::max(peak, bytes ? p.bytes : static_cast<double>(p.messages));
+    for (auto& v : values) {
+      if (v.key == "gain" && peak > 0) {
+        v.value = v.value * tl.interval_s / peak;
+        absolute = true;
+      }
+    }
+  }
+  for (const auto& v : values) {
+    out.notes.push_back("[" + v.section + "] " + v.key + " = " + fmt(v.value) + " (calibrated)");
+  }
+  out.text = write_values(m, values);
+  if (absolute) {
+    const mapping::Mapping current = mapping::parse_mapping_text(out.text, m.path);
+    out.text = mapping::set_value(out.text, current, "forces.communication", "normalize", "\"none\"");
+  }
+  return out;
+}
+
+std::vector<SuggestedValue> calibration_of(const std::string& reference_text, double interval_s,
+                                           const std::string& run_name) {
+  const mapping::Mapping ref = mapping::parse_mapping_text(reference_text, run_name);
+  std::vector<SuggestedValue> out;
+  out.push_back({"simulation", "interval", interval_s});
+  out.push_back({"simulation", "dt", ref.simulation.dt_s});
+  if (ref.friction) out.push_back({"forces.friction", "beta", ref.friction->beta});
+  if (ref.communication && !ref.communication->weight) {
+    if (ref.communication->normalize) {
+      throw InputError(FileLoc{run_name}, "its communication gain is relative to its own trace's peak traffic "
+                                          "(normalize = \"max\"), so it cannot calibrate another run; simulate it "
+                                          "with calibrate = \"auto\" and without 'normalize'");
+    }
+    out.push_back({"forces.communication", "gain", ref.communication->gain});
+  }
+  if (!ref.springs.k_expression && ref.springs.topology != mapping::SpringTopology::None) {
+    out.push_back({"springs", "k", ref.springs.k});
+  }
+  if (ref.repulsion) out.push_back({"forces.repulsion", "strength", ref.repulsion->strength});
+  return out;
 }
 
 }  // namespace kanoko::models

@@ -6,6 +6,7 @@
 #include "src/base/error.hpp"
 #include "src/base/progress.hpp"
 #include "src/cli/options.hpp"
+#include "src/cli/run_setup.hpp"
 #include "src/sim/simulate.hpp"
 
 namespace kanoko::cli {
@@ -20,9 +21,11 @@ int cmd_simulate(const Args& args) {
   std::string evaluators_text;
   for (const auto& name : integrators::evaluator_names()) evaluators_text += (evaluators_text.empty() ? "" : ", ") + name;
   const CommandSpec spec{
-      "simulate", "TRACE --mapping MAP -o RUN.kntj [--force] [--integrator NAME] [--evaluator NAME] [--threads N]",
-      "Reads TRACE (Kanoko native .kntr), bins it into the mapping's intervals, builds the physical\n"
-      "system the mapping describes, integrates its equations of motion and writes the trajectory\n"
+      "simulate", "TRACE [--mapping MAP | --purpose P] -o RUN.kntj [--from T --to T] [--force] [--integrator NAME] ...",
+      "Reads TRACE (any format of kanoko info), bins it into the mapping's intervals, builds the physical\n"
+      "system the mapping describes (without --mapping, one inferred from the trace for --purpose:\n"
+      "balance, communication, waiting or placement; kanoko init writes it, docs/zero-configuration.md),\n"
+      "integrates its equations of motion and writes the trajectory\n"
       "file RUN (docs/trajectory-format.md). Steps never straddle an interval boundary: the step dt is\n"
       "reduced to divide the interval, and the adaptive integrator's substeps land on every step's end.\n"
       "If RUN already exists and was made from the same trace, mapping, integrator and force settings\n"
@@ -40,12 +43,15 @@ int cmd_simulate(const Args& args) {
           "  auto: direct up to " + std::to_string(integrators::kAutoDirectMaxBodies) +
           " bodies, Barnes-Hut above.\n"
           "The trajectory is bit-identical for every --threads value and every CPU's SIMD width.",
+      "  kanoko simulate traces/smpi/pipeline8-flat.trace -o pipeline.kntj\n"
+      "  kanoko simulate traces/smpi/farm8-fattree.trace --purpose waiting -o farm.kntj\n"
+      "  kanoko simulate after.trace -o after.kntj --calibrate-like before.kntj\n"
       "  kanoko simulate traces/fib22-ring.kntr --mapping mappings/paper-fibonacci.toml -o ring.kntj\n"
       "  kanoko simulate traces/mesh-skewed-light.kntr --mapping mappings/paper-mesh.toml -o mesh.kntj\n"};
   po::options_description options("Options");
-  std::string trace, mapping, output;
+  std::string trace, output;
+  add_mapping_options(options, true);
   options.add_options()("trace", po::value(&trace)->required(), "trace file (any format of kanoko info)")(
-      "mapping,m", po::value(&mapping)->required(), "mapping file (.toml)")(
       "output,o", po::value(&output)->required(), "trajectory file to write (.kntj)")(
       "force,f", po::bool_switch(), "recompute even when the cached trajectory matches")(
       "quiet,q", po::bool_switch(), "no progress bar or summary")(
@@ -60,9 +66,10 @@ int cmd_simulate(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
+  const bool quiet = vm["quiet"].as<bool>();
   sim::SimulateOptions so;
   so.trace = trace;
-  so.mapping = mapping;
+  choose_mapping(vm, trace, "simulate", quiet, so);
   so.output = output;
   so.force = vm["force"].as<bool>();
   if (vm.count("format") != 0U) so.format = vm["format"].as<std::string>();
@@ -72,7 +79,6 @@ int cmd_simulate(const Args& args) {
   if (vm.count("multipole") != 0U) so.multipole = vm["multipole"].as<std::string>();
   so.threads = vm["threads"].as<int>();
   if (so.threads < 0) throw InputError(FileLoc{"kanoko simulate --threads"}, "--threads must be 0 (all cores) or more");
-  const bool quiet = vm["quiet"].as<bool>();
   so.progress = !quiet;
   const sim::SimulateSummary s = sim::simulate(so);
   if (quiet) return 0;
@@ -82,6 +88,7 @@ int cmd_simulate(const Args& args) {
                  "recompute.\n";
     return 0;
   }
+  print_notes("simulate", s);
   char line[1024];
   const double body_steps_per_s =
       s.wall_s > 0 ? static_cast<double>(s.steps) * static_cast<double>(s.bodies) / s.wall_s : 0.0;

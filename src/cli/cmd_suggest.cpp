@@ -53,27 +53,11 @@ int cmd_suggest(const Args& args) {
   const models::Suggestion s = models::suggest_parameters(m, tl);
   std::cout << "Reasoning:\n";
   for (const auto& line : s.reasoning) std::cout << "  " << line << '\n';
-  struct Value {
-    std::string section, key;
-    std::optional<double> value;
-  };
-  const std::vector<Value> values = {
-      {"forces.friction", "beta", s.beta},   {"forces.communication", "gain", s.gain}, {"springs", "k", s.k},
-      {"springs", "length", s.length},       {"forces.repulsion", "strength", s.repulsion},
-      {"simulation", "dt", s.dt},
-  };
+  const std::vector<models::SuggestedValue> values = models::suggested_values(s);
   std::cout << "Suggested:\n";
-  for (const auto& v : values) {
-    if (v.value) std::cout << "  [" << v.section << "] " << v.key << " = " << number_text(*v.value) << '\n';
-  }
+  for (const auto& v : values) std::cout << "  [" << v.section << "] " << v.key << " = " << number_text(v.value) << '\n';
   if (output.empty()) return 0;
-  std::string text = m.text;
-  mapping::Mapping current = m;
-  for (const auto& v : values) {
-    if (!v.value) continue;
-    text = mapping::set_value(text, current, v.section, v.key, number_text(*v.value));
-    current = mapping::parse_mapping_text(text, output);  // locations of the edited text
-  }
+  const std::string text = models::write_values(m, values, 4);
   write_file_atomically(output, text);
   std::cout << "wrote " << output << '\n';
   return 0;

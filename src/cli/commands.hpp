@@ -19,5 +19,6 @@ int cmd_capture(const Args& args);
 int cmd_info(const Args& args);
 int cmd_plot(const Args& args);
 int cmd_suggest(const Args& args);
+int cmd_init(const Args& args);
 
 }  // namespace kanoko::cli

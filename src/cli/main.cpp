@@ -30,6 +30,7 @@ const std::vector<Subcommand>& subcommands() {
       {"info", "summarise a trace: format, entities, time span, counts, top talkers", cmd_info},
       {"plot", "draw a companion view (space-time, matrix, kiviat, ...) to PNG/SVG", cmd_plot},
       {"suggest", "propose friction, gain, springs, repulsion and dt for a trace", cmd_suggest},
+      {"init", "write the mapping inferred from a trace (zero configuration), commented", cmd_init},
   };
   return table;
 }

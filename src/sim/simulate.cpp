@@ -10,6 +10,8 @@
 #include "integrators/forces.hpp"
 #include "integrators/integrator.hpp"
 #include "models/model.hpp"
+#include "models/suggest.hpp"
+#include "src/mapping/edit.hpp"
 #include "src/base/error.hpp"
 #include "src/base/hash.hpp"
 #include "src/base/interrupt.hpp"
@@ -74,6 +76,9 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
                                                                 did_you_mean(*options.format, names) + "; valid formats: " + valid);
     }
     m.trace.format = *options.format;
+  }
+  if (options.from_s && options.to_s && !(*options.to_s > *options.from_s)) {
+    throw InputError(FileLoc{"kanoko simulate --to"}, "the window is empty: --to must be later than --from");
   }
   if (options.integrator) {
     if (integrators::find_integrator(*options.integrator) == nullptr) {
@@ -144,11 +149,6 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
   return h.digest();
 }
 
-trace::Timeline read_timeline(const std::filesystem::path& trace, const mapping::Mapping& m) {
-  // The mapping's [trace] section: format, entity selection and grouping, computing states.
-  return ingest::read_body_timeline(trace, m);
-}
-
 /// Copies frames 0..frame of `from` into `writer` and sets y to the state of that frame; returns
 /// the step the integration continues from. `meta` describes the new run.
 std::uint64_t resume(const trajectory::Reader& from, std::size_t frame, const trajectory::Metadata& meta,
@@ -173,11 +173,49 @@ std::uint64_t resume(const trajectory::Reader& from, std::size_t frame, const tr
   return std::min(static_cast<std::uint64_t>(frame) * meta.steps_per_frame, total_steps);
 }
 
+namespace {
+
+/// The mapping with the command line's window and --calibrate-like written into its text (so that
+/// they are hashed and stay with the run), parsed, with the other overrides applied.
+mapping::Mapping effective_mapping(const SimulateOptions& options) {
+  const std::string name = options.mapping.empty() ? options.mapping_label : options.mapping.string();
+  mapping::Mapping m = options.mapping_text ? mapping::parse_mapping_text(*options.mapping_text, name)
+                                             : mapping::parse_mapping_file(options.mapping);
+  std::vector<models::SuggestedValue> values;
+  if (options.from_s) values.push_back({"trace", "from", *options.from_s});
+  if (options.to_s) values.push_back({"trace", "to", *options.to_s});
+  if (!options.calibrate_like.empty()) {
+    const trajectory::Reader ref(options.calibrate_like);
+    const std::string ref_name = options.calibrate_like.string();
+    if (m.simulation.intervals > 0) {
+      throw InputError(m.where("simulation.intervals"),
+                       "--calibrate-like " + ref_name + " sets the interval; remove 'intervals' to share its calibration");
+    }
+    for (const auto& v : models::calibration_of(ref.meta().mapping_text, ref.meta().interval_s, ref_name)) {
+      values.push_back(v);
+    }
+  }
+  if (!values.empty()) {
+    std::string text = models::write_values(m, values, 17);
+    if (!options.calibrate_like.empty()) {
+      // The reference's gain is absolute: this run must not rescale it by its own peak.
+      mapping::Mapping current = mapping::parse_mapping_text(text, m.path);
+      if (current.communication) {
+        text = mapping::set_value(text, current, "forces.communication", "normalize", "\"none\"");
+      }
+    }
+    const std::string path = m.path;
+    m = mapping::parse_mapping_text(text, path);
+  }
+  apply_overrides(options, m);
+  return m;
+}
+
+}  // namespace
+
 SimulateSummary simulate(const SimulateOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  mapping::Mapping m = options.mapping_text ? mapping::parse_mapping_text(*options.mapping_text, options.mapping.string())
-                                             : mapping::parse_mapping_file(options.mapping);
-  apply_overrides(options, m);
+  mapping::Mapping m = effective_mapping(options);
   const integrators::IntegratorInfo* integrator = integrators::find_integrator(m.simulation.integrator);
   if (integrator == nullptr) {
     throw InputError(m.where("simulation.integrator"),
@@ -201,7 +239,18 @@ SimulateSummary simulate(const SimulateOptions& options) {
     return summary;
   }
 
-  const trace::Timeline timeline = read_timeline(options.trace, m);
+  ingest::SelectionReport selection;
+  const trace::Timeline timeline = ingest::read_body_timeline(options.trace, m, &selection);
+  summary.notes = selection.notes;
+  m.simulation.interval_s = timeline.interval_s;
+  if (m.simulation.calibrate) {
+    const models::Calibration cal = models::calibrate(m, timeline);
+    const std::string path = m.path;
+    m = mapping::parse_mapping_text(cal.text, path);
+    apply_overrides(options, m);
+    m.simulation.interval_s = timeline.interval_s;
+    summary.notes.insert(summary.notes.end(), cal.notes.begin(), cal.notes.end());
+  }
   models::Model model(m, timeline);
   model.set_threads(options.threads);
   const std::size_t n = model.body_count();
@@ -209,7 +258,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
   // A step never straddles an interval boundary: the step is reduced until it divides the
   // interval exactly, so the forcing and masses are constant within every step. Adaptive
   // integrators take substeps inside each step and land exactly on its end.
-  const double interval = m.simulation.interval_s;
+  const double interval = timeline.interval_s;
+  summary.interval_s = interval;
+  summary.intervals = timeline.bin_count;
   const auto steps_per_interval = static_cast<std::uint64_t>(std::ceil(interval / m.simulation.dt_s - 1e-9));
   const double dt = interval / static_cast<double>(steps_per_interval);
   const std::uint64_t forced_steps = timeline.bin_count * steps_per_interval;

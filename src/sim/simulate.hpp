@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/mapping/mapping.hpp"
 #include "src/trace/timeline.hpp"
@@ -26,12 +27,21 @@ struct SimulateOptions {
   std::optional<double> theta;            ///< [forces.repulsion] theta
   std::optional<std::string> multipole;   ///< [forces.repulsion] multipole
   std::optional<std::string> format;      ///< [trace] format: a reader name or "auto"
+  /// [trace] from and to: the time window (written into the mapping text, so hashed and kept
+  /// with the run).
+  std::optional<double> from_s;
+  std::optional<double> to_s;
+  /// A calibrated run whose interval, step, friction, gain, stiffness and repulsion this run
+  /// takes, so that two runs compare fairly (--calibrate-like). Empty: none.
+  std::filesystem::path calibrate_like;
   /// Threads for the force evaluation, 0 = all cores. Not hashed: the trajectory is bit-identical
   /// for every thread count.
   int threads = 0;
   /// Mapping text to use instead of reading the file `mapping` (which then only names it in
   /// messages): the viewer's re-simulation with changed parameters.
   std::optional<std::string> mapping_text;
+  /// Names mapping_text in messages when `mapping` is empty ("t.trace (inferred mapping, ...)").
+  std::string mapping_label;
   /// Continue an earlier run of the same trace: its frames 0..resume_frame are copied and the
   /// integration goes on from the state of frame resume_frame, with this mapping's forces. The
   /// run must have the same bodies, step, frame interval and start (else InputError).
@@ -71,6 +81,13 @@ struct SimulateSummary {
   double energy_to_friction = 0;     ///< energy dissipated by friction (≥ 0)
   double energy_from_mass_changes = 0;  ///< kinetic energy change when masses jump between intervals
   double write_wall_s = 0;           ///< wall time spent writing the trajectory (in wall_s)
+  double interval_s = 0;             ///< the binning interval used (trace seconds)
+  std::size_t intervals = 0;         ///< how many
+  /// What the run chose by itself (interval, calibrated values), one line each.
+  std::vector<std::string> notes;
+  /// Degenerate inputs or results (no forcing, constant mass, bodies that do not move, ...), one
+  /// line each with the fix.
+  std::vector<std::string> warnings;
 };
 
 /// Applies the command-line overrides in `options` to `m`. Throws InputError (located on the
@@ -83,8 +100,6 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m);
 /// trajectory format version. Reads the trace file once.
 std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapping& m);
 
-/// Reads a trace into a timeline with the mapping's interval and busy states.
-trace::Timeline read_timeline(const std::filesystem::path& trace, const mapping::Mapping& m);
 
 /// Runs the whole pipeline. Throws InputError for bad inputs, RunError for a numerical blow-up
 /// (naming the step, time and body), Interrupted on Ctrl-C; in every failure no output file is

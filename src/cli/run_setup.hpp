@@ -1,0 +1,38 @@
+// What `simulate`, `view TRACE`, `suggest` and `init` share: the options that choose a mapping
+// (a file, or one inferred for a purpose), the time window and a shared calibration, and the
+// cache folder where `view TRACE` keeps its runs.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "src/cli/options.hpp"
+#include "src/ingest/infer.hpp"
+#include "src/sim/simulate.hpp"
+
+namespace kanoko::cli {
+
+/// Adds --mapping, --purpose, --from, --to and (when `calibrate_like`) --calibrate-like.
+void add_mapping_options(po::options_description& options, bool calibrate_like);
+
+/// The window of --from / --to (whole trace when absent). Throws InputError for an empty window.
+ingest::TimeWindow window_from(const po::variables_map& vm);
+
+/// The mapping the options choose for `trace`: --mapping's file, or one inferred for --purpose
+/// (default "balance"), whose one-line summary and warnings are printed on stderr prefixed with
+/// `command` unless `quiet`. Fills the mapping fields and the window of `so`.
+void choose_mapping(const po::variables_map& vm, const std::string& trace, const std::string& command, bool quiet,
+                    sim::SimulateOptions& so);
+
+/// Where `kanoko view TRACE` caches its runs: $XDG_CACHE_HOME/kanoko, else ~/.cache/kanoko, else
+/// the system's temporary folder; created when missing.
+std::filesystem::path cache_folder();
+
+/// The cached run of `trace` under the given mapping choice: one file per trace path and choice.
+std::filesystem::path cached_run(const std::string& trace, const po::variables_map& vm);
+
+/// Prints a simulate summary's notes and warnings on stderr, prefixed with `command`.
+void print_notes(const std::string& command, const sim::SimulateSummary& s);
+
+}  // namespace kanoko::cli
