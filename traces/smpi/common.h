@@ -54,13 +54,16 @@ static void compute(double flops) {
   if (flops * work_scale > 0) smpi_execute_flops(flops * work_scale);
 }
 
-/* Reads --work-scale; call once after MPI_Init. */
-static void init_work_scale(int argc, char** argv) {
-  work_scale = opt_double(argc, argv, "--work-scale", 1.0);
+/* Starts MPI, reads --work-scale, and gives this rank and the number of ranks. */
+static void start(int* argc, char*** argv, int* rank, int* size) {
+  MPI_Init(argc, argv);
+  work_scale = opt_double(*argc, *argv, "--work-scale", 1.0);
   if (!(work_scale > 0)) {
-    fprintf(stderr, "%s: --work-scale must be positive\n", argv[0]);
+    fprintf(stderr, "%s: --work-scale must be positive\n", (*argv)[0]);
     exit(2);
   }
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
 }
 
 /* A zeroed buffer of at least BYTES bytes (messages carry no meaningful data). */

@@ -20,11 +20,8 @@
 enum { kTaskTag = 1, kResultTag = 2 };
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  init_work_scale(argc, argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  start(&argc, &argv, &rank, &size);
   const int tasks = opt_int(argc, argv, "--tasks", 60);
   const double work = opt_double(argc, argv, "--work", 1e6);
   const double master_work = opt_double(argc, argv, "--master-work", 5e5);

@@ -22,11 +22,8 @@ static int is_prime(int n) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  init_work_scale(argc, argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  start(&argc, &argv, &rank, &size);
   const int ndims = opt_int(argc, argv, "--dims", 2);
   const int iters = opt_int(argc, argv, "--iters", 10);
   const double work = opt_double(argc, argv, "--work", 1e6);

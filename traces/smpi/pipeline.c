@@ -10,11 +10,8 @@
 #include "common.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  init_work_scale(argc, argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  start(&argc, &argv, &rank, &size);
   const int items = opt_int(argc, argv, "--items", 20);
   const double work = opt_double(argc, argv, "--work", 1e6);
   const int slow = opt_int(argc, argv, "--slow", size / 2);
