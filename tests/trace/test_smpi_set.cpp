@@ -366,6 +366,40 @@ TEST(SmpiGenerated, BigLongRun) {
   EXPECT_EQ(axes[0].first, 8 * axes[2].first);
 }
 
+TEST(SmpiGenerator, HelpHostfilesAndOneLineErrors) {
+  // Needs no SMPI: these paths end before smpicc runs.
+  const std::string script = (test::smpi_dir() / "generate.sh").string();
+  const test::CommandResult help = test::run_program({"sh", script, "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("pipeline | farm | halo2d | halo3d | alltoall"), std::string::npos) << help.out;
+  const auto error_of = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> argv{"sh", script};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const test::CommandResult r = test::run_program(argv);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    return r.err;
+  };
+  EXPECT_EQ(error_of({"--bogus"}), "generate.sh: unknown option '--bogus' (see --help)\n");
+  EXPECT_EQ(error_of({"-p", "farm"}), "generate.sh: no --output (see --help)\n");
+  EXPECT_EQ(error_of({"-p", "farm", "-o", "x.trace", "--work-scale", "heavy"}),
+            "generate.sh: --work-scale needs a number, not 'heavy'\n");
+  EXPECT_EQ(error_of({"-p", "farm", "-o", "x.trace", "--platform", "/nonexistent.xml"}),
+            "generate.sh: no platform file /nonexistent.xml\n");
+
+  const std::string hostfile = (test::smpi_dir() / "platforms" / "hostfile.sh").string();
+  const std::string torus = (test::smpi_dir() / "platforms" / "torus.xml").string();
+  const test::CommandResult three = test::run_program({"sh", hostfile, torus, "3"});
+  EXPECT_EQ(three.exit_code, 0);
+  EXPECT_EQ(three.out, "t0\nt1\nt2\n");
+  const test::CommandResult too_many = test::run_program({"sh", hostfile, torus, "65"});
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_EQ(too_many.err, torus + ": 65 ranks do not fit on its 64 hosts\n");
+  const test::CommandResult fat = test::run_program(
+      {"sh", hostfile, (test::smpi_dir() / "platforms" / "fattree.xml").string(), "64"});
+  EXPECT_EQ(fat.out.substr(fat.out.size() - 5), "ft63\n");
+}
+
 // ---- The Pajé transform ----
 
 TEST(PajeTransform, ScalesTimesAndMessageSizesOnly) {
