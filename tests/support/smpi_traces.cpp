@@ -152,7 +152,9 @@ void transform_paje(const std::filesystem::path& in, const std::filesystem::path
     if (end == std::string::npos) end = text.size();
     ++line_no;
     if (!split_fields(text, begin, end, fields)) fail(begin, begin, "unterminated quoted string");
-    const auto word = [&](std::size_t k) { return std::string_view(text).substr(fields[k].begin, fields[k].end - fields[k].begin); };
+    const auto word = [&](std::size_t k) {
+      return std::string_view(text).substr(fields[k].begin, fields[k].end - fields[k].begin);
+    };
     std::size_t copied = begin;
     if (!fields.empty() && text[fields[0].begin] == '%') {
       // Header: "%EventDef NAME ID", "% FIELD TYPE" lines, "%EndEventDef".

@@ -95,7 +95,8 @@ int axis_of(int a, int b, const std::vector<int>& dims) {
 }
 
 /// Smallest and largest bytes per neighbour pair along each axis.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> bytes_by_axis(const StreamRecorder& s, const std::vector<int>& dims) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> bytes_by_axis(const StreamRecorder& s,
+                                                                    const std::vector<int>& dims) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out(dims.size(), {UINT64_MAX, 0});
   for (const auto& [pair, bytes] : pair_bytes(s)) {
     auto& [lo, hi] = out.at(static_cast<std::size_t>(axis_of(pair.first, pair.second, dims)));
