@@ -53,9 +53,27 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mappi
   const auto cols = static_cast<Eigen::Index>(n);
   force_.resize(3, cols);
   mass_ = Eigen::VectorXd::Constant(cols, m.mass.base);
+  if (m.mass.smoothing > 1) {
+    load_prefix_.assign((timeline.bin_count + 1) * n, 0.0);
+    for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {
+      for (std::size_t i = 0; i < n; ++i) {
+        load_prefix_[(bin + 1) * n + i] = load_prefix_[bin * n + i] + load_of(bin, static_cast<trace::EntityIndex>(i));
+      }
+    }
+  }
   totals_ = Eigen::Matrix<double, 4, Eigen::Dynamic>::Zero(4, cols);
   interval_traffic_ = Eigen::Matrix<double, 4, Eigen::Dynamic>::Zero(4, cols);
   set_interval(0);
+}
+
+double Model::load_of(std::size_t bin, trace::EntityIndex e) const {
+  return mapping_.mass.load == mapping::LoadSource::Samples ? timeline_.load_at(bin, e) : timeline_.busy_fraction(bin, e);
+}
+
+void Model::rest_at(const Eigen::Matrix3Xd& x) {
+  KANOKO_ASSERT(x.cols() == initial_positions_.cols(), "rest_at needs one position per body");
+  initial_positions_ = x;
+  initial_centroid_ = initial_positions_.rowwise().mean();
 }
 
 Eigen::VectorXd Model::initial_state() const {
@@ -70,11 +88,16 @@ void Model::set_interval(std::size_t bin) {
   const std::size_t n = body_count();
   const bool forcing = bin < timeline_.bin_count;
   const std::size_t source_bin = std::min(bin, timeline_.bin_count - 1);
-  // Mass from load.
+  // Mass from load (averaged over the last `smoothing` intervals when asked).
+  const std::size_t window = std::min<std::size_t>(std::max<std::uint32_t>(mapping_.mass.smoothing, 1), source_bin + 1);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto e = static_cast<trace::EntityIndex>(i);
-    const double load = mapping_.mass.load == mapping::LoadSource::Samples ? timeline_.load_at(source_bin, e)
-                                                                          : timeline_.busy_fraction(source_bin, e);
+    double load = 0;
+    if (window > 1) {
+      load = (load_prefix_[(source_bin + 1) * n + i] - load_prefix_[(source_bin + 1 - window) * n + i]) /
+             static_cast<double>(window);
+    } else {
+      load = load_of(source_bin, static_cast<trace::EntityIndex>(i));
+    }
     mass_[static_cast<Eigen::Index>(i)] = mapping_.mass.base + mapping_.mass.load_gain * load;
   }
   if (quantities_) {

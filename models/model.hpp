@@ -45,6 +45,10 @@ class Model {
   [[nodiscard]] const std::vector<std::array<std::uint32_t, 2>>& spring_edges() const { return edges_; }
   [[nodiscard]] const trace::Timeline& timeline() const { return timeline_; }
 
+  /// Makes `x` (3×N) the starting positions, keeping the springs' natural lengths: used to start a
+  /// calibrated run at rest, from the layout relaxed under springs and repulsion alone.
+  void rest_at(const Eigen::Matrix3Xd& x);
+
   /// State vector at t = 0: initial positions, zero velocities. Layout: y = [x (3N); v (3N)],
   /// each a 3×N column-major block (a body's x, y, z contiguous).
   [[nodiscard]] Eigen::VectorXd initial_state() const;
@@ -86,6 +90,8 @@ class Model {
   [[nodiscard]] double friction_power(const Eigen::VectorXd& y) const;
 
  private:
+  /// The load of a body in a bin, as [mass] load says (samples or busy fraction).
+  [[nodiscard]] double load_of(std::size_t bin, trace::EntityIndex e) const;
   const mapping::Mapping& mapping_;
   const trace::Timeline& timeline_;
   Eigen::Matrix3Xd initial_positions_;
@@ -97,6 +103,8 @@ class Model {
   double communication_scale_ = 0;  ///< weight per unit of traffic
   std::size_t bin_ = 0;
   Eigen::VectorXd mass_;
+  /// [mass] smoothing: running sums of each body's load, [bin * N + body] = Σ load of bins < bin.
+  std::vector<double> load_prefix_;
   std::vector<Pull> pulls_;
   Eigen::Matrix3Xd force_;  ///< scratch, sized once
   integrators::RepulsionParams repulsion_params_;

@@ -19,7 +19,8 @@ std::string fmt(double x) {
   return os.str();
 }
 
-/// Mean distance from each body to its nearest other body (sampled above 4000 bodies).
+}  // namespace
+
 double mean_spacing(const Eigen::Matrix3Xd& x, double fallback) {
   const Eigen::Index n = x.cols();
   if (n < 2) return fallback;
@@ -37,9 +38,8 @@ double mean_spacing(const Eigen::Matrix3Xd& x, double fallback) {
   return sum / static_cast<double>(count);
 }
 
-}  // namespace
-
-Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Timeline& tl) {
+Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Timeline& tl,
+                              std::optional<double> reference_mass) {
   Suggestion s;
   auto say = [&](const std::string& line) { s.reasoning.push_back(line); };
   // Measure with gain 1 so that the gain can be scaled afterwards.
@@ -73,7 +73,15 @@ Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Tim
     }
   }
   if (!std::isfinite(mass_min)) mass_min = m.mass.base;
-  const double mass = tl.bin_count > 0 ? mass_sum / static_cast<double>(bins * n) : m.mass.base;
+  double mass = tl.bin_count > 0 ? mass_sum / static_cast<double>(bins * n) : m.mass.base;
+  const double measured_mass = mass;
+  if (reference_mass) {
+    // Calibration: the constants must not undo the masses, or a loaded program would look as
+    // light as an idle one. They are set for the reference mass; the step stays stable for the
+    // lightest body the run has.
+    mass = *reference_mass;
+    mass_min = std::min(mass_min, *reference_mass);
+  }
   const double force_mean = force_sum / static_cast<double>(bins * n);
   double degree_sum = 0, degree_max = 0;
   {
@@ -90,8 +98,10 @@ Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Tim
   const double degree_mean = degree_sum / static_cast<double>(n);
 
   say("trace: " + std::to_string(n) + " bodies, " + std::to_string(tl.bin_count) + " intervals of " + fmt(interval) +
-      " s; mean spacing of the initial placement s = " + fmt(spacing) + "; mean mass m = " + fmt(mass) +
-      " (smallest " + fmt(mass_min) + ")");
+      " s; mean spacing of the initial placement s = " + fmt(spacing) + "; mean mass " + fmt(measured_mass) +
+      " (smallest " + fmt(mass_min) + ")" +
+      (reference_mass ? "; constants set for the reference mass m = " + fmt(mass) + " (an idle body), so heavier "
+                        "bodies move less" : "; m = the mean mass"));
   s.beta = 1.0 / (5.0 * interval);
   const double tau = 1.0 / s.beta;
   say("friction: beta = 1 / (5 × interval) = " + fmt(s.beta) + " /s, so a body settles to a change of forcing within "
@@ -192,7 +202,7 @@ std::string write_values(const mapping::Mapping& m, const std::vector<SuggestedV
 
 Calibration calibrate(const mapping::Mapping& m, const trace::Timeline& tl) {
   Calibration out;
-  const Suggestion s = suggest_parameters(m, tl);
+  const Suggestion s = suggest_parameters(m, tl, m.mass.base);
   std::vector<SuggestedValue> values;
   for (const SuggestedValue& v : suggested_values(s)) {
     if (v.key == "length") continue;  // springs keep their initial lengths: the layout starts at rest

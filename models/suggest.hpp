@@ -4,6 +4,7 @@
 // time 1/β. Springs then hold the shape against the forcing and the repulsion keeps bodies apart.
 #pragma once
 
+#include <Eigen/Core>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct Suggestion {
   double dt = 0;                    ///< [simulation] dt
   std::vector<std::string> reasoning;  ///< the argument, one line each, with the trace's figures
 };
+
+/// Mean distance from each body to its nearest other body (sampled above 4000 bodies);
+/// `fallback` for fewer than two bodies.
+double mean_spacing(const Eigen::Matrix3Xd& x, double fallback);
 
 /// One value of a suggestion, as `kanoko suggest -o` and calibration write it.
 struct SuggestedValue {
@@ -56,7 +61,10 @@ std::vector<SuggestedValue> calibration_of(const std::string& reference_text, do
                                            const std::string& run_name);
 
 /// Measures the trace under the mapping (masses, forcing per body, spacing, degrees) and
-/// proposes parameters. Throws InputError when the mapping does not fit the trace.
-Suggestion suggest_parameters(const mapping::Mapping& m, const trace::Timeline& tl);
+/// proposes parameters for the mean mass, or for `reference_mass` when given (calibration uses
+/// the idle mass, so that constants never undo the masses). Throws InputError when the mapping
+/// does not fit the trace.
+Suggestion suggest_parameters(const mapping::Mapping& m, const trace::Timeline& tl,
+                              std::optional<double> reference_mass = std::nullopt);
 
 }  // namespace kanoko::models

@@ -104,13 +104,13 @@ int cmd_simulate(const Args& args) {
   std::snprintf(line, sizeof line,
                 "kanoko simulate: wrote %s: %zu bodies, %zu springs, %llu frames over %.3g s of trace time\n"
                 "  %s: %llu steps of dt = %.4g s%s, %llu force evaluations, %s\n"
-                "  %s wall (%.3g body-steps/s; trajectory writing %.1f %%), largest speed %.3g\n"
+                "  %s wall (%.3g body-steps/s; trajectory writing %.1f %%), largest speed %.3g, median body moved %.2g spacings\n"
                 "  energy: %.4g at the start, %+.4g from forcing, %+.4g to friction, %+.4g from mass changes,"
                 " %.4g at the end (unaccounted %.2g)\n",
                 output.c_str(), s.bodies, s.springs, static_cast<unsigned long long>(s.frames), s.simulated_s,
                 s.integrator.c_str(), static_cast<unsigned long long>(s.steps), s.dt_s, substeps.c_str(),
                 static_cast<unsigned long long>(s.evaluations), forces.c_str(), format_duration(s.wall_s).c_str(),
-                body_steps_per_s, s.wall_s > 0 ? 100.0 * s.write_wall_s / s.wall_s : 0.0, s.max_speed,
+                body_steps_per_s, s.wall_s > 0 ? 100.0 * s.write_wall_s / s.wall_s : 0.0, s.max_speed, s.median_motion,
                 s.initial_energy, s.energy_from_forcing, -s.energy_to_friction, s.energy_from_mass_changes,
                 s.final_energy, balance);
   std::cerr << line;

@@ -58,15 +58,6 @@ std::string num(double v) {
   return s;
 }
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 /// Undirected whole-run totals per pair, in the force's quantity.
 std::vector<double> pair_amounts(const TraceSurvey& s, bool bytes) {
   std::map<std::pair<trace::EntityIndex, trace::EntityIndex>, double> total;
@@ -186,7 +177,7 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
       << "# what the busiest pairs exchanged (90th percentile), so rare pairs do not tie the layout:\n"
       << "# " << kept << " of " << amounts.size() << " communicating pairs.\n"
       << "topology = \"trace\"\n"
-      << (bytes ? "min_bytes = " : "min_messages = ") << num(threshold > 0 ? threshold * (1 - 1e-9) : 0) << '\n';
+      << (bytes ? "min_bytes = " : "min_messages = ") << num(threshold > 0 ? threshold * 0.999 : 0) << '\n';
     springs = true;
     springs_why = "springs on " + std::to_string(kept) + " communicating pairs";
     if (o.purpose == Purpose::Placement) {
@@ -228,11 +219,13 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
     t << "# Mass follows the fraction of each interval spent computing: m = 1 + 9 x busy, so a rank\n"
       << "# that computes all the time is ten times heavier than an idle one (computing states: "
       << format_seconds(computing_s) << " in all).\n"
-      << "base = 1.0\nload_gain = 9.0\nload = \"busy\"\n";
+      << "# The load is averaged over the last 20 intervals, so mass follows the program's load rather\n"
+      << "# than flickering between its compute and communication phases.\n"
+      << "base = 1.0\nload_gain = 9.0\nload = \"busy\"\nsmoothing = 20\n";
     mass_why = "mass from computing time";
   } else if (has_samples) {
     t << "# The trace has no computing states; mass follows its " << s.load_samples << " load samples.\n"
-      << "base = 1.0\nload_gain = 9.0\nload = \"samples\"\n";
+      << "base = 1.0\nload_gain = 9.0\nload = \"samples\"\nsmoothing = 20\n";
     mass_why = "mass from load samples";
   } else {
     t << "# The trace has neither computing states nor load samples: every mass is 1.\n"

@@ -695,6 +695,7 @@ void read_mass(Section s, Mapping& m) {
   auto& ms = m.mass;
   if (auto v = s.number("base", 0, kHuge, true)) ms.base = *v;
   if (auto v = s.number("load_gain", 0, kHuge)) ms.load_gain = *v;
+  if (auto v = s.integer("smoothing", 0, 1 << 20)) ms.smoothing = static_cast<std::uint32_t>(*v);
   if (auto v = s.choice("load", {"samples", "busy"})) ms.load = static_cast<LoadSource>(*v);
   if (auto v = s.string_list("busy_states")) ms.busy_states = *v;
   ms.expression = s.expression("expression", Scope::Body);

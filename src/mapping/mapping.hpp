@@ -92,6 +92,9 @@ struct MassSpec {
   double load_gain = 0.0;
   LoadSource load = LoadSource::Samples;
   std::vector<std::string> busy_states{"compute"};  ///< states that count as busy
+  /// Load is the mean over this many intervals up to the current one (0 or 1: the interval's own),
+  /// so that mass follows the program's load rather than flickering between its phases.
+  std::uint32_t smoothing = 0;
   std::optional<ExpressionSpec> expression;  ///< overrides base + load_gain × load when given
 };
 

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <vector>
 
 #include "integrators/forces.hpp"
 #include "integrators/integrator.hpp"
 #include "models/model.hpp"
 #include "models/suggest.hpp"
+#include "src/ingest/checks.hpp"
 #include "src/mapping/edit.hpp"
 #include "src/base/error.hpp"
 #include "src/base/hash.hpp"
@@ -23,6 +25,13 @@
 
 namespace kanoko::sim {
 namespace {
+
+/// A run whose median body moves less than this many neighbour spacings looks still, and one
+/// whose median body moves more than kFlyingSpacings has lost its shape (docs/zero-configuration.md).
+constexpr double kStillSpacings = 0.02;
+constexpr double kFlyingSpacings = 5.0;
+/// Where calibration puts the median body's largest excursion, in neighbour spacings.
+constexpr double kTargetSpacings = 0.3;
 
 /// Positions beyond this many initial radii count as a blow-up even if still finite.
 constexpr double kBlowUpRadii = 1e6;
@@ -149,6 +158,73 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
   return h.digest();
 }
 
+/// Relaxes the starting layout under springs and repulsion alone (no communication) for ten
+/// relaxation times 1/beta, then makes it the model's resting start: a calibrated run starts at
+/// rest, so that what moves afterwards is the program. Returns the steps taken (0: nothing to relax).
+std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, integrators::Stepper& stepper,
+                           Eigen::VectorXd& y, double dt) {
+  const double beta = m.friction ? m.friction->beta : 0.0;
+  if (!(beta > 0) || (model.spring_edges().empty() && !m.repulsion)) return 0;
+  const auto cols = static_cast<Eigen::Index>(model.body_count());
+  model.set_interval(model.timeline().bin_count);
+  stepper.restart();
+  const auto steps = static_cast<std::uint64_t>(std::ceil(10.0 / beta / dt));
+  for (std::uint64_t k = 0; k < steps; ++k) {
+    stepper.step(static_cast<double>(k) * dt, dt, y);
+    if (k % 256 == 0) check_interrupt();
+  }
+  if (y.allFinite()) {
+    y.tail(3 * cols).setZero();
+    model.rest_at(Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols));
+  }
+  y = model.initial_state();
+  model.set_interval(0);
+  stepper.restart();
+  return steps;
+}
+
+/// The step that divides `interval` and is no larger than `dt`, and how many make an interval.
+std::pair<double, std::uint64_t> aligned_step(double interval, double dt) {
+  const auto per = static_cast<std::uint64_t>(std::ceil(interval / dt - 1e-9));
+  return {interval / static_cast<double>(per), per};
+}
+
+/// Median over bodies of each body's largest distance from its start, in neighbour spacings, for
+/// a run of `m` on `tl` with every mass at its base and nothing written: what calibration scales
+/// the gain by. Masses are left out so that a loaded program still moves less than an idle one.
+double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integrators::IntegratorInfo& integrator,
+                    int threads) {
+  m.mass.load_gain = 0;
+  m.mass.expression.reset();
+  models::Model model(m, tl);
+  model.set_threads(threads);
+  const std::size_t n = model.body_count();
+  if (n < 2) return 0;
+  Eigen::VectorXd y = model.initial_state();
+  integrators::StepperOptions so;
+  so.tolerance = m.simulation.tolerance;
+  auto stepper = integrator.create(
+      [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
+      y.size(), so);
+  const auto [dt, per] = aligned_step(tl.interval_s, m.simulation.dt_s);
+  relax_layout(m, model, *stepper, y, dt);
+  const auto cols = static_cast<Eigen::Index>(n);
+  std::vector<double> largest(n, 0.0);
+  for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
+    model.set_interval(bin);
+    stepper->restart();
+    for (std::uint64_t k = 0; k < per; ++k) stepper->step(static_cast<double>(bin * per + k) * dt, dt, y);
+    if (!y.allFinite()) return std::numeric_limits<double>::infinity();
+    for (Eigen::Index i = 0; i < cols; ++i) {
+      const double d = (Eigen::Map<const Eigen::Vector3d>(y.data() + 3 * i) - model.initial_positions().col(i)).norm();
+      largest[static_cast<std::size_t>(i)] = std::max(largest[static_cast<std::size_t>(i)], d);
+    }
+    check_interrupt();
+  }
+  std::nth_element(largest.begin(), largest.begin() + static_cast<std::ptrdiff_t>(n / 2), largest.end());
+  return largest[n / 2] / models::mean_spacing(model.initial_positions(), 1.0);
+}
+
 /// Copies frames 0..frame of `from` into `writer` and sets y to the state of that frame; returns
 /// the step the integration continues from. `meta` describes the new run.
 std::uint64_t resume(const trajectory::Reader& from, std::size_t frame, const trajectory::Metadata& meta,
@@ -242,15 +318,39 @@ SimulateSummary simulate(const SimulateOptions& options) {
   ingest::SelectionReport selection;
   const trace::Timeline timeline = ingest::read_body_timeline(options.trace, m, &selection);
   summary.notes = selection.notes;
+  if (const std::vector<std::string> changed = ingest::adapt_to_trace(m, selection); !changed.empty()) {
+    apply_overrides(options, m);
+    summary.warnings.insert(summary.warnings.end(), changed.begin(), changed.end());
+  }
   m.simulation.interval_s = timeline.interval_s;
   if (m.simulation.calibrate) {
+    const bool gain_given = m.locations.count("forces.communication.gain") != 0;
     const models::Calibration cal = models::calibrate(m, timeline);
     const std::string path = m.path;
     m = mapping::parse_mapping_text(cal.text, path);
     apply_overrides(options, m);
     m.simulation.interval_s = timeline.interval_s;
     summary.notes.insert(summary.notes.end(), cal.notes.begin(), cal.notes.end());
+    // The energy argument bounds the forcing; the gain is then scaled so that the median body
+    // moves kTargetSpacings (a linear response: displacement is proportional to the gain).
+    if (m.communication && !m.communication->weight && !gain_given && options.calibrate_like.empty()) {
+      const double motion = probe_motion(m, timeline, *integrator, options.threads);
+      if (motion > 0 && std::isfinite(motion)) {
+        const double factor = std::clamp(kTargetSpacings / motion, 1e-3, 1e3);
+        m = mapping::parse_mapping_text(
+            mapping::set_value(m.text, m, "forces.communication", "gain", mapping::toml_float(m.communication->gain * factor, 6)),
+            path);
+        apply_overrides(options, m);
+        m.simulation.interval_s = timeline.interval_s;
+        char text[200];
+        std::snprintf(text, sizeof text, "[forces.communication] gain scaled by %.3g so that the median body moves "
+                                         "about %.2g neighbour spacings (a probe run moved it %.3g)",
+                      factor, kTargetSpacings, motion);
+        summary.notes.emplace_back(text);
+      }
+    }
   }
+  for (std::string& w : ingest::input_warnings(m, timeline, selection)) summary.warnings.push_back(std::move(w));
   models::Model model(m, timeline);
   model.set_threads(options.threads);
   const std::size_t n = model.body_count();
@@ -261,8 +361,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   const double interval = timeline.interval_s;
   summary.interval_s = interval;
   summary.intervals = timeline.bin_count;
-  const auto steps_per_interval = static_cast<std::uint64_t>(std::ceil(interval / m.simulation.dt_s - 1e-9));
-  const double dt = interval / static_cast<double>(steps_per_interval);
+  const auto [dt, steps_per_interval] = aligned_step(interval, m.simulation.dt_s);
   const std::uint64_t forced_steps = timeline.bin_count * steps_per_interval;
   const auto settle_steps = static_cast<std::uint64_t>(std::ceil(m.simulation.settle_s / dt - 1e-9));
   const std::uint64_t total_steps = forced_steps + settle_steps;
@@ -311,10 +410,24 @@ SimulateSummary simulate(const SimulateOptions& options) {
       [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
       y.size(), stepper_options);
   const auto cols = static_cast<Eigen::Index>(n);
+  if (m.simulation.calibrate && options.resume_from == nullptr) {
+    const std::uint64_t relaxed = relax_layout(m, model, *stepper, y, dt);
+    if (relaxed > 0) {
+      summary.notes.push_back("the layout relaxed under springs and repulsion for " + std::to_string(relaxed) +
+                              " steps before the run, so that it starts at rest");
+    }
+  }
   Eigen::MatrixXd stats;
   // write_wall_s: gathering the statistics and writing each frame, and the final commit.
+  // Motion check: each body's largest distance from where it started, sampled at every frame.
+  std::vector<double> max_displacement(n, 0.0);
   auto write_frame = [&](std::uint64_t step) {
     const auto write_start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto c = static_cast<Eigen::Index>(i);
+      const double d = (Eigen::Map<const Eigen::Vector3d>(y.data() + 3 * c) - model.initial_positions().col(c)).norm();
+      max_displacement[i] = std::max(max_displacement[i], d);
+    }
     model.current_stats(stats);
     writer.append_frame(timeline.begin_s + static_cast<double>(step) * dt,
                         Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols),
@@ -401,6 +514,27 @@ SimulateSummary simulate(const SimulateOptions& options) {
   writer.commit();
   summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_start).count();
 
+  if (n >= 2 && first_step == 0) {
+    const double spacing = models::mean_spacing(model.initial_positions(), 1.0);
+    std::vector<double> sorted = max_displacement;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n / 2), sorted.end());
+    const double median = sorted[n / 2] / spacing;
+    char text[320];
+    if (median < kStillSpacings) {
+      std::snprintf(text, sizeof text,
+                    "the median body moves at most %.2g %% of the spacing between neighbours: the picture is almost "
+                    "still; raise the communication gain (or use calibrate = \"auto\" in [simulation])",
+                    100 * median);
+      summary.warnings.emplace_back(text);
+    } else if (median > kFlyingSpacings) {
+      std::snprintf(text, sizeof text,
+                    "the median body moves %.3g neighbour spacings away from its start: the shape is lost; lower the "
+                    "communication gain, raise the friction (or use calibrate = \"auto\" in [simulation])",
+                    median);
+      summary.warnings.emplace_back(text);
+    }
+    summary.median_motion = median;
+  }
   summary.steps = total_steps - first_step;
   summary.evaluations = stepper->evaluations();
   summary.substeps = stepper->substeps();

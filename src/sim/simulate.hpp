@@ -83,6 +83,9 @@ struct SimulateSummary {
   double write_wall_s = 0;           ///< wall time spent writing the trajectory (in wall_s)
   double interval_s = 0;             ///< the binning interval used (trace seconds)
   std::size_t intervals = 0;         ///< how many
+  /// The median over bodies of each body's largest distance from its start, in neighbour spacings
+  /// (0 when not measured: one body, or a continued run).
+  double median_motion = 0;
   /// What the run chose by itself (interval, calibrated values), one line each.
   std::vector<std::string> notes;
   /// Degenerate inputs or results (no forcing, constant mass, bodies that do not move, ...), one
