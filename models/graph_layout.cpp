@@ -507,13 +507,44 @@ Eigen::Matrix3Xd lattice_positions(const Recognised& r) {
 // graph through k pivots, a pivot standing for the vertices of its region (those nearer to it
 // than to any other pivot) that are no farther than half the vertex's distance to it.
 
-/// A small deterministic perturbation in [-1, 1) (splitmix64 of the index), to leave symmetric starts.
-double jitter(std::uint64_t i) {
+/// splitmix64: well-spread bits from an index, for the fixed pseudo-random choices below.
+std::uint64_t mix(std::uint64_t i) {
   std::uint64_t z = i + 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31U;
-  return static_cast<double>(z >> 11U) * 0x1.0p-52 - 1.0;
+  return z ^ (z >> 31U);
+}
+
+/// A small deterministic perturbation in [-1, 1), to leave symmetric starts.
+double jitter(std::uint64_t i) { return static_cast<double>(mix(i) >> 11U) * 0x1.0p-52 - 1.0; }
+
+/// Terms of the stress model beyond edges and pivots: up to kTwoHop per vertex.
+constexpr std::size_t kTwoHop = 4;
+
+struct Term {
+  std::uint32_t other = kNone;  ///< kNone: unused slot
+  double length = 0;
+};
+
+/// For each vertex i, kTwoHop slots: a vertex k two edges away (i–j–k, k not i's neighbour), picked
+/// by a hash of (i, slot), wanting the length of that path. Slots without one stay unused.
+std::vector<Term> two_hop_terms(const Graph& h) {
+  std::vector<Term> out(h.size() * kTwoHop);
+  for (std::uint32_t i = 0; i < h.size(); ++i) {
+    if (h.degree(i) == 0) continue;
+    for (std::size_t t = 0; t < kTwoHop; ++t) {
+      const std::uint64_t r = mix((kTwoHop * i + t) | (std::uint64_t{1} << 63U));
+      const std::size_t e = h.start[i] + r % h.degree(i);
+      const std::uint32_t j = h.adj[e];
+      const std::size_t f = h.start[j] + (r >> 20U) % h.degree(j);
+      const std::uint32_t other = h.adj[f];
+      if (other == i || h.adjacent(i, other)) continue;
+      bool repeated = false;
+      for (std::size_t u = 0; u < t; ++u) repeated = repeated || out[kTwoHop * i + u].other == other;
+      if (!repeated) out[kTwoHop * i + t] = {other, h.length[e] + h.length[f]};
+    }
+  }
+  return out;
 }
 
 /// Layout of one connected component (≥ 2 vertices), centred on 0.
@@ -567,23 +598,29 @@ Eigen::Matrix3Xd embed_component(const Graph& h, const GraphLayoutOptions& optio
   for (Eigen::Index i = 0; i < cols; ++i) {
     for (Eigen::Index a = 0; a < 3; ++a) x(a, i) += 0.01 * jitter(static_cast<std::uint64_t>(3 * i + a));
   }
+  // Pivot columns per vertex (k × s), so that a sweep reads each vertex's terms contiguously.
+  const Eigen::MatrixXd pivot_dist = dist.transpose();
+  dist.resize(0, 0);
   // Pivot weights: |{j in region(p) : d(j, p) ≤ d(i, p) / 2}| / d(i, p)².
   std::vector<std::vector<double>> region(k);
-  for (std::size_t i = 0; i < s; ++i) {
+  for (Eigen::Index i = 0; i < cols; ++i) {
     Eigen::Index best = 0;
-    dist.row(static_cast<Eigen::Index>(i)).minCoeff(&best);
-    region[static_cast<std::size_t>(best)].push_back(dist(static_cast<Eigen::Index>(i), best));
+    pivot_dist.col(i).minCoeff(&best);
+    region[static_cast<std::size_t>(best)].push_back(pivot_dist(best, i));
   }
   for (auto& r : region) std::sort(r.begin(), r.end());
-  Eigen::MatrixXd weight(cols, kc);
-  for (std::size_t p = 0; p < k; ++p) {
-    const auto& r = region[p];
-    for (std::size_t i = 0; i < s; ++i) {
-      const double d = dist(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(p));
+  Eigen::MatrixXd pivot_weight(kc, cols);
+  for (Eigen::Index i = 0; i < cols; ++i) {
+    for (Eigen::Index p = 0; p < kc; ++p) {
+      const auto& r = region[static_cast<std::size_t>(p)];
+      const double d = pivot_dist(p, i);
       const auto count = static_cast<double>(std::upper_bound(r.begin(), r.end(), 0.5 * d) - r.begin());
-      weight(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(p)) = d > 0 ? std::max(count, 1.0) / (d * d) : 0.0;
+      pivot_weight(p, i) = d > 0 ? std::max(count, 1.0) / (d * d) : 0.0;
     }
   }
+  // A few vertices two edges away per vertex, at the length of that path: bodies that see the same
+  // neighbours and pivots (the leaves of a star) would otherwise settle on one spot.
+  const std::vector<Term> near = two_hop_terms(h);
   // Sweeps of localised majorisation (Gauss–Seidel: each vertex moves to the weighted mean of where
   // each of its terms would put it).
   std::vector<std::uint32_t> stamp(s, kNone);
@@ -602,10 +639,15 @@ Eigen::Matrix3Xd embed_component(const Graph& h, const GraphLayoutOptions& optio
         stamp[h.adj[e]] = i;
         pull(h.adj[e], h.length[e], 1.0 / (h.length[e] * h.length[e]));
       }
+      for (std::size_t t = i * kTwoHop; t < (i + 1) * kTwoHop; ++t) {
+        if (near[t].other != kNone) pull(near[t].other, near[t].length, 1.0 / (near[t].length * near[t].length));
+      }
+      const auto pd = pivot_dist.col(i);
+      const auto pw = pivot_weight.col(i);
       for (std::size_t p = 0; p < k; ++p) {
-        const double w = weight(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(p));
-        if (pivot[p] == i || stamp[pivot[p]] == i || w == 0) continue;
-        pull(pivot[p], dist(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(p)), w);
+        const auto pi = static_cast<Eigen::Index>(p);
+        if (pivot[p] == i || stamp[pivot[p]] == i || pw(pi) == 0) continue;
+        pull(pivot[p], pd(pi), pw(pi));
       }
       if (total > 0) x.col(i) = target / total;
     }

@@ -355,6 +355,24 @@ TEST(GraphLayout, HeavierEdgesAreShorter) {
   EXPECT_NEAR(dist(0, 3), 1.0, 0.25);
 }
 
+TEST(GraphLayout, StarLeavesSpreadAroundTheHub) {
+  // Every leaf sees the same neighbour and the same pivots: without more terms they would pile up.
+  constexpr std::uint32_t kLeaves = 1000;
+  Edges edges;
+  for (std::uint32_t i = 1; i <= kLeaves; ++i) edges.push_back({0, i, 1});
+  const GraphLayoutResult r = infer_graph_layout(kLeaves + 1, edges);
+  std::vector<double> nearest(kLeaves + 1, INFINITY);
+  for (Eigen::Index i = 1; i <= kLeaves; ++i) {
+    EXPECT_NEAR((r.positions.col(i) - r.positions.col(0)).norm(), 1.0, 0.5);
+    for (Eigen::Index j = 1; j <= kLeaves; ++j) {
+      if (j != i) nearest[static_cast<std::size_t>(i)] = std::min(nearest[static_cast<std::size_t>(i)], (r.positions.col(i) - r.positions.col(j)).norm());
+    }
+  }
+  // 1000 points spread evenly over a unit sphere are about 0.11 apart.
+  std::sort(nearest.begin() + 1, nearest.end());
+  EXPECT_GT(nearest[kLeaves / 2], 0.05) << "median distance to the nearest other leaf";
+}
+
 TEST(GraphLayout, ComponentsSideBySideAndIsolatedBodiesOnARingAround) {
   // Two trees of 30 and 20 and 4 isolated bodies (50, 51, 52, 53), numbered in a mix.
   Edges edges;
