@@ -36,6 +36,7 @@
 
 #include "models/graph_layout.hpp"
 #include "models/topology.hpp"
+#include "tests/support/graph_families.hpp"
 
 namespace {
 
@@ -44,19 +45,8 @@ using kanoko::models::WeightedEdge;
 using Edges = std::vector<WeightedEdge>;
 
 Edges geometric(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<Eigen::Vector3d> p(n);
-  for (auto& x : p) x = Eigen::Vector3d(u(rng), u(rng), u(rng));
   // 10 neighbours on average: (4/3) π r³ n = 10.
-  const double r = std::cbrt(10.0 / (4.0 / 3.0 * 3.141592653589793 * static_cast<double>(n)));
-  Edges e;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    for (std::uint32_t j = i + 1; j < n; ++j) {
-      if ((p[i] - p[j]).squaredNorm() < r * r) e.push_back({i, j, 1});
-    }
-  }
-  return e;
+  return kanoko::test::random_geometric_graph(n, std::cbrt(10.0 / (4.0 / 3.0 * 3.141592653589793 * static_cast<double>(n))), seed);
 }
 
 Edges communities(std::size_t n, std::uint64_t seed) {
@@ -80,13 +70,6 @@ Edges communities(std::size_t n, std::uint64_t seed) {
 Edges star(std::size_t n, std::uint64_t) {
   Edges e;
   for (std::uint32_t i = 1; i < n; ++i) e.push_back({0, i, 1});
-  return e;
-}
-
-Edges tree(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Edges e;
-  for (std::uint32_t i = 1; i < n; ++i) e.push_back({static_cast<std::uint32_t>(rng() % i), i, 1});
   return e;
 }
 
@@ -130,7 +113,7 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<std::pair<std::string, std::function<Edges(std::size_t, std::uint64_t)>>> families{
-      {"geometric", geometric}, {"communities", communities}, {"star", star}, {"tree", tree}};
+      {"geometric", geometric}, {"communities", communities}, {"star", star}, {"tree", kanoko::test::random_tree}};
   GraphLayoutOptions stress_opt;
   stress_opt.recognise_lattices = false;
   GraphLayoutOptions pmds_opt = stress_opt;

@@ -29,7 +29,7 @@ struct GraphLayoutOptions {
   double rare_fraction = 0.1;
   /// Try to recognise lattices at all (false: always the embedding).
   bool recognise_lattices = true;
-  /// Pivots of the pivot-MDS start and of the sparse stress model, per connected component.
+  /// Pivots of the pivot-MDS start and of the sparse stress model, per connected component (≥ 3).
   std::size_t pivots = 200;
   /// Sweeps of stress majorisation after the pivot-MDS start (0: the pivot-MDS layout alone).
   int stress_iterations = 60;

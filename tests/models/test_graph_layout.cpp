@@ -13,10 +13,13 @@
 #include <stdexcept>
 
 #include "models/topology.hpp"
+#include "tests/support/graph_families.hpp"
 
 namespace kanoko::models {
 namespace {
 
+using test::random_geometric_graph;
+using test::random_tree;
 using Edges = std::vector<WeightedEdge>;
 using Pair = std::pair<std::uint32_t, std::uint32_t>;
 
@@ -228,28 +231,6 @@ TEST(GraphLayout, DropRareEdgesMergesThenCutsBelowFractionOfMedian) {
 // ---------------------------------------------------------------------------------------------
 // The embedding.
 
-/// Random geometric graph: n points in the unit cube, joined when closer than `radius`.
-Edges random_geometric(std::size_t n, double radius, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<Eigen::Vector3d> p(n);
-  for (auto& x : p) x = Eigen::Vector3d(u(rng), u(rng), u(rng));
-  Edges edges;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    for (std::uint32_t j = i + 1; j < n; ++j) {
-      if ((p[i] - p[j]).norm() < radius) edges.push_back({i, j, 1});
-    }
-  }
-  return edges;
-}
-
-Edges random_tree(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  Edges edges;
-  for (std::uint32_t i = 1; i < n; ++i) edges.push_back({static_cast<std::uint32_t>(rng() % i), i, 1});
-  return edges;
-}
-
 /// A w × h grid with every edge kept with probability 0.85.
 Edges holey_grid(int w, int h, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -292,7 +273,7 @@ Eigen::Matrix3Xd random_positions(std::size_t n, std::uint64_t seed) {
 
 TEST(GraphLayout, EmbeddingDistancesFollowGraphDistances) {
   const std::vector<std::pair<std::string, Edges>> families{
-      {"random geometric", random_geometric(400, 0.2, 1)},
+      {"random geometric", random_geometric_graph(400, 0.2, 1)},
       {"random tree", random_tree(300, 2)},
       {"holey grid", holey_grid(18, 14, 3)},
       {"communities", two_communities(40, 4)},
@@ -312,7 +293,7 @@ TEST(GraphLayout, EmbeddingDistancesFollowGraphDistances) {
 }
 
 TEST(GraphLayout, EmbeddingHasUnitSpacingAndIsCentred) {
-  const Edges edges = random_geometric(300, 0.25, 5);
+  const Edges edges = random_geometric_graph(300, 0.25, 5);
   const GraphLayoutResult r = infer_graph_layout(300, edges);
   std::vector<double> lengths;
   for (const auto& e : edges) lengths.push_back((r.positions.col(e.a) - r.positions.col(e.b)).norm());
@@ -427,7 +408,7 @@ TEST(GraphLayout, NoEdgesAndSingleBody) {
 }
 
 TEST(GraphLayout, SameInputSameOutput) {
-  const Edges edges = random_geometric(500, 0.18, 11);
+  const Edges edges = random_geometric_graph(500, 0.18, 11);
   const GraphLayoutResult a = infer_graph_layout(500, edges);
   const GraphLayoutResult b = infer_graph_layout(500, edges);
   EXPECT_EQ(a.kind, "embedding");
