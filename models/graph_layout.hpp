@@ -17,9 +17,8 @@ namespace kanoko::models {
 /// An undirected edge of a communication graph. weight > 0 (bytes or messages); duplicates of a
 /// pair, in either direction, are summed.
 struct WeightedEdge {
-  std::uint32_t a = 0;
-  std::uint32_t b = 0;
-  double weight = 1.0;
+  std::uint32_t a = 0, b = 0;  ///< the two bodies: a ≠ b, both < n
+  double weight = 1.0;         ///< finite and > 0
 };
 
 /// Tuning of infer_graph_layout. The defaults suit 1 to 100 000 bodies.
