@@ -46,6 +46,14 @@ class DecompressedInput::Decoder {
   [[nodiscard]] virtual const char* unit() const = 0;
 
  protected:
+  /// Moves the step's windows past `used` input and `made` output bytes.
+  static void advance(const unsigned char*& in, std::size_t& in_n, std::size_t used, unsigned char*& out,
+                      std::size_t& out_n, std::size_t made) {
+    in += used;
+    in_n -= used;
+    out += made;
+    out_n -= made;
+  }
   std::string error_;
 };
 
@@ -78,12 +86,7 @@ class GzipDecoder final : public DecompressedInput::Decoder {
     const unsigned in_before = z_.avail_in;
     const unsigned out_before = z_.avail_out;
     const int rc = inflate(&z_, Z_NO_FLUSH);
-    const std::size_t used = in_before - z_.avail_in;
-    const std::size_t made = out_before - z_.avail_out;
-    in += used;
-    in_n -= used;
-    out += made;
-    out_n -= made;
+    advance(in, in_n, in_before - z_.avail_in, out, out_n, out_before - z_.avail_out);
     if (rc == Z_STREAM_END) {
       in_member_ = false;
       return Step::more;
@@ -117,12 +120,7 @@ class XzDecoder final : public DecompressedInput::Decoder {
     s_.next_out = out;
     s_.avail_out = out_n;
     const lzma_ret rc = lzma_code(&s_, input_ended ? LZMA_FINISH : LZMA_RUN);
-    const std::size_t used = in_n - s_.avail_in;
-    const std::size_t made = out_n - s_.avail_out;
-    in += used;
-    in_n -= used;
-    out += made;
-    out_n -= made;
+    advance(in, in_n, in_n - s_.avail_in, out, out_n, out_n - s_.avail_out);
     switch (rc) {
       case LZMA_OK:
       case LZMA_BUF_ERROR: return Step::more;  // no progress: the caller sees it
@@ -156,10 +154,7 @@ class ZstdDecoder final : public DecompressedInput::Decoder {
     ZSTD_inBuffer ib{in, in_n, 0};
     ZSTD_outBuffer ob{out, out_n, 0};
     const std::size_t rc = ZSTD_decompressStream(d_, &ob, &ib);
-    in += ib.pos;
-    in_n -= ib.pos;
-    out += ob.pos;
-    out_n -= ob.pos;
+    advance(in, in_n, ib.pos, out, out_n, ob.pos);
     if (ZSTD_isError(rc) != 0U) {
       error_ = ZSTD_getErrorName(rc);
       return Step::error;

@@ -400,6 +400,11 @@ TEST(CompressedTraces, AnEndlessLineStopsAtTheLineLimit) {
     EXPECT_EQ(err.rfind(p.string() + ":" + line + ":1: error: line is longer than 16 MiB", 0), 0U) << err;
     EXPECT_TRUE(test::list_dir(tmp).empty()) << format;
   }
+  // The decompressed copy itself stops at the limit (it writes no endless file).
+  const std::string err = test::input_error_of([&] { const PlainFile copy(dir / "bomb-simgrid-ti", 16 << 20, "TI trace"); });
+  EXPECT_EQ(err.rfind((dir / "bomb-simgrid-ti").string() + ":2:1: error: line is longer than 16 MiB: not a TI trace", 0), 0U)
+      << err;
+  EXPECT_TRUE(test::list_dir(tmp).empty());
   // A compressed TI action file read whole leaves no copy either.
   test::write_text(dir / "ti", compressed_file(test::shared_dir() / "traces" / "simgrid-ti" / "actions_with_isend.txt",
                                                Compression::xz));
