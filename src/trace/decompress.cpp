@@ -316,7 +316,8 @@ std::size_t DecompressedInput::read(char* out, std::size_t n) {
   return made;
 }
 
-PlainFile::PlainFile(const std::filesystem::path& path, std::size_t max_line_bytes, const char* what) : path_(path) {
+PlainFile::PlainFile(const std::filesystem::path& path, std::size_t max_line_bytes, const char* what)
+    : source_(path) {
   DecompressedInput input(path);
   compression_ = input.compression();
   if (compression_ == Compression::none) return;
@@ -325,8 +326,8 @@ PlainFile::PlainFile(const std::filesystem::path& path, std::size_t max_line_byt
   if (fd < 0) {
     throw InputError(FileLoc{input.name()}, "cannot create a temporary file for its decompressed text: " + errno_text(errno));
   }
-  path_ = tmpl;
-  temporary_ = true;
+  // Only this name, made just now, is ever removed (on an error here or by the destructor).
+  const std::filesystem::path copy = tmpl;
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -366,18 +367,19 @@ PlainFile::PlainFile(const std::filesystem::path& path, std::size_t max_line_byt
     }
   } catch (...) {
     std::error_code ec;
-    std::filesystem::remove(path_, ec);
+    std::filesystem::remove(copy, ec);
     throw;
   }
+  copy_ = copy;
 }
 
 PlainFile::PlainFile(PlainFile&& o) noexcept
-    : path_(std::move(o.path_)), compression_(o.compression_), temporary_(std::exchange(o.temporary_, false)) {}
+    : source_(std::move(o.source_)), copy_(std::exchange(o.copy_, {})), compression_(o.compression_) {}
 
 PlainFile::~PlainFile() {
-  if (!temporary_) return;
+  if (copy_.empty()) return;
   std::error_code ec;
-  std::filesystem::remove(path_, ec);
+  std::filesystem::remove(copy_, ec);
 }
 
 }  // namespace kanoko::trace

@@ -92,13 +92,13 @@ class PlainFile {
   PlainFile& operator=(PlainFile&&) = delete;
 
   /// Where the plain bytes are.
-  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  [[nodiscard]] const std::filesystem::path& path() const { return copy_.empty() ? source_ : copy_; }
   [[nodiscard]] Compression compression() const { return compression_; }
 
  private:
-  std::filesystem::path path_;
+  std::filesystem::path source_;  ///< the file given, never removed
+  std::filesystem::path copy_;    ///< the temporary copy this object made and removes; empty if none
   Compression compression_ = Compression::none;
-  bool temporary_ = false;
 };
 
 }  // namespace kanoko::trace
