@@ -15,8 +15,13 @@
 //     only): wall and CPU time, MB/s, peak RSS.
 // The files are in the page cache when they are read (they were just written).
 //
+// With --compressed, only the Pajé trace is written, then compressed with gzip and zstd (their
+// commands, default levels), and Kanoko reads the plain file and both copies in the same run: the
+// throughput of the text (MB of the plain file per second) and its ratio to the plain read.
+//
 //   build/bench/kanoko_bench_readers                       # 1 GiB of each, 64 ranks
 //   build/bench/kanoko_bench_readers --paje-mb 200 --native-mb 200 --no-pj-dump
+//   build/bench/kanoko_bench_readers --compressed --paje-mb 200
 //
 // Targets (issue 3): Pajé ≥ 20× pj_dump's throughput, native ≥ 300 MB/s, peak memory independent
 // of the trace's length.
@@ -54,6 +59,7 @@ struct Options {
   int ranks = 64;
   bool pj_dump = true;
   bool keep = false;
+  bool compressed = false;  ///< --compressed: the Pajé trace plain, gzip and zstd
   int threads = 0;  ///< reader threads (ReaderOptions::threads): 0 one per core
   int repeat = 3;   ///< Kanoko runs per measurement (the median is reported)
   fs::path dir = fs::temp_directory_path();
@@ -72,6 +78,7 @@ struct Options {
       "  --dir DIR           where the temporary folder goes (default: the system temp folder)\n"
       "  --keep              keep the generated traces\n"
       "  --no-pj-dump        do not run pj_dump\n"
+      "  --compressed        only the Pajé trace, read plain and as gzip and zstd copies (ratios to plain)\n"
       "  --repeat N          Kanoko runs per measurement, the median reported (default 3)\n"
       "  --threads N         reader threads in all (0: one per core, the default; 1: the calling thread only)\n"
       "  --read FILE         only read FILE into a timeline in this process (to run under a profiler)\n",
@@ -122,6 +129,8 @@ Options parse(int argc, char** argv) {
       o.repeat = static_cast<int>(number(1, 100));
     } else if (a == "--no-pj-dump") {
       o.pj_dump = false;
+    } else if (a == "--compressed") {
+      o.compressed = true;
     } else {
       std::fprintf(stderr, "kanoko_bench_readers: unknown option '%s'\n", a.c_str());
       usage(2);
@@ -438,6 +447,50 @@ void print_run(const char* what, const Run& r, double mb) {
 
 double mb_of(const fs::path& p) { return static_cast<double>(fs::file_size(p)) / 1e6; }
 
+/// `tool` -c `in` > `out` (gzip, zstd -q): the compressed copy.
+void compress_with(const char* tool, const fs::path& in, const fs::path& out) {
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || ::dup2(fd, 1) < 0) ::_exit(126);
+    ::execlp(tool, tool, "-q", "-c", in.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw std::runtime_error(std::string(tool) + " failed on " + in.string() + " (apt-get install gzip zstd)");
+  }
+}
+
+/// --compressed: the Pajé trace read plain, as gzip and as zstd, in this run.
+void bench_compressed(const fs::path& paje, double paje_s, int threads) {
+  const fs::path gz = paje.string() + ".gz";
+  const fs::path zst = paje.string() + ".zst";
+  compress_with("gzip", paje, gz);
+  compress_with("zstd", paje, zst);
+  std::printf("  compressed: gzip %.1f MB (%.1fx), zstd %.1f MB (%.1fx)\n", mb_of(gz), mb_of(paje) / mb_of(gz),
+              mb_of(zst), mb_of(paje) / mb_of(zst));
+  std::printf("\nPajé, plain and compressed (MB of text per second):\n");
+  const double mb = mb_of(paje);
+  const Run plain = kanoko_read(paje, paje_s, threads);
+  print_run("kanoko read+bin, plain", plain, mb);
+  std::fflush(stdout);
+  const Run g = kanoko_read(gz, paje_s, threads);
+  print_run("kanoko read+bin, gzip", g, mb);
+  std::fflush(stdout);
+  const Run z = kanoko_read(zst, paje_s, threads);
+  print_run("kanoko read+bin, zstd", z, mb);
+  std::printf("\nsummary (load average at end: %s)\n", load_average().c_str());
+  if (plain.ok && g.ok && z.ok) {
+    std::printf("  throughput against plain (wall): gzip %.2fx, zstd %.2fx; CPU per MB against plain: gzip %.2fx, zstd "
+                "%.2fx\n",
+                plain.wall_s / g.wall_s, plain.wall_s / z.wall_s, g.cpu_s / plain.cpu_s, z.cpu_s / plain.cpu_s);
+    std::printf("  peak memory: plain %.1f MiB, gzip %.1f MiB, zstd %.1f MiB\n", plain.peak_mib, g.peak_mib, z.peak_mib);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -469,6 +522,11 @@ int main(int argc, char** argv) {
       return duration;
     };
     const fs::path paje = dir / "smpi.trace";
+    if (o.compressed) {
+      bench_compressed(paje, gen("Pajé", write_paje, paje, o.paje_mb), o.threads);
+      if (!o.keep) fs::remove_all(dir);
+      return 0;
+    }
     const fs::path paje_short = dir / "smpi-short.trace";
     const fs::path native = dir / "run.kntr";
     const fs::path native_short = dir / "run-short.kntr";

@@ -13,6 +13,7 @@ packages=(
   libcairo2-dev
   libmuparser-dev
   libopenal-dev libopenal-data
+  zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,13 +1,9 @@
 #include "src/trace/chrome_reader.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -19,6 +15,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/trace/decompress.hpp"
 #include "src/trace/text_input.hpp"
 
 namespace kanoko::trace {
@@ -45,31 +42,19 @@ class TextSource final : public Source {
   std::string_view text_;
 };
 
+/// A file read in chunks, decompressed when it is gzip, xz or zstd.
 class FileSource final : public Source {
  public:
-  explicit FileSource(const std::filesystem::path& path) : name_(path.string()), buffer_(kChunkBytes) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw InputError(FileLoc{name_}, std::string("cannot open trace: ") + std::strerror(errno));
-  }
-  ~FileSource() override { ::close(fd_); }
-  FileSource(const FileSource&) = delete;
-  FileSource& operator=(const FileSource&) = delete;
+  explicit FileSource(const std::filesystem::path& path) : input_(path), buffer_(kChunkBytes) {}
 
   std::string_view next() override {
     if (++chunks_ % 64 == 0) check_interrupt();
-    for (;;) {
-      const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
-      if (n >= 0) return {buffer_.data(), static_cast<std::size_t>(n)};
-      if (errno == EINTR) continue;
-      if (errno == EISDIR) throw InputError(FileLoc{name_}, "is a directory, expected a trace file");
-      throw InputError(FileLoc{name_}, std::string("read failed: ") + std::strerror(errno));
-    }
+    return {buffer_.data(), input_.read(buffer_.data(), buffer_.size())};
   }
 
  private:
-  std::string name_;
+  DecompressedInput input_;
   std::vector<char> buffer_;
-  int fd_ = -1;
   std::size_t chunks_ = 0;
 };
 

@@ -18,6 +18,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/trace/decompress.hpp"
 
 namespace kanoko::trace {
 
@@ -44,22 +45,19 @@ void for_each_line(const LineBatch& b, F&& f) {
   }
 }
 
-/// Reads a file as successive LineBatch values of about `batch_bytes` each (not thread-safe).
+/// Reads a file as successive LineBatch values of about `batch_bytes` each (not thread-safe); a
+/// gzip, xz or zstd file is decompressed on the way (DecompressedInput).
 class LineBatchSource {
  public:
   /// Throws InputError naming the file when it cannot be opened.
   LineBatchSource(const std::filesystem::path& path, std::size_t batch_bytes, std::size_t max_line_bytes);
-  ~LineBatchSource();
-  LineBatchSource(const LineBatchSource&) = delete;
-  LineBatchSource& operator=(const LineBatchSource&) = delete;
 
   /// Fills `b` with the next lines; false at the end of the file. Throws InputError on a read
-  /// error.
+  /// error and on corrupt or truncated compressed data.
   bool next(LineBatch& b);
 
  private:
-  std::string name_;
-  int fd_ = -1;
+  DecompressedInput input_;
   std::size_t batch_bytes_;
   std::size_t max_line_bytes_;
   std::string carry_;  ///< the partial last line of the previous read

@@ -11,6 +11,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/suggest.hpp"
+#include "src/trace/decompress.hpp"
 #include "src/trace/event_window.hpp"
 #include "src/trace/text_input.hpp"
 
@@ -616,11 +617,13 @@ class ParaverParser {
   double max_time_ = 0;
 };
 
+/// The .pcf or .row of `prv` (`given` when set): the .prv name (a .gz, .xz or .zst suffix
+/// removed) with `ext`, or the same with a compression suffix when only that exists.
 std::filesystem::path sibling(const std::filesystem::path& prv, const std::filesystem::path& given, const char* ext) {
   if (!given.empty()) return given;
-  std::filesystem::path p = prv;
+  std::filesystem::path p = without_compression_suffix(prv);
   p.replace_extension(ext);
-  return p;
+  return existing_maybe_compressed(p);
 }
 
 std::string with_extension(const std::string& name, const char* ext) {

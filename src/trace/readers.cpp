@@ -1,16 +1,13 @@
 #include "src/trace/readers.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <array>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 
 #include "src/base/error.hpp"
 #include "src/base/suggest.hpp"
+#include "src/trace/decompress.hpp"
 #include "src/trace/native_reader.hpp"
 
 namespace kanoko::trace {
@@ -172,25 +169,16 @@ std::string detect_format_text(std::string_view head) {
 }
 
 std::string detect_format(const std::filesystem::path& path) {
-  const std::string name = path.string();
   if (is_otf2_directory(path)) return "otf2";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(FileLoc{name}, std::string("cannot open trace: ") + std::strerror(errno));
+  // A compressed file is judged by its decompressed head.
+  DecompressedInput input(path);
   std::string head(64 * 1024, '\0');
   std::size_t have = 0;
   while (have < head.size()) {
-    const ssize_t n = ::read(fd, head.data() + have, head.size() - have);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      if (err == EISDIR) throw InputError(FileLoc{name}, "is a directory, expected a trace file");
-      throw InputError(FileLoc{name}, std::string("read failed: ") + std::strerror(err));
-    }
+    const std::size_t n = input.read(head.data() + have, head.size() - have);
     if (n == 0) break;
-    have += static_cast<std::size_t>(n);
+    have += n;
   }
-  ::close(fd);
   head.resize(have);
   return detect_format_text(head);
 }
@@ -209,7 +197,13 @@ const Reader& reader_for(const std::filesystem::path& path, const std::string& f
     }
   }
   for (const Reader& r : readers()) {
-    if (chosen == r.name) return r;
+    if (chosen != r.name) continue;
+    if (chosen == "otf2" && file_compression(path) != Compression::none) {
+      throw InputError(FileLoc{path.string()}, std::string(compression_name(file_compression(path))) +
+                                                   "-compressed OTF2 anchor: libotf2 reads OTF2 archives uncompressed only; "
+                                                   "unpack the archive first");
+    }
+    return r;
   }
   throw InputError(FileLoc{path.string()}, "unknown trace format '" + format + "'" + did_you_mean(format, reader_names()) +
                                                "; valid formats: auto, " + valid_list());
@@ -223,6 +217,8 @@ ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const 
   ReadReport report;
   report.format = r.name;
   r.read(path, sink, options, report);
+  const Compression c = file_compression(path);
+  if (c != Compression::none) report.details.insert(report.details.begin(), {"compression", compression_name(c)});
   return report;
 }
 

@@ -19,6 +19,7 @@
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/base/suggest.hpp"
+#include "src/trace/decompress.hpp"
 #include "src/trace/text_input.hpp"
 
 namespace kanoko::trace {
@@ -1034,10 +1035,14 @@ std::vector<std::pair<std::filesystem::path, std::string>> index_files(const std
 SimgridTiSummary replay_index(const std::filesystem::path& index, TraceSink& sink, const SimgridTiOptions& options) {
   const std::string name = index.string();
   const auto files = index_files(index);
+  // A compressed action file is read from a decompressed temporary copy (Source reads at offsets).
+  std::vector<PlainFile> plain;
+  plain.reserve(files.size());
+  for (const auto& f : files) plain.emplace_back(f.first, kMaxLineBytes, "TI trace");
   Replay replay(sink, options, name);
   const std::size_t buf = buffer_for(files.size());
   for (std::size_t r = 0; r < files.size(); ++r) {
-    replay.add_rank(static_cast<std::int64_t>(r), std::make_unique<Source>(files[r].second, files[r].first,
+    replay.add_rank(static_cast<std::int64_t>(r), std::make_unique<Source>(files[r].second, plain[r].path(),
                                                                              std::string_view{}, -1, 0, 1, buf));
   }
   return replay.run(true);
@@ -1075,19 +1080,25 @@ namespace {
 
 /// An action file starts with "RANK ACTION"; a file whose first line is one word is an index.
 bool is_ti_index(const std::filesystem::path& path) {
-  Source head(path.string(), path, {}, -1, 0, 1, 64 * 1024);
-  std::string_view first;
-  if (!head.next(first)) return false;
-  std::vector<std::vector<std::string_view>> lines;
-  const auto words = first_words(first, 1, lines);
-  return words.size() == 1 && !is_action_line(words);
+  bool index = false;
+  for_each_file_line_while(path, [&index](std::string_view line) {
+    if (std::all_of(line.begin(), line.end(), is_blank)) return true;
+    std::vector<std::vector<std::string_view>> lines;
+    const auto words = first_words(line, 1, lines);
+    index = words.size() == 1 && !is_action_line(words);
+    return false;  // the first non-blank line decides
+  });
+  return index;
 }
 
 }  // namespace
 
 SimgridTiSummary read_simgrid_ti_trace(const std::filesystem::path& path, TraceSink& sink, const SimgridTiOptions& options) {
   if (is_ti_index(path)) return replay_index(path, sink, options);
-  return replay_single(path.string(), path, {}, sink, options);
+  // A compressed action file is read from a decompressed temporary copy (its ranks are read at
+  // independent offsets).
+  const PlainFile plain(path, kMaxLineBytes, "TI trace");
+  return replay_single(path.string(), plain.path(), {}, sink, options);
 }
 
 std::vector<std::filesystem::path> simgrid_ti_files(const std::filesystem::path& path) {

@@ -1,40 +1,37 @@
 #include "src/trace/text_input.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/trace/decompress.hpp"
 
 namespace kanoko::trace {
 
-void for_each_file_chunk(const std::filesystem::path& path, const std::function<void(std::string_view)>& consume) {
+namespace {
+
+/// for_each_file_chunk, stopping early when `consume` returns false.
+void read_chunks(const std::filesystem::path& path, const std::function<bool(std::string_view)>& consume) {
   constexpr std::size_t kChunkBytes = 1 << 20;
-  const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(FileLoc{name}, std::string("cannot open trace: ") + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  DecompressedInput input(path);
   std::vector<char> buffer(kChunkBytes);
   std::size_t chunks = 0;
   for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EISDIR) throw InputError(FileLoc{name}, "is a directory, expected a trace file");
-      throw InputError(FileLoc{name}, std::string("read failed: ") + std::strerror(errno));
-    }
-    if (n == 0) break;
-    consume(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    const std::size_t n = input.read(buffer.data(), buffer.size());
+    if (n == 0 || !consume(std::string_view(buffer.data(), n))) break;
     if (++chunks % 64 == 0) check_interrupt();
   }
+}
+
+}  // namespace
+
+void for_each_file_chunk(const std::filesystem::path& path, const std::function<void(std::string_view)>& consume) {
+  read_chunks(path, [&consume](std::string_view chunk) {
+    consume(chunk);
+    return true;
+  });
 }
 
 std::string shown(std::string_view s) {
@@ -90,9 +87,22 @@ void ChunkLineSplitter::finish() {
 }
 
 void for_each_file_line(const std::filesystem::path& path, const std::function<void(std::string_view)>& on_line) {
-  ChunkLineSplitter splitter(path.string(), on_line);
-  for_each_file_chunk(path, [&splitter](std::string_view chunk) { splitter.feed(chunk); });
-  splitter.finish();
+  for_each_file_line_while(path, [&on_line](std::string_view line) {
+    on_line(line);
+    return true;
+  });
+}
+
+void for_each_file_line_while(const std::filesystem::path& path, const std::function<bool(std::string_view)>& on_line) {
+  bool go = true;
+  ChunkLineSplitter splitter(path.string(), [&](std::string_view line) {
+    if (go) go = on_line(line);
+  });
+  read_chunks(path, [&](std::string_view chunk) {
+    splitter.feed(chunk);
+    return go;
+  });
+  if (go) splitter.finish();
 }
 
 }  // namespace kanoko::trace

@@ -12,7 +12,8 @@
 namespace kanoko::trace {
 
 /// Reads `path` in 1 MiB chunks and passes each to `consume`, checking for Ctrl-C between
-/// chunks. Throws InputError naming the file when it cannot be opened or read.
+/// chunks; a gzip, xz or zstd file is decompressed (DecompressedInput). Throws InputError naming
+/// the file when it cannot be opened or read, or its compressed data is corrupt or truncated.
 void for_each_file_chunk(const std::filesystem::path& path, const std::function<void(std::string_view)>& consume);
 
 /// Parses all of `s` as std::from_chars does for a double (same grammar, same correctly
@@ -77,7 +78,9 @@ class ChunkLineSplitter {
   std::int64_t lines_ = 0;
 };
 
-/// Reads `path` in chunks (for_each_file_chunk) and passes every line to `on_line`.
+/// Reads `path` in chunks (for_each_file_chunk, decompressed) and passes every line to `on_line`.
 void for_each_file_line(const std::filesystem::path& path, const std::function<void(std::string_view)>& on_line);
+/// The same until `on_line` returns false: the rest of the file is not read.
+void for_each_file_line_while(const std::filesystem::path& path, const std::function<bool(std::string_view)>& on_line);
 
 }  // namespace kanoko::trace
