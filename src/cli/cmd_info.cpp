@@ -168,8 +168,10 @@ std::string efficiency_json(const EfficiencyReport& r, const std::vector<std::st
 
 std::string efficiency_text(const EfficiencyReport& r, const std::vector<std::string>& names) {
   const trace::Efficiency& e = r.efficiency;
-  std::string t = "efficiency:  POP metrics over " + number(e.from_s) + " .. " + number(e.to_s) +
-                  " s (docs/efficiency.md); computing: " + joined(r.states.computing) +
+  char span[96];
+  std::snprintf(span, sizeof span, "%.6g .. %.6g s", e.from_s, e.to_s);
+  std::string t = "efficiency:  POP metrics over " + std::string(span) +
+                  " (docs/efficiency.md); computing: " + joined(r.states.computing) +
                   "; communicating: " + joined(r.states.communicating) + "; waiting: " + joined(r.states.idle) + "\n";
   for (const std::string& line : trace::metric_lines(e.metrics)) t += "  " + line + "\n";
   // Rows: every entity, or the busiest and the idlest ones of a large run.

@@ -49,10 +49,15 @@ std::vector<Outlier> quantity_outliers(const std::vector<EntityActivity>& rows, 
   }
   // The spread rule: a single largest value far above the median (a ramp of loads has no outlier
   // by the MAD, but its maximum is what sets the runtime).
+  // It must be clear of the runner-up, else naming one of two near-equal maxima misleads.
   const auto top = static_cast<std::size_t>(std::max_element(values.begin(), values.end()) - values.begin());
-  const bool unique = std::count(values.begin(), values.end(), values[top]) == 1;
+  double second = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i != top) second = std::max(second, values[i]);
+  }
+  const bool clear = values[top] - second >= kLargestMargin * values[top];
   const bool listed = std::any_of(out.begin(), out.end(), [&](const Outlier& o) { return o.entity == top; });
-  if (unique && !listed && median > 0 && values[top] >= kSpreadRatio * median && departure(top) > floor) {
+  if (clear && !listed && median > 0 && values[top] >= kSpreadRatio * median && departure(top) > floor) {
     out.push_back({q, static_cast<EntityIndex>(top), values[top], median,
                    sigma > 0 ? departure(top) / sigma : std::numeric_limits<double>::infinity(), true});
   }
@@ -104,7 +109,7 @@ std::string short_number(double v, int digits = 3) {
 }
 
 std::string quantity_text(double v, OutlierQuantity q) {
-  if (is_time(q)) return short_number(v, 4) + " s";
+  if (is_time(q)) return (std::abs(v) >= 1e4 ? short_number(v, 9) : short_number(v, 4)) + " s";
   static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB"};
   std::size_t unit = 0;
   while (std::abs(v) >= 1e4 && unit + 1 < std::size(kUnits)) {
@@ -172,11 +177,19 @@ Efficiency timeline_efficiency(const Timeline& tl, double from_s, double to_s) {
   }
   std::vector<EntityActivity> rows(n);
   for (std::size_t b = first; b < stop; ++b) {
+    // Overlapping states (nested ones, or several threads folded into one entity) can add up to
+    // more than the bin: an entity has at most the bin's width, computing first. Only a real
+    // excess is cut, not rounding, so that the pieces of a state still add up to its length.
+    const double width = tl.bin_width_s(b);
+    const double slack = 1e-9 * tl.interval_s;
+    const auto fit = [&](double seconds, double room) { return seconds > room + slack ? std::max(0.0, room) : seconds; };
     for (std::size_t e = 0; e < n; ++e) {
       const auto ei = static_cast<EntityIndex>(e);
-      rows[e].useful_s += tl.busy_s[b * n + e];
-      rows[e].communicating_s += tl.comm_at(b, ei);
-      rows[e].waiting_s += tl.idle_at(b, ei);
+      const double useful = fit(tl.busy_s[b * n + e], width);
+      const double communicating = fit(tl.comm_at(b, ei), width - useful);
+      rows[e].useful_s += useful;
+      rows[e].communicating_s += communicating;
+      rows[e].waiting_s += fit(tl.idle_at(b, ei), width - useful - communicating);
     }
     for (const PairTraffic& p : tl.traffic(b)) {
       rows[p.src].bytes_sent += p.bytes;

@@ -44,7 +44,7 @@ struct Outlier {
   /// |value - median| in scaled MADs (1.4826 × the median absolute deviation); infinity when
   /// the MAD is 0 (most entities share the median exactly).
   double mads = 0;
-  bool largest = false;  ///< listed by the spread rule (the maximum, ≥ kSpreadRatio × the median)
+  bool largest = false;  ///< listed by the spread rule (the clear maximum, ≥ kSpreadRatio × the median)
 };
 
 /// The POP metrics, as fractions (1 = 100 %). Meaningful only when `available`.
@@ -77,6 +77,7 @@ inline constexpr double kOutlierMads = 3.0;             ///< scaled MADs from th
 inline constexpr double kOutlierMinDeparture = 0.10;    ///< and at least this share of the median
 inline constexpr double kOutlierTimeFloor = 0.01;       ///< times: and at least this share of the runtime
 inline constexpr double kSpreadRatio = 1.5;             ///< the maximum is listed when ≥ this × the median
+inline constexpr double kLargestMargin = 0.01;          ///< and above the runner-up by this share of itself
 inline constexpr std::size_t kOutlierMinEntities = 3;   ///< fewer entities: no outliers
 inline constexpr std::size_t kMaxOutliersPerQuantity = 5;
 
@@ -87,7 +88,9 @@ Efficiency compute_efficiency(std::vector<EntityActivity> entities, double from_
 
 /// The same from a timeline over [from_s, to_s) (default: the whole run). The window is widened
 /// to whole bins (the bins touching it) and clamped to [begin_s, end_s]; Efficiency::from_s and
-/// to_s say what was used. Traffic counts in the bin of its send time.
+/// to_s say what was used. Traffic counts in the bin of its send time. Where states overlap
+/// (nested states, threads folded into one entity), an entity's seconds in a bin are capped at
+/// the bin's width: computing first, then communicating, then waiting.
 Efficiency timeline_efficiency(const Timeline& tl, double from_s = -std::numeric_limits<double>::infinity(),
                                double to_s = std::numeric_limits<double>::infinity());
 

@@ -203,6 +203,17 @@ TEST(Efficiency, UnavailableWithoutStatesOrLength) {
   EXPECT_EQ(empty.metrics.unavailable_reason, "the trace has no entities");
 }
 
+TEST(Efficiency, OverlappingStatesNeverExceedTheRuntime) {
+  // Two overlapping compute states, [0, 2) and [1, 3), and a recv inside them, in a 3 s run: 3 s
+  // of useful time, not 4, and no communicating time left.
+  const Efficiency e = timeline_efficiency(
+      bin(nodes(1) + "state 0 0 2 compute\nstate 1 0 2 compute\nstate 1.5 0 0.5 recv\nend 3\n"));
+  ASSERT_TRUE(e.metrics.available);
+  EXPECT_NEAR(e.entities[0].useful_s, 3.0, 1e-12);
+  EXPECT_NEAR(e.entities[0].communicating_s, 0.0, 1e-12);
+  EXPECT_NEAR(e.metrics.communication_efficiency, 1.0, 1e-12);
+}
+
 TEST(Efficiency, OneEntity) {
   const Efficiency e = timeline_efficiency(bin(nodes(1) + "state 0 0 1.5 compute\nend 2\n"));
   ASSERT_TRUE(e.metrics.available);
@@ -223,6 +234,15 @@ TEST(Efficiency, TheLargestOfARampIsListed) {
   EXPECT_EQ(describe_outlier(e.outliers[0], names(8)),
             "r7: computing 8 s, the largest, 1.78× the median (4.5 s), 1.2 MADs out");
   EXPECT_NEAR(e.metrics.load_balance, 4.5 / 8, 1e-12);
+}
+
+TEST(Efficiency, NearlyTiedMaximaAreNotNamed) {
+  // Useful times 1, 2, 3, 4, 7.99, 8 s: 8 is 2.29x the median 3.5 but only 0.1 % above 7.99.
+  std::string s = nodes(6);
+  const double useful[] = {1, 2, 3, 4, 7.99, 8};
+  for (int r = 0; r < 6; ++r) s += "state 0 " + std::to_string(r) + " " + std::to_string(useful[r]) + " compute\n";
+  const Efficiency e = timeline_efficiency(bin(s + "end 8\n"));
+  EXPECT_TRUE(e.outliers.empty()) << testing::PrintToString(described(e, 6));
 }
 
 TEST(Efficiency, AtMostAHandfulPerQuantityFarthestFirst) {
