@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "tests/support/test_support.hpp"
 
@@ -178,11 +179,19 @@ state 3 2 3 idle
 end 6
 )";
 
-TEST(Info, EfficiencyOfAnOverloadedRank) {
+/// `kanoko info` of a native trace given as text, with `extra` arguments; checks it succeeds.
+CommandResult info_of(const std::string& trace, const std::vector<std::string>& extra = {}) {
   TempDir dir;
-  write_text(dir / "t.kntr", kOverloaded);
-  const CommandResult r = run_kanoko({"info", (dir / "t.kntr").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  write_text(dir / "t.kntr", trace);
+  std::vector<std::string> args{"info", (dir / "t.kntr").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CommandResult r = run_kanoko(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r;
+}
+
+TEST(Info, EfficiencyOfAnOverloadedRank) {
+  const CommandResult r = info_of(kOverloaded);
   EXPECT_TRUE(contains(r.out, "efficiency:  POP metrics over 0 .. 6 s (docs/efficiency.md); computing: compute; "
                               "communicating: send, recv, wait; waiting: idle\n"
                               "  load balance:             62.5 %\n"
@@ -195,8 +204,7 @@ TEST(Info, EfficiencyOfAnOverloadedRank) {
                               "  r3: waiting 0 s, 0× the median (3 s), MAD 0\n"))
       << r.out;
 
-  const CommandResult j = run_kanoko({"info", (dir / "t.kntr").string(), "--json"});
-  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const CommandResult j = info_of(kOverloaded, {"--json"});
   EXPECT_TRUE(contains(j.out, "\"efficiency\":{\"from_s\":0,\"to_s\":6,\"interval_s\":0.012,"
                               "\"computing_states\":[\"compute\"],\"communicating_states\":[\"send\",\"recv\",\"wait\"],"
                               "\"idle_states\":[\"idle\"],\"available\":true,\"load_balance_percent\":62.5,"
@@ -216,15 +224,12 @@ TEST(Info, EfficiencyOfAnOverloadedRank) {
 }
 
 TEST(Info, EfficiencyUnavailableWithoutStates) {
-  TempDir dir;
-  write_text(dir / "t.kntr", "kntr 1\nnode 0 0\nnode 0 1\nmsg 0.5 0 1 10\nend 1\n");
-  const CommandResult r = run_kanoko({"info", (dir / "t.kntr").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string trace = "kntr 1\nnode 0 0\nnode 0 1\nmsg 0.5 0 1 10\nend 1\n";
+  const CommandResult r = info_of(trace);
   EXPECT_TRUE(contains(r.out, "  unavailable: the trace has no states, so no time can be told useful (computing) or not\n"))
       << r.out;
   EXPECT_FALSE(contains(r.out, "load balance")) << r.out;
-  const CommandResult j = run_kanoko({"info", (dir / "t.kntr").string(), "--json"});
-  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const CommandResult j = info_of(trace, {"--json"});
   EXPECT_TRUE(contains(j.out, "\"available\":false,\"unavailable_reason\":\"the trace has no states, so no time"))
       << j.out;
   EXPECT_FALSE(contains(j.out, "load_balance_percent")) << j.out;
@@ -235,10 +240,7 @@ TEST(Info, EfficiencyTableOfALargeRunShowsTheEnds) {
   std::string text = "kntr 1\n";
   for (int r = 0; r < 40; ++r) text += "node 0 " + std::to_string(r) + " name=p" + std::to_string(r) + "\n";
   for (int r = 0; r < 40; ++r) text += "state 0 " + std::to_string(r) + " " + std::to_string(r + 1) + " compute\n";
-  TempDir dir;
-  write_text(dir / "t.kntr", text + "end 40\n");
-  const CommandResult r = run_kanoko({"info", (dir / "t.kntr").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CommandResult r = info_of(text + "end 40\n");
   const auto first = r.out.find("\n  p39 ");
   const auto gap = r.out.find("  ... 24 entities between, by computing time ...\n");
   const auto last = r.out.find("\n  p0 ");
