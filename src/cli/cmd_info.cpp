@@ -185,24 +185,25 @@ std::string efficiency_text(const EfficiencyReport& r, const std::vector<std::st
     skip_at = kEfficiencyEnds;
     skipped = order.size() - 2 * kEfficiencyEnds;
   }
+  const auto shown = [&](std::size_t row) { return row < skip_at || row >= skip_at + skipped; };
   std::size_t width = 6;
-  for (const std::size_t i : order) width = std::max(width, names.at(i).size());
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "  %-*s %12s %16s %12s %14s %10s %14s %10s\n", static_cast<int>(width), "entity",
-                "computing s", "communicating s", "waiting s", "bytes sent", "msgs sent", "bytes recv", "msgs recv");
-  t += buf;
   for (std::size_t row = 0; row < order.size(); ++row) {
-    if (row == skip_at) {
-      t += "  ... " + std::to_string(skipped) + " entities between, by computing time ...\n";
-      row += skipped - 1;
-      continue;
-    }
+    if (shown(row)) width = std::max(width, names.at(order[row]).size());
+  }
+  // The name is padded here, not by printf, so that a long name cannot cut the row short.
+  const auto padded = [&](const std::string& name) { return "  " + name + std::string(width - name.size(), ' '); };
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " %12s %16s %12s %14s %10s %14s %10s\n", "computing s", "communicating s", "waiting s",
+                "bytes sent", "msgs sent", "bytes recv", "msgs recv");
+  t += padded("entity") + buf;
+  for (std::size_t row = 0; row < order.size(); ++row) {
+    if (row == skip_at && skipped > 0) t += "  ... " + std::to_string(skipped) + " entities between, by computing time ...\n";
+    if (!shown(row)) continue;
     const trace::EntityActivity& a = e.entities[order[row]];
-    std::snprintf(buf, sizeof buf, "  %-*s %12.6g %16.6g %12.6g %14.0f %10llu %14.0f %10llu\n", static_cast<int>(width),
-                  names.at(order[row]).c_str(), a.useful_s, a.communicating_s, a.waiting_s, a.bytes_sent,
-                  static_cast<unsigned long long>(a.messages_sent), a.bytes_received,
+    std::snprintf(buf, sizeof buf, " %12.6g %16.6g %12.6g %14.0f %10llu %14.0f %10llu\n", a.useful_s, a.communicating_s,
+                  a.waiting_s, a.bytes_sent, static_cast<unsigned long long>(a.messages_sent), a.bytes_received,
                   static_cast<unsigned long long>(a.messages_received));
-    t += buf;
+    t += padded(names.at(order[row])) + buf;
   }
   t += "outliers:";
   if (e.outliers.empty()) t += "    none";

@@ -258,5 +258,12 @@ TEST(Info, EfficiencyTableOfALargeRunShowsTheEnds) {
   EXPECT_TRUE(contains(r.out, "  p39: computing 40 s, the largest, 1.95× the median (20.5 s)")) << r.out;
 }
 
+TEST(Info, EfficiencyTableKeepsLongNames) {
+  const std::string name(300, 'x');
+  const CommandResult r = info_of("kntr 1\nnode 0 0 name=" + name + "\nnode 0 1\nstate 0 0 1 compute\nend 2\n");
+  EXPECT_TRUE(contains(r.out, "  " + name + "            1                0            0              0          0"))
+      << r.out;
+}
+
 }  // namespace
 }  // namespace kanoko::test
