@@ -1,10 +1,14 @@
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <unordered_map>
 
 #include "src/cli/options.hpp"
+#include "src/mapping/schema.hpp"
+#include "src/trace/efficiency.hpp"
 #include "src/trace/readers.hpp"
 
 namespace kanoko::cli {
@@ -75,6 +79,145 @@ std::string json_string(const std::string& s) {
   return out + '"';
 }
 
+std::string json_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i > 0 ? "," : "") + json_string(items[i]);
+  return out + "]";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "(none)" : out;
+}
+
+/// Bins of the efficiency timeline: about 500 over the run, fewer when the entities are many.
+constexpr std::size_t kEfficiencyBins = 500;
+/// Above this many entities the text table shows the kEfficiencyEnds busiest and idlest only.
+constexpr std::size_t kEfficiencyTableMax = 32;
+constexpr std::size_t kEfficiencyEnds = 8;
+
+/// The POP metrics and outliers of a trace, from a timeline built with the format's default
+/// state classes (a second pass over the trace: the bin width needs the end time of the first).
+struct EfficiencyReport {
+  mapping::StateDefaults states;
+  double interval_s = 0;
+  trace::Efficiency efficiency;
+};
+
+EfficiencyReport efficiency_report(const std::string& path, const trace::ReadReport& report,
+                                   const trace::ReaderOptions& reader_options, std::size_t entities, double end_s) {
+  EfficiencyReport out;
+  out.states = mapping::default_states(report.format);
+  trace::TimelineOptions options;
+  options.busy_states = out.states.computing;
+  options.communicating_states = out.states.communicating;
+  options.idle_states = out.states.idle;
+  const std::size_t bins =
+      std::clamp<std::size_t>(trace::TimelineBuilder::kMaxCells / std::max<std::size_t>(1, entities), 1, kEfficiencyBins);
+  options.interval_s = end_s > 0 ? end_s / static_cast<double>(bins) : 1.0;
+  out.interval_s = options.interval_s;
+  trace::TimelineBuilder builder(options);
+  (void)trace::read_trace(path, builder, report.format, reader_options);
+  out.efficiency = trace::timeline_efficiency(builder.take());
+  return out;
+}
+
+/// A JSON number, or null for infinity and NaN.
+std::string json_number(double v) { return std::isfinite(v) ? number(v) : "null"; }
+
+std::string efficiency_json(const EfficiencyReport& r, const std::vector<std::string>& names) {
+  const trace::Efficiency& e = r.efficiency;
+  const trace::PopMetrics& m = e.metrics;
+  std::string j = "{\"from_s\":" + number(e.from_s) + ",\"to_s\":" + number(e.to_s) + ",\"interval_s\":" +
+                  number(r.interval_s) + ",\"computing_states\":" + json_list(r.states.computing) +
+                  ",\"communicating_states\":" + json_list(r.states.communicating) + ",\"idle_states\":" +
+                  json_list(r.states.idle) + ",\"available\":" + (m.available ? "true" : "false");
+  if (m.available) {
+    j += ",\"load_balance_percent\":" + number(100 * m.load_balance) + ",\"communication_efficiency_percent\":" +
+         number(100 * m.communication_efficiency) + ",\"parallel_efficiency_percent\":" +
+         number(100 * m.parallel_efficiency) + ",\"runtime_s\":" + number(m.runtime_s) + ",\"mean_useful_s\":" +
+         number(m.mean_useful_s) + ",\"max_useful_s\":" + number(m.max_useful_s);
+  } else {
+    j += ",\"unavailable_reason\":" + json_string(m.unavailable_reason);
+  }
+  j += ",\"entities\":[";
+  for (std::size_t i = 0; i < e.entities.size(); ++i) {
+    const trace::EntityActivity& a = e.entities[i];
+    j += (i > 0 ? "," : "") + std::string("{\"name\":") + json_string(names.at(i)) + ",\"computing_s\":" +
+         number(a.useful_s) + ",\"communicating_s\":" + number(a.communicating_s) + ",\"waiting_s\":" +
+         number(a.waiting_s) + ",\"bytes_sent\":" + number(a.bytes_sent) + ",\"messages_sent\":" +
+         std::to_string(a.messages_sent) + ",\"bytes_received\":" + number(a.bytes_received) +
+         ",\"messages_received\":" + std::to_string(a.messages_received) + "}";
+  }
+  j += "],\"outliers\":[";
+  for (std::size_t i = 0; i < e.outliers.size(); ++i) {
+    const trace::Outlier& o = e.outliers[i];
+    j += (i > 0 ? "," : "") + std::string("{\"quantity\":") + json_string(trace::quantity_name(o.quantity)) +
+         ",\"entity\":" + json_string(names.at(o.entity)) + ",\"value\":" + number(o.value) + ",\"median\":" +
+         number(o.median) + ",\"mads\":" + json_number(o.mads) + ",\"largest\":" + (o.largest ? "true" : "false") +
+         ",\"text\":" + json_string(trace::describe_outlier(o, names)) + "}";
+  }
+  j += "],\"outliers_left_out\":{";
+  for (std::size_t k = 0; k < trace::kOutlierQuantityCount; ++k) {
+    j += (k > 0 ? "," : "") + json_string(trace::quantity_name(static_cast<trace::OutlierQuantity>(k))) + ":" +
+         std::to_string(e.outliers_left_out[k]);
+  }
+  return j + "}}";
+}
+
+std::string efficiency_text(const EfficiencyReport& r, const std::vector<std::string>& names) {
+  const trace::Efficiency& e = r.efficiency;
+  char span[96];
+  std::snprintf(span, sizeof span, "%.6g .. %.6g s", e.from_s, e.to_s);
+  std::string t = "efficiency:  POP metrics over " + std::string(span) +
+                  " (docs/efficiency.md); computing: " + joined(r.states.computing) +
+                  "; communicating: " + joined(r.states.communicating) + "; waiting: " + joined(r.states.idle) + "\n";
+  for (const std::string& line : trace::metric_lines(e.metrics)) t += "  " + line + "\n";
+  // Rows: every entity, or the busiest and the idlest ones of a large run.
+  std::vector<std::size_t> order(e.entities.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::size_t skip_at = order.size();
+  std::size_t skipped = 0;
+  if (order.size() > kEfficiencyTableMax) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return e.entities[a].useful_s > e.entities[b].useful_s; });
+    skip_at = kEfficiencyEnds;
+    skipped = order.size() - 2 * kEfficiencyEnds;
+  }
+  const auto shown = [&](std::size_t row) { return row < skip_at || row >= skip_at + skipped; };
+  std::size_t width = 6;
+  for (std::size_t row = 0; row < order.size(); ++row) {
+    if (shown(row)) width = std::max(width, names.at(order[row]).size());
+  }
+  // The name is padded here, not by printf, so that a long name cannot cut the row short.
+  const auto padded = [&](const std::string& name) { return "  " + name + std::string(width - name.size(), ' '); };
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " %12s %16s %12s %14s %10s %14s %10s\n", "computing s", "communicating s", "waiting s",
+                "bytes sent", "msgs sent", "bytes recv", "msgs recv");
+  t += padded("entity") + buf;
+  for (std::size_t row = 0; row < order.size(); ++row) {
+    if (row == skip_at && skipped > 0) t += "  ... " + std::to_string(skipped) + " entities between, by computing time ...\n";
+    if (!shown(row)) continue;
+    const trace::EntityActivity& a = e.entities[order[row]];
+    std::snprintf(buf, sizeof buf, " %12.6g %16.6g %12.6g %14.0f %10llu %14.0f %10llu\n", a.useful_s, a.communicating_s,
+                  a.waiting_s, a.bytes_sent, static_cast<unsigned long long>(a.messages_sent), a.bytes_received,
+                  static_cast<unsigned long long>(a.messages_received));
+    t += padded(names.at(order[row])) + buf;
+  }
+  t += "outliers:";
+  if (e.outliers.empty()) t += "    none";
+  t += "\n";
+  for (const trace::Outlier& o : e.outliers) t += "  " + trace::describe_outlier(o, names) + "\n";
+  for (std::size_t k = 0; k < trace::kOutlierQuantityCount; ++k) {
+    if (e.outliers_left_out[k] > 0) {
+      t += "  (" + std::to_string(e.outliers_left_out[k]) + " more in " +
+           trace::quantity_name(static_cast<trace::OutlierQuantity>(k)) + ")\n";
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 int cmd_info(const Args& args) {
@@ -82,8 +225,10 @@ int cmd_info(const Args& args) {
       "info", "TRACE [--format F] [--entity-type T] [--json]",
       "Reads a trace and summarises it: its format, the entities (bodies) and, for Pajé, the\n"
       "containers by type, the time span, the number of events, states, messages and bytes, and the\n"
-      "top five sender -> receiver pairs by bytes. Recoverable problems (unmatched links, pops\n"
-      "without pushes) are listed as warnings with the line of their first occurrence.",
+      "top five sender -> receiver pairs by bytes, and the POP efficiency metrics (load balance,\n"
+      "communication and parallel efficiency) with the outlier entities, from the format's default\n"
+      "state classes (docs/efficiency.md). Recoverable problems (unmatched links, pops without\n"
+      "pushes) are listed as warnings with the line of their first occurrence.",
       "  kanoko info traces/mesh-uniform-light.kntr\n"
       "  kanoko info smpi.trace --entity-type MPI --json\n"
       "  kanoko info lulesh.prv --entity-type thread --application 0\n"
@@ -128,6 +273,7 @@ int cmd_info(const Args& args) {
   const auto name_of = [&](std::uint64_t index) { return sink.names.at(static_cast<std::size_t>(index)); };
   const std::uint64_t events = sink.messages + sink.states + sink.loads + sink.collectives;
   const std::vector<std::string> warnings = report.warning_lines();
+  const EfficiencyReport efficiency = efficiency_report(path, report, reader_options, sink.names.size(), sink.end_s);
 
   if (vm.count("json") != 0U) {
     std::string j = "{\"trace\":" + json_string(path) + ",\"format\":" + json_string(report.format) +
@@ -160,7 +306,7 @@ int cmd_info(const Args& args) {
            ",\"dst\":" + json_string(name_of(top[i].first & 0xffffffffU)) + ",\"bytes\":" +
            std::to_string(top[i].second.bytes) + ",\"messages\":" + std::to_string(top[i].second.messages) + "}";
     }
-    j += "],\"warnings\":[";
+    j += "],\"efficiency\":" + efficiency_json(efficiency, sink.names) + ",\"warnings\":[";
     for (std::size_t i = 0; i < warnings.size(); ++i) j += (i > 0 ? "," : "") + json_string(warnings[i]);
     j += "]}\n";
     std::cout << j;
@@ -188,6 +334,7 @@ int cmd_info(const Args& args) {
                 << " bytes in " << p.messages << " messages\n";
     }
   }
+  std::cout << efficiency_text(efficiency, sink.names);
   for (const std::string& w : warnings) std::cerr << w << '\n';
   return 0;
 }

@@ -281,4 +281,46 @@ SummaryModel compute_summary(const TraceIndex& index, double until_s) {
   return out;
 }
 
+trace::Efficiency compute_summary_efficiency(const TraceIndex& index, const SummaryModel& summary, double until_s) {
+  const double to_s = std::clamp(until_s, index.begin_s, std::max(index.begin_s, index.end_s));
+  const double runtime_s = to_s - index.begin_s;
+  std::vector<trace::EntityActivity> rows(summary.rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const SummaryRow& r = summary.rows[i];
+    rows[i].useful_s = r.share[cls_index(StateClass::Busy)] * runtime_s;
+    rows[i].communicating_s = r.share[cls_index(StateClass::Overhead)] * runtime_s;
+    rows[i].waiting_s = r.blocking_s;
+    rows[i].bytes_sent = static_cast<double>(r.bytes_sent);
+    rows[i].bytes_received = static_cast<double>(r.bytes_received);
+    rows[i].messages_sent = r.messages_sent;
+    rows[i].messages_received = r.messages_received;
+  }
+  return trace::compute_efficiency(std::move(rows), index.begin_s, to_s, index.state_count > 0);
+}
+
+std::vector<std::string> summary_efficiency_lines(const TraceIndex& index, const trace::Efficiency& e,
+                                                  std::size_t max_lines) {
+  const trace::PopMetrics& m = e.metrics;
+  std::vector<std::string> lines{
+      m.available ? "POP  load balance " + trace::percent_text(m.load_balance) + "   communication efficiency " +
+                        trace::percent_text(m.communication_efficiency) + "   parallel efficiency " +
+                        trace::percent_text(m.parallel_efficiency)
+                  : "POP metrics unavailable: " + m.unavailable_reason};
+  if (max_lines < 2) return lines;
+  if (e.outliers.empty()) {
+    lines.emplace_back("outliers: none");
+    return lines;
+  }
+  std::vector<std::string> names;
+  for (const trace::Entity& entity : index.entities) names.push_back(entity.name);
+  std::size_t total = e.outliers.size();
+  for (const std::size_t n : e.outliers_left_out) total += n;
+  const std::size_t shown = std::min(e.outliers.size(), max_lines - 1);
+  for (std::size_t i = 0; i < shown; ++i) {
+    lines.push_back("outlier  " + trace::describe_outlier(e.outliers[i], names));
+  }
+  if (total > shown) lines.back() += "   (+" + std::to_string(total - shown) + " more: kanoko info)";
+  return lines;
+}
+
 }  // namespace kanoko::views

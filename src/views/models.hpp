@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "src/trace/efficiency.hpp"
 #include "src/views/trace_index.hpp"
 
 namespace kanoko::views {
@@ -114,5 +116,19 @@ struct SummaryModel {
 /// totals). Before the end, messages count by send time (sent and received alike), and the
 /// shares and blocking time come from the segments (or the bins without raw detail).
 SummaryModel compute_summary(const TraceIndex& index, double until_s = std::numeric_limits<double>::infinity());
+
+// ---- efficiency (the summary view's block) ---------------------------------------------------
+
+/// The POP metrics and outlier entities from the start up to until_s, by
+/// trace::compute_efficiency (the code `kanoko info` uses) on the rows of `summary`
+/// (compute_summary(index, until_s)): busy time is useful, overhead is communicating, blocking
+/// time is waiting (docs/efficiency.md).
+trace::Efficiency compute_summary_efficiency(const TraceIndex& index, const SummaryModel& summary,
+                                             double until_s = std::numeric_limits<double>::infinity());
+/// The lines of the summary view's efficiency block, at most `max_lines` (at least 1): the three
+/// metrics in one line (or why they are unavailable), then one outlier per line ("outliers:
+/// none" when there is none), the last one saying how many more there are.
+std::vector<std::string> summary_efficiency_lines(const TraceIndex& index, const trace::Efficiency& e,
+                                                  std::size_t max_lines);
 
 }  // namespace kanoko::views

@@ -1,7 +1,8 @@
 // The per-entity summary table (VENUS views 4 and 10, Utilization Summary and Communication
 // Summary) from the start up to the replay cursor: busy / overhead / idle shares with a bar,
 // messages and bytes sent and received, and blocking time (time in waiting states and
-// collectives).
+// collectives). Above the table, the POP efficiency metrics and the outlier entities over the
+// same span (docs/efficiency.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,9 @@ namespace kanoko::views {
 namespace {
 
 constexpr double kRowHeight = 15;
+/// Lines of the efficiency block above the table: the metrics and two outliers, or the metrics
+/// alone in a short area (a viewer panel), so that the table keeps its rows.
+std::size_t efficiency_lines(const Rect& area) { return area.h >= 240 ? 3 : 1; }
 
 std::string percent(double f) {
   char buf[32];
@@ -37,6 +41,12 @@ class SummaryView final : public View {
                                    ": busy " + percent(m.overall[0]) + ", overhead " + percent(m.overall[1]) +
                                    ", idle " + percent(m.overall[2]));
     const Layout lay = layout(area, index, state);
+    const trace::Efficiency efficiency = compute_summary_efficiency(index, m, state.time_s);
+    const std::vector<std::string> lines = summary_efficiency_lines(index, efficiency, efficiency_lines(area));
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.15);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      draw_text(cr, area.x + 6, area.y + kTitleHeight + static_cast<double>(i + 1) * kRowHeight - 3, lines[i], 9);
+    }
     static const char* const kHeaders[] = {"entity", "busy", "ovh", "idle", "share", "sent", "recv", "bytes out", "bytes in", "blocking"};
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.3);
     for (std::size_t c = 0; c < std::size(kHeaders); ++c) draw_text(cr, lay.x[c], lay.y0 - 4, kHeaders[c], 9);
@@ -114,7 +124,7 @@ class SummaryView final : public View {
       x += kShare[c] * (area.w - 12);
     }
     lay.bar_w = kShare[4] * (area.w - 12) - 6;
-    lay.y0 = area.y + kTitleHeight + kRowHeight + 2;
+    lay.y0 = area.y + kTitleHeight + static_cast<double>(efficiency_lines(area) + 1) * kRowHeight + 2;
     const double room = area.y + area.h - 14 - lay.y0;
     lay.visible = room > 0 ? static_cast<std::size_t>(room / kRowHeight) : 0;
     const std::size_t n = index.entity_count();

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "tests/support/test_support.hpp"
 
@@ -160,6 +161,108 @@ TEST(Info, SharedPajeTrace) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "\"entities\":101,\"entity_type\":\"HOST\",\"containers\":307")) << r.out;
   EXPECT_TRUE(contains(r.out, "\"paje_states\":13620,\"paje_links\":405")) << r.out;
+}
+
+// Rank 3 computes 6 s; ranks 0-2 compute 3 s, then wait (idle) 3 s (docs/efficiency.md).
+const char* kOverloaded = R"(kntr 1
+node 0 0 name=r0
+node 0 1 name=r1
+node 0 2 name=r2
+node 0 3 name=r3
+state 0 0 3 compute
+state 0 1 3 compute
+state 0 2 3 compute
+state 0 3 6 compute
+state 3 0 3 idle
+state 3 1 3 idle
+state 3 2 3 idle
+end 6
+)";
+
+/// `kanoko info` of a native trace given as text, with `extra` arguments; checks it succeeds.
+CommandResult info_of(const std::string& trace, const std::vector<std::string>& extra = {}) {
+  TempDir dir;
+  write_text(dir / "t.kntr", trace);
+  std::vector<std::string> args{"info", (dir / "t.kntr").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CommandResult r = run_kanoko(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r;
+}
+
+TEST(Info, EfficiencyOfAnOverloadedRank) {
+  const CommandResult r = info_of(kOverloaded);
+  EXPECT_TRUE(contains(r.out, "efficiency:  POP metrics over 0 .. 6 s (docs/efficiency.md); computing: compute; "
+                              "communicating: send, recv, wait; waiting: idle\n"
+                              "  load balance:             62.5 %\n"
+                              "  communication efficiency: 100.0 %\n"
+                              "  parallel efficiency:      62.5 %\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "  r0                3                0            3              0          0              0          0\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "outliers:\n  r3: computing 6 s, 2× the median (3 s), MAD 0\n"
+                              "  r3: waiting 0 s, 0× the median (3 s), MAD 0\n"))
+      << r.out;
+
+  const CommandResult j = info_of(kOverloaded, {"--json"});
+  EXPECT_TRUE(contains(j.out, "\"efficiency\":{\"from_s\":0,\"to_s\":6,\"interval_s\":0.012,"
+                              "\"computing_states\":[\"compute\"],\"communicating_states\":[\"send\",\"recv\",\"wait\"],"
+                              "\"idle_states\":[\"idle\"],\"available\":true,\"load_balance_percent\":62.5,"
+                              "\"communication_efficiency_percent\":100,\"parallel_efficiency_percent\":62.5,"
+                              "\"runtime_s\":6,\"mean_useful_s\":3.75,\"max_useful_s\":6,"))
+      << j.out;
+  EXPECT_TRUE(contains(j.out, "{\"name\":\"r3\",\"computing_s\":6,\"communicating_s\":0,\"waiting_s\":0,"
+                              "\"bytes_sent\":0,\"messages_sent\":0,\"bytes_received\":0,\"messages_received\":0}]"))
+      << j.out;
+  EXPECT_TRUE(contains(j.out, "\"outliers\":[{\"quantity\":\"computing\",\"entity\":\"r3\",\"value\":6,\"median\":3,"
+                              "\"mads\":null,\"largest\":false,\"text\":\"r3: computing 6 s, 2× the median (3 s), MAD 0\"},"))
+      << j.out;
+  EXPECT_TRUE(contains(j.out, "\"outliers_left_out\":{\"computing\":0,\"communicating\":0,\"waiting\":0,"
+                              "\"bytes sent\":0,\"bytes received\":0}}"))
+      << j.out;
+  EXPECT_EQ(j.out.find('\n'), j.out.size() - 1);  // still one line
+}
+
+TEST(Info, EfficiencyUnavailableWithoutStates) {
+  const std::string trace = "kntr 1\nnode 0 0\nnode 0 1\nmsg 0.5 0 1 10\nend 1\n";
+  const CommandResult r = info_of(trace);
+  EXPECT_TRUE(contains(r.out, "  unavailable: the trace has no states, so no time can be told useful (computing) or not\n"))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "load balance")) << r.out;
+  const CommandResult j = info_of(trace, {"--json"});
+  EXPECT_TRUE(contains(j.out, "\"available\":false,\"unavailable_reason\":\"the trace has no states, so no time"))
+      << j.out;
+  EXPECT_FALSE(contains(j.out, "load_balance_percent")) << j.out;
+}
+
+TEST(Info, EfficiencyTableOfALargeRunShowsTheEnds) {
+  // 40 ranks computing 1..40 s: the table shows the 8 busiest and the 8 least busy.
+  std::string text = "kntr 1\n";
+  for (int r = 0; r < 40; ++r) text += "node 0 " + std::to_string(r) + " name=p" + std::to_string(r) + "\n";
+  for (int r = 0; r < 40; ++r) text += "state 0 " + std::to_string(r) + " " + std::to_string(r + 1) + " compute\n";
+  const CommandResult r = info_of(text + "end 40\n");
+  const auto first = r.out.find("\n  p39 ");
+  const auto gap = r.out.find("  ... 24 entities between, by computing time ...\n");
+  const auto last = r.out.find("\n  p0 ");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  ASSERT_NE(gap, std::string::npos) << r.out;
+  ASSERT_NE(last, std::string::npos) << r.out;
+  EXPECT_LT(first, gap);
+  EXPECT_LT(gap, last);
+  EXPECT_TRUE(contains(r.out, "\n  p32 ")) << r.out;
+  EXPECT_FALSE(contains(r.out, "\n  p31 ")) << r.out;
+  EXPECT_FALSE(contains(r.out, "\n  p8 ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n  p7 ")) << r.out;
+  // LB = mean 20.5 / max 40; the largest is listed by the spread rule.
+  EXPECT_TRUE(contains(r.out, "  load balance:             51.2 %\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  p39: computing 40 s, the largest, 1.95× the median (20.5 s)")) << r.out;
+}
+
+TEST(Info, EfficiencyTableKeepsLongNames) {
+  const std::string name(300, 'x');
+  const CommandResult r = info_of("kntr 1\nnode 0 0 name=" + name + "\nnode 0 1\nstate 0 0 1 compute\nend 2\n");
+  EXPECT_TRUE(contains(r.out, "  " + name + "            1                0            0              0          0"))
+      << r.out;
 }
 
 }  // namespace
