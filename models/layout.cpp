@@ -4,10 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numbers>
 #include <regex>
 #include <set>
 
+#include "models/graph_layout.hpp"
 #include "src/base/error.hpp"
 #include "src/base/suggest.hpp"
 
@@ -122,9 +124,24 @@ Topology make_topology(const mapping::Mapping& m, std::size_t count, const trace
         throw InputError(m.where(topo_key), "topology \"links\" needs a trace that declares links between its "
                                             "entities (a SimGrid platform or kntr 'link' entries); this one has none");
       }
-      t.positions = graph_layout(count, t.edges, spacing);
+      // Laid out as the graph is: a regular lattice when it is one, else a stress embedding in
+      // which pairs that exchanged more start closer (models/graph_layout.hpp).
+      std::vector<WeightedEdge> weighted;
+      weighted.reserve(t.edges.size());
+      if (links) {
+        for (const auto& e : t.edges) weighted.push_back({e[0], e[1], 1.0});
+      } else {
+        const std::map<std::pair<std::uint32_t, std::uint32_t>, double> amount = pair_totals(*tl);
+        for (const auto& e : t.edges) {
+          const auto it = amount.find({e[0], e[1]});
+          weighted.push_back({e[0], e[1], it != amount.end() && it->second > 0 ? it->second : 1.0});
+        }
+      }
+      GraphLayoutResult g = infer_graph_layout(count, weighted);
+      t.positions = std::move(g.positions) * spacing;
       t.description = std::string(links ? "the trace's links" : "the observed communication graph") + " (" +
-                      std::to_string(t.edges.size()) + " edges)";
+                      std::to_string(t.edges.size()) + " edges, laid out as " +
+                      (g.kind == "embedding" ? std::string("a graph embedding") : g.kind) + ")";
       return t;
     }
     case SpringTopology::Explicit: {

@@ -266,6 +266,19 @@ std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, dou
   return edges;
 }
 
+std::map<std::pair<std::uint32_t, std::uint32_t>, double> pair_totals(const trace::Timeline& tl) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> bytes, messages;
+  bool any_bytes = false;
+  for (const auto& p : tl.pairs) {
+    if (p.src == p.dst) continue;
+    const std::pair<std::uint32_t, std::uint32_t> key{std::min(p.src, p.dst), std::max(p.src, p.dst)};
+    bytes[key] += p.bytes;
+    messages[key] += p.messages;
+    any_bytes = any_bytes || p.bytes > 0;
+  }
+  return any_bytes ? bytes : messages;
+}
+
 std::vector<Edge> link_edges(const trace::Timeline& tl) {
   EdgeSet edges;
   for (const auto& l : tl.links) edges.add(l.a, l.b);

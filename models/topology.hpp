@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,9 @@ Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, dou
 /// Pairs whose total traffic over the whole trace (both directions) exceeds min_bytes
 /// (0: every pair that exchanged a message) and whose message count is at least min_messages.
 std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, double min_messages = 0);
+/// Whole-run traffic per unordered pair (smaller index first): bytes when any message has a size,
+/// else message counts.
+std::map<std::pair<std::uint32_t, std::uint32_t>, double> pair_totals(const trace::Timeline& tl);
 /// The trace's declared links between distinct entities, each pair once.
 std::vector<Edge> link_edges(const trace::Timeline& tl);
 

@@ -8,6 +8,7 @@
 #include "models/quantities.hpp"
 #include "src/cli/options.hpp"
 #include "src/mapping/mapping.hpp"
+#include "src/ingest/checks.hpp"
 #include "src/ingest/schema.hpp"
 
 namespace kanoko::cli {
@@ -64,6 +65,18 @@ void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, 
               << report.internal_messages << " within one body; links dropped: " << report.dropped_links << '\n';
   }
   for (const auto& w : report.warnings) std::cout << w.loc.str() << ": warning: " << w.message << '\n';
+  for (const auto& note : report.notes) std::cout << "  " << note << '\n';
+  {
+    // What simulate would warn about (the same checks), except the motion, which needs a run.
+    mapping::Mapping adapted = m;
+    try {
+      for (const auto& w : ingest::adapt_to_trace(adapted, report)) std::cout << "warning: " << w << '\n';
+    } catch (const InputError& e) {
+      for (const auto& d : e.diagnostics()) problems.push_back(d);
+    }
+    adapted.simulation.interval_s = tl.interval_s;
+    for (const auto& w : ingest::input_warnings(adapted, tl, report)) std::cout << "warning: " << w << '\n';
+  }
 
   const std::size_t n = tl.entity_count();
   if (n == 0) {

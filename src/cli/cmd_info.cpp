@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "src/cli/options.hpp"
-#include "src/mapping/schema.hpp"
+#include "src/ingest/schema.hpp"
 #include "src/trace/efficiency.hpp"
 #include "src/trace/readers.hpp"
 
@@ -100,7 +100,7 @@ constexpr std::size_t kEfficiencyEnds = 8;
 /// The POP metrics and outliers of a trace, from a timeline built with the format's default
 /// state classes (a second pass over the trace: the bin width needs the end time of the first).
 struct EfficiencyReport {
-  mapping::StateDefaults states;
+  ingest::StateDefaults states;
   double interval_s = 0;
   trace::Efficiency efficiency;
 };
@@ -108,7 +108,7 @@ struct EfficiencyReport {
 EfficiencyReport efficiency_report(const std::string& path, const trace::ReadReport& report,
                                    const trace::ReaderOptions& reader_options, std::size_t entities, double end_s) {
   EfficiencyReport out;
-  out.states = mapping::default_states(report.format);
+  out.states = ingest::default_states(report.format);
   trace::TimelineOptions options;
   options.busy_states = out.states.computing;
   options.communicating_states = out.states.communicating;

@@ -2,11 +2,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <string>
 
 #include "src/base/error.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/cli/run_setup.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/scene/audio_link.hpp"
 #include "src/scene/mapping_visual.hpp"
@@ -36,7 +38,10 @@ std::string key_help() {
 
 int cmd_view(const Args& args) {
   const CommandSpec spec{
-      "view", "RUN.kntj [--size WxH] [--speed X]",
+      "view", "RUN.kntj | TRACE [--mapping MAP | --purpose P] [--size WxH] [--speed X]",
+      "Given a trace instead of a run, first simulates it (with --mapping, or a mapping inferred for\n"
+      "--purpose, docs/zero-configuration.md) into the cache folder $XDG_CACHE_HOME/kanoko (never\n"
+      "beside the trace; reused while trace and mapping are unchanged).\n"
       "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders coloured\n"
       "by tension (blue shorter, red longer than at the start), the clock dial in the corner\n"
       "(12 o'clock = start, clockwise, 6 o'clock = half-way). By default the whole run plays in\n"
@@ -51,6 +56,8 @@ int cmd_view(const Args& args) {
       "trails; --labels, --trail and --textures override it. Needs a display; without one, use\n"
       "'kanoko render'.\n\n" +
           key_help(),
+      "  kanoko view traces/smpi/halo2d-16-torus.trace\n"
+      "  kanoko view run.trace --purpose waiting\n"
       "  kanoko view ring.kntj\n"
       "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
       "  kanoko view mesh.kntj --springs traffic --flashes\n"
@@ -71,8 +78,10 @@ int cmd_view(const Args& args) {
   std::string springs;
   std::string textures;
   po::options_description options("Options");
+  add_mapping_options(options, true);
   options.add_options()("run", po::value<std::string>(&run)->required(),
-                        "trajectory file from 'kanoko simulate' (the first argument)")(
+                        "trajectory file from 'kanoko simulate', or a trace to simulate first (the first argument)")(
+      "format", po::value<std::string>(), "with a trace: its format, auto or a reader name")(
       "size", po::value<std::string>(&size_text)->default_value("1024x768"),
       "window size in pixels, WIDTHxHEIGHT")(
       "speed", po::value<double>(),
@@ -137,6 +146,23 @@ int cmd_view(const Args& args) {
   if (vm.count("textures") != 0U) overrides.textures = scene::parse_body_textures(textures, "--textures");
   if (vm.count("trail") != 0U) overrides.trail_s = scene::checked_trail(vm["trail"].as<double>(), "--trail");
 
+  if (!trajectory::looks_like_trajectory(run)) {
+    // A trace: simulate it into the cache first (the same run is reused next time).
+    sim::SimulateOptions so;
+    so.trace = run;
+    choose_mapping(vm, run, "view", false, so);
+    if (vm.count("format") != 0U) so.format = vm["format"].as<std::string>();
+    so.output = cached_run(run, vm);
+    const sim::SimulateSummary s = sim::simulate(so);
+    print_notes("view", s);
+    std::cerr << "kanoko view: " << (s.reused ? "reusing " : "simulated into ") << so.output.string() << '\n';
+    if (vm.count("trace") == 0U) views_trace = run;
+    run = so.output.string();
+  } else if (vm.count("mapping") != 0U || vm.count("purpose") != 0U || vm.count("calibrate-like") != 0U ||
+             vm.count("from") != 0U || vm.count("to") != 0U) {
+    throw InputError(FileLoc{run}, "is a simulated run: --mapping, --purpose, --from, --to and --calibrate-like "
+                                   "apply to a trace (simulate it again, or give the trace)");
+  }
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);
   view.title = "Kanoko - " + run;

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -636,6 +637,13 @@ bool read_input_hash(const std::filesystem::path& path, std::uint64_t& hash_out)
   } catch (const InputError&) {
     return false;
   }
+}
+
+bool looks_like_trajectory(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[sizeof kMagic] = {};
+  if (!in.read(head, sizeof head)) return false;
+  return std::memcmp(head, kMagic, sizeof kMagic) == 0;
 }
 
 }  // namespace kanoko::trajectory

@@ -160,4 +160,8 @@ class Reader {
 /// valid trajectory of this major version. Used by the simulate cache.
 bool read_input_hash(const std::filesystem::path& path, std::uint64_t& hash_out);
 
+/// True when the file starts with the trajectory magic (whatever its version or state): how
+/// `kanoko view` tells a run from a trace. False for a missing or unreadable file.
+bool looks_like_trajectory(const std::filesystem::path& path);
+
 }  // namespace kanoko::trajectory
