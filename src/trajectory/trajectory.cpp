@@ -508,6 +508,9 @@ StatRange range_of(std::string_view name) {
   return StatRange::any;
 }
 
+/// Largest accepted fraction (busy, communicating, idle): 1 and rounding.
+constexpr double kFractionMax = 1 + 1e-9;
+
 /// A bad block: where (block or frame, body, byte offset) and what.
 struct BlockProblem {
   std::string where;
@@ -559,6 +562,18 @@ struct Reader::Impl {
   }
   [[nodiscard]] std::uint64_t block_first_frame(std::size_t b) const { return b * block_frames; }
   [[nodiscard]] std::optional<BlockProblem> check_block(std::size_t b) const;
+  /// True if every position, velocity and statistic of the frame at `p` is finite and in range.
+  [[nodiscard]] bool frame_values_valid(const double* p) const {
+    const auto n = static_cast<Eigen::Index>(body_count), s = static_cast<Eigen::Index>(stat_count);
+    if (!Eigen::Map<const Eigen::ArrayXd>(p + 1, 6 * n + s * n).allFinite()) return false;
+    const Eigen::Map<const Eigen::ArrayXXd> stats(p + 1 + 6 * n, s, n);
+    for (Eigen::Index j = 0; j < s; ++j) {
+      const StatRange range = stat_ranges[static_cast<std::size_t>(j)];
+      if (range != StatRange::any && n > 0 && stats.row(j).minCoeff() < 0) return false;
+      if (range == StatRange::fraction && n > 0 && stats.row(j).maxCoeff() > kFractionMax) return false;
+    }
+    return true;
+  }
   void ensure_verified(std::size_t b) const {
     if (std::atomic_ref<std::uint8_t>(verified[b]).load(std::memory_order_acquire) != 0) return;
     if (const auto problem = check_block(b)) {
@@ -600,6 +615,7 @@ std::optional<BlockProblem> Reader::Impl::check_block(std::size_t b) const {
                           std::isfinite(p[0]) ? "has frame times that do not increase" : "has a non-finite frame time"};
     }
     previous = p[0];
+    if (frame_values_valid(p)) continue;  // the vectorised check; the loop below finds the culprit
     for (std::uint32_t i = 0; i < n; ++i) {
       for (std::uint32_t c = 0; c < 6; ++c) {
         const std::uint64_t index = 1 + (c < 3 ? 3 * i + c : 3 * n + 3 * i + c - 3);
@@ -613,7 +629,7 @@ std::optional<BlockProblem> Reader::Impl::check_block(std::size_t b) const {
         const double v = p[index];
         const StatRange range = stat_ranges[j];
         const bool bad = !std::isfinite(v) || (range != StatRange::any && v < 0) ||
-                         (range == StatRange::fraction && v > 1 + 1e-9);
+                         (range == StatRange::fraction && v > kFractionMax);
         if (bad) {
           return BlockProblem{where(i, index), "has statistic '" + meta.stat_names[j] + "' = " + format_double(v) +
                                                    (range == StatRange::fraction   ? ", outside 0 to 1"
