@@ -2,7 +2,9 @@
 // header bytes, an erased completion record or a cut file are recomputed, and the reason says why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "src/sim/simulate.hpp"
@@ -92,6 +94,30 @@ TEST(SimulateReuse, AnIncompleteOrCutRunIsRecomputed) {
   EXPECT_EQ(run.resimulate_over(bad), "is incomplete (still being written, or killed at frame 94 of 171)");
   bad = run.good.substr(0, run.good.size() - 100);  // cut after completion (an interrupted copy)
   EXPECT_NE(run.resimulate_over(bad).find("cannot be read (truncated"), std::string::npos);
+}
+
+TEST(SimulateReuse, TheCommandsSayWhatIsWrongAndLeaveNoOutput) {
+  LongRun run;
+  const std::size_t frames_offset = u64_at(run.good, 32), stride = u64_at(run.good, 40);
+  std::string bad = run.good;
+  bad[frames_offset + 2 * (64 * stride + 48) + 5 * stride + 9] ^= 0x20;  // frame 133, in block 2
+  std::ofstream(run.options.output, std::ios::binary | std::ios::trunc).write(bad.data(), static_cast<std::streamsize>(bad.size()));
+  const std::string csv = (run.dir / "out.csv").string();
+  const test::CommandResult exported = test::run_kanoko({"export", run.options.output.string(), "-o", csv});
+  EXPECT_NE(exported.exit_code, 0);
+  EXPECT_NE(exported.err.find(run.options.output.string() + " (block 2, frames 128–170, bytes "), std::string::npos)
+      << exported.err;
+  EXPECT_NE(exported.err.find("fails its checksum"), std::string::npos) << exported.err;
+  EXPECT_EQ(std::count(exported.err.begin(), exported.err.end(), '\n'), 1) << exported.err;
+  EXPECT_FALSE(std::filesystem::exists(csv)) << "no half-written output";
+  const test::CommandResult simulated = test::run_kanoko(
+      {"simulate", run.options.trace.string(), "-m", run.options.mapping.string(), "-o", run.options.output.string()});
+  EXPECT_EQ(simulated.exit_code, 0) << simulated.err;
+  EXPECT_NE(simulated.err.find(run.options.output.string() + " fails its checksum in block 2, frames 128–170"),
+            std::string::npos)
+      << simulated.err;
+  EXPECT_NE(simulated.err.find("; recomputing"), std::string::npos) << simulated.err;
+  EXPECT_EQ(test::read_text(run.options.output), run.good);
 }
 
 }  // namespace
