@@ -32,9 +32,8 @@ constexpr char kMagic[8] = {'K', 'A', 'N', 'O', 'K', 'O', 'T', 'J'};
 constexpr char kTrailerMagic[8] = {'K', 'N', 'T', 'J', 'E', 'N', 'D', '\0'};
 constexpr std::size_t kSectionNameBytes = 16;
 
-/// The fixed header of format 1 (legacy, read only), byte for byte as in
-/// docs/trajectory-format.md.
-struct HeaderV1 {
+/// The first 24 bytes of the header, the same in every format.
+struct HeaderStart {
   char magic[8];
   std::uint16_t version_major;
   std::uint16_t version_minor;
@@ -43,6 +42,12 @@ struct HeaderV1 {
   std::uint16_t reserved0;
   std::uint32_t body_count;
   std::uint32_t stat_count;
+};
+static_assert(sizeof(HeaderStart) == 24);
+
+/// The fixed header of format 1 (legacy, read only), byte for byte as in
+/// docs/trajectory-format.md.
+struct HeaderV1 : HeaderStart {
   std::uint64_t frame_count;
   std::uint64_t frames_offset;
   std::uint64_t frame_stride;
@@ -65,15 +70,7 @@ struct TrailerV1 {
 static_assert(sizeof(TrailerV1) == 16);
 
 /// The fixed header of format 2, written once before anything else and never changed.
-struct Header {
-  char magic[8];
-  std::uint16_t version_major;
-  std::uint16_t version_minor;
-  std::uint8_t little_endian;
-  std::uint8_t double_bytes;
-  std::uint16_t reserved0;
-  std::uint32_t body_count;
-  std::uint32_t stat_count;
+struct Header : HeaderStart {
   std::uint32_t block_frames;  ///< frames per block (the last block of a complete file may hold fewer)
   std::uint32_t section_count;
   std::uint64_t frames_offset;
@@ -695,10 +692,19 @@ unsigned check_magic_and_version(const Reader::Impl& r) {
   return h.version_major;
 }
 
-void check_time_step(const Reader::Impl& r, double dt_s, std::uint32_t steps_per_frame) {
-  if (!(dt_s > 0) || !std::isfinite(dt_s) || steps_per_frame == 0) {
+/// Checks the time step and takes the fields both formats' headers have.
+template <class H>
+void adopt_header(Reader::Impl& r, const H& h) {
+  if (!(h.dt_s > 0) || !std::isfinite(h.dt_s) || h.steps_per_frame == 0) {
     throw InputError(r.loc("header"), "bad time step in header");
   }
+  r.body_count = h.body_count;
+  r.stat_count = h.stat_count;
+  r.frames_offset = h.frames_offset;
+  r.frame_stride = h.frame_stride;
+  r.meta.dt_s = h.dt_s;
+  r.meta.steps_per_frame = h.steps_per_frame;
+  r.meta.input_hash = h.input_hash;
 }
 
 void read_sections(Reader::Impl& r, std::size_t pos, std::uint32_t section_count) {
@@ -793,18 +799,11 @@ void open_v1(Reader::Impl& r) {
     throw InputError(r.loc("header"), "frame count does not match the file size");
   }
   if (h.frame_count == 0) throw InputError(r.loc(), "trajectory has no frames");
-  check_time_step(r, h.dt_s, h.steps_per_frame);
-  r.body_count = h.body_count;
-  r.stat_count = h.stat_count;
-  r.frames_offset = h.frames_offset;
-  r.frame_stride = h.frame_stride;
+  adopt_header(r, h);
   r.frame_count = h.frame_count;
   r.block_frames = h.frame_count;
   r.block_stride = h.frame_count * h.frame_stride;
   r.complete = true;
-  r.meta.dt_s = h.dt_s;
-  r.meta.steps_per_frame = h.steps_per_frame;
-  r.meta.input_hash = h.input_hash;
   read_sections(r, sizeof(HeaderV1), h.section_count);
   TrailerV1 t{};
   std::memcpy(&t, r.base + r.size - sizeof(TrailerV1), sizeof t);
@@ -938,16 +937,9 @@ void open_v2(Reader::Impl& r) {
   Fnv1a64 sh;
   sh.update(r.base + kSectionsOffset, h.frames_offset - kSectionsOffset);
   if (sh.digest() != h.sections_hash) throw InputError(r.loc("sections"), "sections are corrupt (checksum mismatch)");
-  check_time_step(r, h.dt_s, h.steps_per_frame);
-  r.body_count = h.body_count;
-  r.stat_count = h.stat_count;
-  r.frames_offset = h.frames_offset;
-  r.frame_stride = h.frame_stride;
+  adopt_header(r, h);
   r.block_frames = h.block_frames;
   r.block_stride = block_bytes + sizeof(BlockFooter);
-  r.meta.dt_s = h.dt_s;
-  r.meta.steps_per_frame = h.steps_per_frame;
-  r.meta.input_hash = h.input_hash;
   r.meta.planned_frames = h.planned_frames;
   read_sections(r, kSectionsOffset, h.section_count);
   scan_blocks(r);

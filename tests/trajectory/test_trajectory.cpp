@@ -332,28 +332,33 @@ std::size_t section_data(const std::string& b, const std::string& name) {
 }
 
 
+/// A good file (good_) and a place for damaged copies of it (bad_).
+class TrajectoryFileTest : public ::testing::Test {
+ protected:
+  /// Writes `bytes` as bad.kntj and returns the error opening it and reading every frame.
+  std::string error_for(const std::string& bytes, Open open = Open::complete) {
+    put_bytes(bad_, bytes);
+    return open_error(bad_, open);
+  }
+  test::TempDir dir_;
+  std::filesystem::path bad_ = dir_ / "bad.kntj";
+  std::string good_;
+};
+
 /// A good format 2 file of 150 frames of 3 bodies: blocks of 64, 64 and 22 frames.
-class DamagedTrajectory : public ::testing::Test {
+class DamagedTrajectory : public TrajectoryFileTest {
  protected:
   void SetUp() override {
     path_ = dir_ / "good.kntj";
     write_file(path_, sample_meta(3, {stat::kLoad, stat::kMass}), random_frames(150, 3, 2, 5));
     good_ = bytes_of(path_);
-    bad_ = dir_ / "bad.kntj";
-  }
-  /// Writes `bytes` as bad.kntj and returns the error opening it and reading every frame.
-  std::string error_for(const std::string& bytes, Open open = Open::complete) {
-    put_bytes(bad_, bytes);
-    return open_error(bad_, open);
   }
   std::size_t frames_offset() const { return static_cast<std::size_t>(peek<std::uint64_t>(good_, 32)); }
   std::size_t stride() const { return static_cast<std::size_t>(peek<std::uint64_t>(good_, 40)); }
   /// Byte offset of frame k (blocks of 64 frames, each followed by a 48-byte footer).
   std::size_t frame_at(std::size_t k) const { return frames_offset() + (k / 64) * (64 * stride() + 48) + (k % 64) * stride(); }
 
-  test::TempDir dir_;
-  std::filesystem::path path_, bad_;
-  std::string good_;
+  std::filesystem::path path_;
 };
 
 TEST_F(DamagedTrajectory, TheGoodFileOpensWithoutReadingFrames) {
@@ -722,20 +727,11 @@ TEST(Format1Files, MutationFuzz) {
 // Format 1 files (written by earlier versions; tests/trajectory/data/format1.kntj)
 // ------------------------------------------------------------------------------------------------
 
-class Format1 : public ::testing::Test {
+/// The format 1 fixture as good_.
+class Format1 : public TrajectoryFileTest {
  protected:
-  void SetUp() override {
-    fixture_ = test::source_dir() / "tests/trajectory/data/format1.kntj";
-    good_ = bytes_of(fixture_);
-    bad_ = dir_ / "bad.kntj";
-  }
-  std::string error_for(const std::string& bytes) {
-    put_bytes(bad_, bytes);
-    return open_error(bad_);
-  }
-  test::TempDir dir_;
-  std::filesystem::path fixture_, bad_;
-  std::string good_;
+  void SetUp() override { good_ = bytes_of(fixture_); }
+  std::filesystem::path fixture_ = test::source_dir() / "tests/trajectory/data/format1.kntj";
 };
 
 TEST_F(Format1, OpensAndReadsEverything) {
