@@ -151,6 +151,7 @@ std::string reuse_problem(const std::filesystem::path& path);
 /// threads at once is safe; refresh() is not (no reads may run beside it).
 class Reader {
  public:
+  /// Opens and checks `path` (not its frames); with Open::complete an unfinished run is refused.
   explicit Reader(const std::filesystem::path& path, Open open = Open::complete);
   ~Reader();
   Reader(Reader&&) noexcept;
@@ -197,8 +198,9 @@ bool read_input_hash(const std::filesystem::path& path, std::uint64_t& hash_out)
 
 /// Whether the run at `path` may be reused as a cached result: "" if it is complete and every
 /// checksum, frame time and value verifies (reads the whole file), else why not, as a phrase that
-/// follows the file name ("is incomplete (killed at frame 812 of 2000)", "fails its checksum in
-/// block 3 (frames 192–255, bytes …)").
+/// follows the file name ("is incomplete (still being written, or killed at frame 812 of 2000)",
+/// "fails its checksum in block 3, frames 192–255, bytes …", "cannot be read (header is corrupt
+/// …)").
 std::string reuse_problem(const std::filesystem::path& path);
 
 }  // namespace kanoko::trajectory
