@@ -65,6 +65,15 @@ void AtomicOutputFile::write_at(std::uint64_t offset, const void* data, std::siz
   }
 }
 
+void AtomicOutputFile::flush(bool durable) {
+  KANOKO_ASSERT(file_ != nullptr, "flush after commit() or discard()");
+  if (std::fflush(file_) != 0 || (durable && ::fdatasync(::fileno(file_)) != 0)) {
+    const std::string why = std::strerror(errno);
+    discard();
+    throw RunError("writing " + target_.string() + " failed: " + why);
+  }
+}
+
 void AtomicOutputFile::commit() {
   if (file_ == nullptr) throw RunError("output " + target_.string() + " was already discarded");
   const bool flushed = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;

@@ -26,6 +26,9 @@ class AtomicOutputFile {
   void write(std::string_view s) { write(s.data(), s.size()); }
   /// Overwrites bytes at an absolute offset (used to patch headers), then returns to the end.
   void write_at(std::uint64_t offset, const void* data, std::size_t bytes);
+  /// Hands the buffered bytes to the file (so other readers of temporary() see them); with
+  /// `durable`, also waits until they are on disk (fdatasync). Throws RunError on failure.
+  void flush(bool durable = false);
   /// Bytes written so far.
   [[nodiscard]] std::uint64_t size() const { return size_; }
   /// Flushes, syncs and renames into place.

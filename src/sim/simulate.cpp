@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <vector>
 
@@ -310,9 +311,19 @@ SimulateSummary simulate(const SimulateOptions& options) {
     summary.input_hash = h.digest();
   }
   std::uint64_t existing = 0;
-  if (!options.force && trajectory::read_input_hash(options.output, existing) && existing == summary.input_hash) {
-    summary.reused = true;
-    return summary;
+  std::error_code exists_error;
+  if (!options.force && std::filesystem::exists(options.output, exists_error)) {
+    // Reused only whole and verified: an unfinished or damaged run (or one whose header cannot
+    // say what it was made from) is recomputed, saying why.
+    const bool readable = trajectory::read_input_hash(options.output, existing);
+    if (!readable || existing == summary.input_hash) summary.recompute_reason = trajectory::reuse_problem(options.output);
+    if (readable && existing == summary.input_hash && summary.recompute_reason.empty()) {
+      summary.reused = true;
+      return summary;
+    }
+    if (options.progress && !summary.recompute_reason.empty()) {
+      std::cerr << "kanoko simulate: " << options.output.string() << " " << summary.recompute_reason << "; recomputing\n";
+    }
   }
 
   ingest::SelectionReport selection;
@@ -402,6 +413,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
     meta.traffic_begin.push_back(meta.traffic.size());
   }
 
+  meta.planned_frames = 1 + (total_steps + frame_every - 1) / frame_every;  // frame 0, then every k steps and the last
   trajectory::Writer writer(options.output, meta);
   Eigen::VectorXd y = model.initial_state();
   integrators::StepperOptions stepper_options;

@@ -57,6 +57,8 @@ struct SimulateOptions {
 /// What a run did, for the summary line.
 struct SimulateSummary {
   bool reused = false;  ///< the existing output matched the inputs and was kept
+  /// Why an existing output with the same inputs was not reused (incomplete, damaged), or "".
+  std::string recompute_reason;
   std::uint64_t steps = 0;
   std::uint64_t evaluations = 0;
   std::uint64_t frames = 0;

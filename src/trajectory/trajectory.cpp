@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <atomic>
+#include <fstream>
 #include <map>
 #include <optional>
 
@@ -31,8 +33,8 @@ constexpr char kMagic[8] = {'K', 'A', 'N', 'O', 'K', 'O', 'T', 'J'};
 constexpr char kTrailerMagic[8] = {'K', 'N', 'T', 'J', 'E', 'N', 'D', '\0'};
 constexpr std::size_t kSectionNameBytes = 16;
 
-/// The fixed header, byte for byte as in docs/trajectory-format.md.
-struct Header {
+/// The first 24 bytes of the header, the same in every format.
+struct HeaderStart {
   char magic[8];
   std::uint16_t version_major;
   std::uint16_t version_minor;
@@ -41,6 +43,12 @@ struct Header {
   std::uint16_t reserved0;
   std::uint32_t body_count;
   std::uint32_t stat_count;
+};
+static_assert(sizeof(HeaderStart) == 24);
+
+/// The fixed header of format 1 (legacy, read only), byte for byte as in
+/// docs/trajectory-format.md.
+struct HeaderV1 : HeaderStart {
   std::uint64_t frame_count;
   std::uint64_t frames_offset;
   std::uint64_t frame_stride;
@@ -52,18 +60,73 @@ struct Header {
   std::uint64_t header_hash;  ///< FNV-1a of bytes 0..79
   std::uint64_t reserved1;
 };
-static_assert(sizeof(Header) == 96, "trajectory header must be 96 bytes");
-constexpr std::size_t kHeaderHashedBytes = 80;
+static_assert(sizeof(HeaderV1) == 96, "trajectory header must be 96 bytes");
+constexpr std::size_t kHeaderV1HashedBytes = 80;
 
-struct Trailer {
+/// Format 1's trailer: one checksum over everything between header and trailer.
+struct TrailerV1 {
   std::uint64_t checksum;  ///< FNV-1a of bytes [96, trailer)
   char magic[8];
 };
-static_assert(sizeof(Trailer) == 16);
+static_assert(sizeof(TrailerV1) == 16);
 
-std::uint64_t header_digest(const Header& h) {
+/// The fixed header of format 2, written once before anything else and never changed.
+struct Header : HeaderStart {
+  std::uint32_t block_frames;  ///< frames per block (the last block of a complete file may hold fewer)
+  std::uint32_t section_count;
+  std::uint64_t frames_offset;
+  std::uint64_t frame_stride;
+  std::uint64_t input_hash;
+  double dt_s;
+  std::uint32_t steps_per_frame;
+  std::uint32_t reserved1;
+  std::uint64_t planned_frames;
+  std::uint64_t sections_hash;  ///< FNV-1a of bytes [kSectionsOffset, frames_offset)
+  std::uint64_t header_hash;    ///< FNV-1a of bytes 0..87
+};
+static_assert(sizeof(Header) == 96, "trajectory header must be 96 bytes");
+constexpr std::size_t kHeaderHashedBytes = 88;
+
+/// Written last, at byte 96, when the run is complete and everything before it is on disk; all
+/// zero while the file is being written.
+struct Completion {
+  char magic[8];
+  std::uint64_t frame_count;
+  std::uint64_t file_size;
+  std::uint64_t footers_hash;  ///< FNV-1a of every block footer, in order
+  std::uint64_t reserved;
+  std::uint64_t record_hash;   ///< FNV-1a of bytes 96..135
+};
+static_assert(sizeof(Completion) == 48);
+constexpr char kCompletionMagic[8] = {'K', 'N', 'T', 'J', 'D', 'O', 'N', 'E'};
+constexpr std::size_t kSectionsOffset = sizeof(Header) + sizeof(Completion);
+
+/// Follows the frames of every block.
+struct BlockFooter {
+  char magic[4];
+  std::uint32_t frame_count;  ///< frames in this block
+  std::uint64_t block_index;
+  double first_time;
+  double last_time;
+  std::uint64_t checksum;     ///< FNV-1a of the block's frame bytes
+  std::uint64_t footer_hash;  ///< FNV-1a of the footer's bytes 0..39
+};
+static_assert(sizeof(BlockFooter) == 48);
+constexpr char kBlockMagic[4] = {'K', 'N', 'B', 'K'};
+constexpr std::size_t kFooterHashedBytes = 40;
+
+/// Frames per block for a frame stride: 64, fewer for frames so large that a block would pass
+/// 8 MiB (a block is read whole when it is checked).
+std::uint32_t block_frames_for(std::uint64_t frame_stride) {
+  constexpr std::uint64_t kMaxBlockBytes = 8U << 20U;
+  return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kMaxBlockBytes / std::max<std::uint64_t>(frame_stride, 1), 1, 64));
+}
+
+/// FNV-1a 64 of the first `bytes` bytes of `object`.
+template <class T>
+std::uint64_t digest_prefix(const T& object, std::size_t bytes) {
   Fnv1a64 f;
-  f.update(&h, kHeaderHashedBytes);
+  f.update(&object, bytes);
   return f.digest();
 }
 
@@ -282,14 +345,33 @@ struct Writer::Impl {
   AtomicOutputFile out;
   Metadata meta;
   Header header{};
-  Fnv1a64 checksum;
+  std::uint64_t frame_count = 0;
+  std::uint64_t block_count = 0;     ///< blocks finished
+  std::uint32_t frames_in_block = 0;  ///< frames of the block being written
+  double block_first_time = 0;
+  double block_last_time = 0;
+  Fnv1a64 block_checksum;
+  Fnv1a64 footers_hash;
   std::vector<double> frame_buffer;
 
   Impl(const std::filesystem::path& path, Metadata m) : out(path), meta(std::move(m)) {}
 
-  void write_tracked(const void* data, std::size_t bytes) {
-    out.write(data, bytes);
-    checksum.update(data, bytes);
+  /// Writes the footer of the block being written and hands the block to the file.
+  void end_block() {
+    BlockFooter f{};
+    std::memcpy(f.magic, kBlockMagic, sizeof kBlockMagic);
+    f.frame_count = frames_in_block;
+    f.block_index = block_count;
+    f.first_time = block_first_time;
+    f.last_time = block_last_time;
+    f.checksum = block_checksum.digest();
+    f.footer_hash = digest_prefix(f, kFooterHashedBytes);
+    out.write(&f, sizeof f);
+    footers_hash.update(&f, sizeof f);
+    ++block_count;
+    frames_in_block = 0;
+    block_checksum = Fnv1a64();
+    out.flush();
   }
 };
 
@@ -305,6 +387,25 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
   for (const auto& p : m.traffic) {
     KANOKO_ASSERT(p.src < m.bodies.size() && p.dst < m.bodies.size(), "traffic names a missing body");
   }
+  const std::vector<std::pair<std::string, std::string>> sections = {
+      {"meta", encode_meta_text(m)},
+      {"bodies", encode_bodies(m)},
+      {"edges", encode_edges(m)},
+      {"stats", encode_stats(m)},
+      {"mapping", m.mapping_text},
+      {"traffic", encode_traffic(m)},
+  };
+  ByteWriter section_bytes;
+  for (const auto& [name, data] : sections) {
+    char name_bytes[kSectionNameBytes] = {};
+    std::memcpy(name_bytes, name.data(), std::min(name.size(), kSectionNameBytes - 1));
+    section_bytes.raw(std::string_view(name_bytes, sizeof name_bytes));
+    section_bytes.pod(static_cast<std::uint64_t>(data.size()));
+    section_bytes.raw(data);
+  }
+  // Frames start 8-byte aligned so that a memory map can view them as doubles.
+  while ((kSectionsOffset + section_bytes.bytes().size()) % 8 != 0) section_bytes.pod(char{0});
+
   Header& h = impl_->header;
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version_major = kVersionMajor;
@@ -314,33 +415,22 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
   h.body_count = static_cast<std::uint32_t>(m.bodies.size());
   h.stat_count = static_cast<std::uint32_t>(m.stat_names.size());
   h.frame_stride = frame_stride_bytes(h.body_count, h.stat_count);
+  h.block_frames = block_frames_for(h.frame_stride);
+  h.section_count = static_cast<std::uint32_t>(sections.size());
+  h.frames_offset = kSectionsOffset + section_bytes.bytes().size();
   h.input_hash = m.input_hash;
   h.dt_s = m.dt_s;
   h.steps_per_frame = m.steps_per_frame;
-
-  const std::vector<std::pair<std::string, std::string>> sections = {
-      {"meta", encode_meta_text(m)},
-      {"bodies", encode_bodies(m)},
-      {"edges", encode_edges(m)},
-      {"stats", encode_stats(m)},
-      {"mapping", m.mapping_text},
-      {"traffic", encode_traffic(m)},
-  };
-  h.section_count = static_cast<std::uint32_t>(sections.size());
-  impl_->out.write(&h, sizeof h);  // patched in commit()
-  for (const auto& [name, data] : sections) {
-    char name_bytes[kSectionNameBytes] = {};
-    std::memcpy(name_bytes, name.data(), std::min(name.size(), kSectionNameBytes - 1));
-    impl_->write_tracked(name_bytes, sizeof name_bytes);
-    const auto size = static_cast<std::uint64_t>(data.size());
-    impl_->write_tracked(&size, sizeof size);
-    impl_->write_tracked(data.data(), data.size());
-  }
-  // Frames start 8-byte aligned so that a memory map can view them as doubles.
-  const std::uint64_t pad = (8 - impl_->out.size() % 8) % 8;
-  const char zeros[8] = {};
-  impl_->write_tracked(zeros, pad);
-  h.frames_offset = impl_->out.size();
+  h.planned_frames = m.planned_frames;
+  Fnv1a64 sh;
+  sh.update(section_bytes.bytes());
+  h.sections_hash = sh.digest();
+  h.header_hash = digest_prefix(h, kHeaderHashedBytes);
+  const Completion not_yet{};  // all zero: being written
+  impl_->out.write(&h, sizeof h);
+  impl_->out.write(&not_yet, sizeof not_yet);
+  impl_->out.write(section_bytes.bytes());
+  impl_->out.flush();
   impl_->frame_buffer.resize(h.frame_stride / sizeof(double));
 }
 
@@ -362,77 +452,231 @@ void Writer::append_frame(double time_s, const Eigen::Ref<const Eigen::Matrix3Xd
   if (h.stat_count > 0) {
     Eigen::Map<Eigen::MatrixXd>(buf.data() + 1 + 6 * n, h.stat_count, n) = stats;
   }
-  impl_->write_tracked(buf.data(), buf.size() * sizeof(double));
-  ++impl_->header.frame_count;
+  const std::size_t bytes = buf.size() * sizeof(double);
+  impl_->out.write(buf.data(), bytes);
+  impl_->block_checksum.update(buf.data(), bytes);
+  if (impl_->frames_in_block == 0) impl_->block_first_time = time_s;
+  impl_->block_last_time = time_s;
+  ++impl_->frames_in_block;
+  ++impl_->frame_count;
+  if (impl_->frames_in_block == h.block_frames) impl_->end_block();
 }
 
-std::uint64_t Writer::frame_count() const { return impl_->header.frame_count; }
+std::uint64_t Writer::frame_count() const { return impl_->frame_count; }
+
+const std::filesystem::path& Writer::temporary_path() const { return impl_->out.temporary(); }
 
 void Writer::commit() {
-  Trailer t{};
-  t.checksum = impl_->checksum.digest();
-  std::memcpy(t.magic, kTrailerMagic, sizeof kTrailerMagic);
-  impl_->out.write(&t, sizeof t);
-  Header& h = impl_->header;
-  h.file_size = impl_->out.size();
-  h.header_hash = header_digest(h);
-  impl_->out.write_at(0, &h, sizeof h);
+  if (impl_->frames_in_block > 0) impl_->end_block();
+  // Everything else is on disk before the completion record says so.
+  impl_->out.flush(/*durable=*/true);
+  Completion c{};
+  std::memcpy(c.magic, kCompletionMagic, sizeof kCompletionMagic);
+  c.frame_count = impl_->frame_count;
+  c.file_size = impl_->out.size();
+  c.footers_hash = impl_->footers_hash.digest();
+  c.record_hash = digest_prefix(c, sizeof c - sizeof c.record_hash);
+  impl_->out.write_at(sizeof(Header), &c, sizeof c);
   impl_->out.commit();
 }
 
 // ---- Reader -------------------------------------------------------------------------------
 
+namespace {
+
+/// What the index knows of one block of frames.
+struct BlockIndex {
+  double first_time = 0;
+  double last_time = 0;
+  std::uint64_t checksum = 0;
+  std::uint32_t frame_count = 0;
+};
+
+/// The range a statistic's values must lie in.
+enum class StatRange : std::uint8_t { any, non_negative, fraction };
+
+StatRange range_of(std::string_view name) {
+  for (const char* n : {stat::kMass, stat::kBytesSent, stat::kBytesRecv, stat::kMsgsSent, stat::kMsgsRecv,
+                        stat::kBytesSentTotal, stat::kBytesRecvTotal, stat::kMsgsSentTotal, stat::kMsgsRecvTotal}) {
+    if (name == n) return StatRange::non_negative;
+  }
+  for (const char* n : {stat::kBusy, stat::kCommunicating, stat::kIdle}) {
+    if (name == n) return StatRange::fraction;
+  }
+  return StatRange::any;
+}
+
+/// Largest accepted fraction (busy, communicating, idle): 1 and rounding.
+constexpr double kFractionMax = 1 + 1e-9;
+
+/// A bad block: where (block or frame, body, byte offset) and what.
+struct BlockProblem {
+  std::string where;
+  std::string what;
+};
+
+std::string range_text(std::uint64_t first, std::uint64_t last) {
+  return std::to_string(first) + "–" + std::to_string(last);
+}
+
+}  // namespace
+
 struct Reader::Impl {
   std::string path;
   int fd = -1;
   const unsigned char* base = nullptr;
-  std::size_t size = 0;
-  Header header{};
+  std::size_t size = 0;  ///< bytes mapped
+  unsigned version = 0;
+  std::uint32_t body_count = 0;
+  std::uint32_t stat_count = 0;
+  std::uint64_t frames_offset = 0;
+  std::uint64_t frame_stride = 0;
+  std::uint64_t block_frames = 1;
+  std::uint64_t block_stride = 0;  ///< bytes from one block's start to the next
+  bool complete = false;
+  std::size_t frame_count = 0;
+  std::vector<BlockIndex> blocks;
+  /// Per block: 1 once checked. Read and set through std::atomic_ref (const readers on threads).
+  mutable std::vector<std::uint8_t> verified;
+  std::vector<StatRange> stat_ranges;
   Metadata meta;
 
-  ~Impl() {
-    if (base != nullptr) ::munmap(const_cast<unsigned char*>(base), size);
-    if (fd >= 0) ::close(fd);
-  }
+  ~Impl() { unmap(); if (fd >= 0) ::close(fd); }
 
+  void unmap() {
+    if (base != nullptr) ::munmap(const_cast<unsigned char*>(base), size);
+    base = nullptr;
+  }
   [[nodiscard]] FileLoc loc(const std::string& record = {}) const {
     FileLoc l{path};
     if (!record.empty()) l.file += " (" + record + ")";
     return l;
   }
+  [[nodiscard]] std::uint64_t frame_offset(std::size_t k) const {
+    return frames_offset + (k / block_frames) * block_stride + (k % block_frames) * frame_stride;
+  }
   [[nodiscard]] const double* frame_ptr(std::size_t k) const {
-    return reinterpret_cast<const double*>(base + header.frames_offset + k * header.frame_stride);
+    return reinterpret_cast<const double*>(base + frame_offset(k));
+  }
+  [[nodiscard]] std::uint64_t block_first_frame(std::size_t b) const { return b * block_frames; }
+  [[nodiscard]] std::optional<BlockProblem> check_block(std::size_t b) const;
+  /// True if every position, velocity and statistic of the frame at `p` is finite and in range.
+  [[nodiscard]] bool frame_values_valid(const double* p) const {
+    const auto n = static_cast<Eigen::Index>(body_count), s = static_cast<Eigen::Index>(stat_count);
+    if (!Eigen::Map<const Eigen::ArrayXd>(p + 1, 6 * n + s * n).allFinite()) return false;
+    const Eigen::Map<const Eigen::ArrayXXd> stats(p + 1 + 6 * n, s, n);
+    for (Eigen::Index j = 0; j < s; ++j) {
+      const StatRange range = stat_ranges[static_cast<std::size_t>(j)];
+      if (range != StatRange::any && n > 0 && stats.row(j).minCoeff() < 0) return false;
+      if (range == StatRange::fraction && n > 0 && stats.row(j).maxCoeff() > kFractionMax) return false;
+    }
+    return true;
+  }
+  void ensure_verified(std::size_t b) const {
+    if (std::atomic_ref<std::uint8_t>(verified[b]).load(std::memory_order_acquire) != 0) return;
+    if (const auto problem = check_block(b)) {
+      throw InputError(loc(problem->where), "trajectory " + problem->what + ": the file is corrupt; re-simulate to recreate it");
+    }
+    std::atomic_ref<std::uint8_t>(verified[b]).store(1, std::memory_order_release);
+  }
+  void ensure_frame(std::size_t k) const {
+    KANOKO_ASSERT(k < frame_count, "frame index out of range");
+    ensure_verified(k / block_frames);
   }
 };
 
+std::optional<BlockProblem> Reader::Impl::check_block(std::size_t b) const {
+  const BlockIndex& blk = blocks[b];
+  const std::uint64_t first = block_first_frame(b);
+  const std::uint64_t begin = frame_offset(first);
+  const std::uint64_t bytes = blk.frame_count * frame_stride;
+  if (version >= 2) {
+    Fnv1a64 f;
+    f.update(base + begin, bytes);
+    if (f.digest() != blk.checksum) {
+      return BlockProblem{"block " + std::to_string(b) + ", frames " + range_text(first, first + blk.frame_count - 1) +
+                              ", bytes " + range_text(begin, begin + bytes - 1),
+                          "fails its checksum"};
+    }
+  }
+  const std::uint32_t n = body_count, s = stat_count;
+  double previous = b > 0 ? blocks[b - 1].last_time : -std::numeric_limits<double>::infinity();
+  for (std::uint64_t k = first; k < first + blk.frame_count; ++k) {
+    const double* p = frame_ptr(k);
+    const std::uint64_t at = frame_offset(k);
+    const auto where = [&](std::uint64_t body, std::uint64_t value_index) {
+      return "frame " + std::to_string(k) + ", body " + std::to_string(body) + ", byte " +
+             std::to_string(at + 8 * value_index);
+    };
+    if (!std::isfinite(p[0]) || !(p[0] > previous)) {
+      return BlockProblem{"frame " + std::to_string(k) + ", byte " + std::to_string(at),
+                          std::isfinite(p[0]) ? "has frame times that do not increase" : "has a non-finite frame time"};
+    }
+    previous = p[0];
+    if (frame_values_valid(p)) continue;  // the vectorised check; the loop below finds the culprit
+    for (std::uint32_t i = 0; i < n; ++i) {
+      for (std::uint32_t c = 0; c < 6; ++c) {
+        const std::uint64_t index = 1 + (c < 3 ? 3 * i + c : 3 * n + 3 * i + c - 3);
+        if (!std::isfinite(p[index])) {
+          return BlockProblem{where(i, index), std::string("has a non-finite ") + (c < 3 ? "position" : "velocity") +
+                                                   " (" + format_double(p[index]) + ")"};
+        }
+      }
+      for (std::uint32_t j = 0; j < s; ++j) {
+        const std::uint64_t index = 1 + 6 * std::uint64_t{n} + std::uint64_t{i} * s + j;
+        const double v = p[index];
+        const StatRange range = stat_ranges[j];
+        const bool bad = !std::isfinite(v) || (range != StatRange::any && v < 0) ||
+                         (range == StatRange::fraction && v > kFractionMax);
+        if (bad) {
+          return BlockProblem{where(i, index), "has statistic '" + meta.stat_names[j] + "' = " + format_double(v) +
+                                                   (range == StatRange::fraction   ? ", outside 0 to 1"
+                                                    : range == StatRange::non_negative ? ", not a finite value ≥ 0"
+                                                                                       : ", not finite")};
+        }
+      }
+    }
+  }
+  if (frame_ptr(first)[0] != blk.first_time || previous != blk.last_time) {
+    return BlockProblem{"block " + std::to_string(b), "has an index whose times do not match its frames"};
+  }
+  return std::nullopt;
+}
+
 namespace {
 
-std::unique_ptr<Reader::Impl> open_and_map(const std::filesystem::path& path) {
+/// Maps the whole file as it is now (again, after growth).
+void map_file(Reader::Impl& r) {
+  struct stat st {};
+  if (::fstat(r.fd, &st) != 0 || !S_ISREG(st.st_mode)) throw InputError(FileLoc{r.path}, "not a regular file");
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (r.base != nullptr && size == r.size) return;
+  r.unmap();
+  r.size = size;
+  if (r.size < sizeof(HeaderV1)) {
+    throw InputError(FileLoc{r.path}, "not a Kanoko trajectory: file is " + std::to_string(r.size) +
+                                          " bytes, shorter than the 96-byte header");
+  }
+  void* p = ::mmap(nullptr, r.size, PROT_READ, MAP_SHARED, r.fd, 0);
+  if (p == MAP_FAILED) throw InputError(FileLoc{r.path}, std::string("cannot map: ") + std::strerror(errno));
+  r.base = static_cast<const unsigned char*>(p);
+}
+
+std::unique_ptr<Reader::Impl> open_file(const std::filesystem::path& path) {
   auto impl = std::make_unique<Reader::Impl>();
   impl->path = path.string();
   impl->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (impl->fd < 0) {
     throw InputError(FileLoc{impl->path}, std::string("cannot open trajectory: ") + std::strerror(errno));
   }
-  struct stat st {};
-  if (::fstat(impl->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    throw InputError(FileLoc{impl->path}, "not a regular file");
-  }
-  impl->size = static_cast<std::size_t>(st.st_size);
-  if (impl->size < sizeof(Header)) {
-    throw InputError(FileLoc{impl->path}, "not a Kanoko trajectory: file is " + std::to_string(impl->size) +
-                                              " bytes, shorter than the 96-byte header");
-  }
-  void* p = ::mmap(nullptr, impl->size, PROT_READ, MAP_PRIVATE, impl->fd, 0);
-  if (p == MAP_FAILED) throw InputError(FileLoc{impl->path}, std::string("cannot map: ") + std::strerror(errno));
-  impl->base = static_cast<const unsigned char*>(p);
-  std::memcpy(&impl->header, impl->base, sizeof(Header));
+  map_file(*impl);
   return impl;
 }
 
-/// Checks everything in the header that does not need the rest of the file.
-void validate_header(const Reader::Impl& r) {
-  const Header& h = r.header;
+/// Checks magic, version and machine fields (same bytes in every format); returns the major version.
+unsigned check_magic_and_version(const Reader::Impl& r) {
+  HeaderV1 h{};
+  std::memcpy(&h, r.base, sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) {
     throw InputError(r.loc("header"), "not a Kanoko trajectory (bad magic bytes)");
   }
@@ -446,36 +690,29 @@ void validate_header(const Reader::Impl& r) {
   if (h.little_endian != 1 || h.double_bytes != sizeof(double)) {
     throw InputError(r.loc("header"), "trajectory written on a machine with a different byte order or double size");
   }
-  if (h.header_hash != header_digest(h)) {
-    throw InputError(r.loc("header"), "header is corrupt (header checksum mismatch)");
-  }
-  if (h.file_size != r.size) {
-    throw InputError(r.loc(), "truncated or extended: header says " + std::to_string(h.file_size) +
-                                  " bytes, file has " + std::to_string(r.size) +
-                                  " (interrupted copy?); re-simulate to recreate it");
-  }
-  if (h.frame_stride != checked_frame_stride(h.body_count, h.stat_count) || h.frames_offset % 8 != 0 ||
-      h.frames_offset < sizeof(Header) || h.frames_offset > r.size) {
-    throw InputError(r.loc("header"), "inconsistent frame layout");
-  }
-  const std::uint64_t frames_bytes = r.size - sizeof(Trailer) - h.frames_offset;
-  if (r.size < h.frames_offset + sizeof(Trailer) ||
-      (h.frame_stride != 0 && frames_bytes / h.frame_stride != h.frame_count) ||
-      frames_bytes != h.frame_count * h.frame_stride) {
-    throw InputError(r.loc("header"), "frame count does not match the file size");
-  }
-  if (h.frame_count == 0) throw InputError(r.loc(), "trajectory has no frames");
+  return h.version_major;
+}
+
+/// Checks the time step and takes the fields both formats' headers have.
+template <class H>
+void adopt_header(Reader::Impl& r, const H& h) {
   if (!(h.dt_s > 0) || !std::isfinite(h.dt_s) || h.steps_per_frame == 0) {
     throw InputError(r.loc("header"), "bad time step in header");
   }
+  r.body_count = h.body_count;
+  r.stat_count = h.stat_count;
+  r.frames_offset = h.frames_offset;
+  r.frame_stride = h.frame_stride;
+  r.meta.dt_s = h.dt_s;
+  r.meta.steps_per_frame = h.steps_per_frame;
+  r.meta.input_hash = h.input_hash;
 }
 
-void read_sections(Reader::Impl& r) {
-  const Header& h = r.header;
-  std::size_t pos = sizeof(Header);
+void read_sections(Reader::Impl& r, std::size_t pos, std::uint32_t section_count) {
+  const std::uint64_t end = r.frames_offset;
   bool have_meta = false, have_bodies = false, have_edges = false, have_stats = false;
-  for (std::uint32_t s = 0; s < h.section_count; ++s) {
-    if (pos + kSectionNameBytes + 8 > h.frames_offset) {
+  for (std::uint32_t s = 0; s < section_count; ++s) {
+    if (pos + kSectionNameBytes + 8 > end) {
       throw InputError(r.loc("section " + std::to_string(s)), "section table runs past the frames");
     }
     char name_bytes[kSectionNameBytes + 1] = {};
@@ -484,7 +721,7 @@ void read_sections(Reader::Impl& r) {
     std::uint64_t size = 0;
     std::memcpy(&size, r.base + pos + kSectionNameBytes, 8);
     pos += kSectionNameBytes + 8;
-    if (size > h.frames_offset - pos) {
+    if (size > end - pos) {
       throw InputError(r.loc("section '" + name + "'"), "section runs past the frames");
     }
     const std::string_view data(reinterpret_cast<const char*>(r.base + pos), size);
@@ -497,8 +734,8 @@ void read_sections(Reader::Impl& r) {
     } else if (name == "bodies") {
       ByteReader br(data, loc);
       // Each record takes at least 32 bytes: check before allocating what the header claims.
-      if (h.body_count > size / 32) throw InputError(loc, "body count exceeds the section");
-      m.bodies.resize(h.body_count);
+      if (r.body_count > size / 32) throw InputError(loc, "body count exceeds the section");
+      m.bodies.resize(r.body_count);
       for (auto& b : m.bodies) {
         b.name = br.str();
         b.host = br.str();
@@ -516,59 +753,219 @@ void read_sections(Reader::Impl& r) {
       for (auto& e : m.edges) {
         e[0] = br.pod<std::uint32_t>();
         e[1] = br.pod<std::uint32_t>();
-        if (e[0] >= h.body_count || e[1] >= h.body_count) throw InputError(loc, "edge names a missing body");
+        if (e[0] >= r.body_count || e[1] >= r.body_count) throw InputError(loc, "edge names a missing body");
       }
       if (!br.done()) throw InputError(loc, "section has trailing bytes");
       have_edges = true;
     } else if (name == "stats") {
       ByteReader br(data, loc);
-      if (h.stat_count > size / 4) throw InputError(loc, "statistic count exceeds the section");
-      m.stat_names.resize(h.stat_count);
+      if (r.stat_count > size / 4) throw InputError(loc, "statistic count exceeds the section");
+      m.stat_names.resize(r.stat_count);
       for (auto& sname : m.stat_names) sname = br.str();
       if (!br.done()) throw InputError(loc, "section has trailing bytes");
       have_stats = true;
     } else if (name == "mapping") {
       m.mapping_text = std::string(data);
     } else if (name == "traffic") {
-      decode_traffic(data, h.body_count, m, loc);
+      decode_traffic(data, r.body_count, m, loc);
     }
     // Unknown sections (written by a newer minor version) are skipped.
   }
   if (!have_meta || !have_bodies || !have_edges || !have_stats) {
     throw InputError(r.loc(), "a required section (meta, bodies, edges, stats) is missing");
   }
-  r.meta.dt_s = h.dt_s;
-  r.meta.steps_per_frame = h.steps_per_frame;
-  r.meta.input_hash = h.input_hash;
+  for (const std::string& name : r.meta.stat_names) r.stat_ranges.push_back(range_of(name));
 }
 
-void verify_trailer(const Reader::Impl& r, bool verify_checksum) {
-  Trailer t{};
-  std::memcpy(&t, r.base + r.size - sizeof(Trailer), sizeof t);
+/// Format 1: header, sections and the one checksum over everything, then every frame (one block).
+void open_v1(Reader::Impl& r) {
+  HeaderV1 h{};
+  std::memcpy(&h, r.base, sizeof h);
+  if (h.header_hash != digest_prefix(h, kHeaderV1HashedBytes)) {
+    throw InputError(r.loc("header"), "header is corrupt (header checksum mismatch)");
+  }
+  if (h.file_size != r.size) {
+    throw InputError(r.loc(), "truncated or extended: header says " + std::to_string(h.file_size) +
+                                  " bytes, file has " + std::to_string(r.size) +
+                                  " (interrupted copy?); re-simulate to recreate it");
+  }
+  if (h.frame_stride != checked_frame_stride(h.body_count, h.stat_count) || h.frames_offset % 8 != 0 ||
+      h.frames_offset < sizeof(HeaderV1) || h.frames_offset > r.size) {
+    throw InputError(r.loc("header"), "inconsistent frame layout");
+  }
+  const std::uint64_t frames_bytes = r.size - sizeof(TrailerV1) - h.frames_offset;
+  if (r.size < h.frames_offset + sizeof(TrailerV1) ||
+      (h.frame_stride != 0 && frames_bytes / h.frame_stride != h.frame_count) ||
+      frames_bytes != h.frame_count * h.frame_stride) {
+    throw InputError(r.loc("header"), "frame count does not match the file size");
+  }
+  if (h.frame_count == 0) throw InputError(r.loc(), "trajectory has no frames");
+  adopt_header(r, h);
+  r.frame_count = h.frame_count;
+  r.block_frames = h.frame_count;
+  r.block_stride = h.frame_count * h.frame_stride;
+  r.complete = true;
+  read_sections(r, sizeof(HeaderV1), h.section_count);
+  TrailerV1 t{};
+  std::memcpy(&t, r.base + r.size - sizeof(TrailerV1), sizeof t);
   if (std::memcmp(t.magic, kTrailerMagic, sizeof kTrailerMagic) != 0) {
     throw InputError(r.loc("trailer"), "missing end marker (truncated or corrupt file)");
   }
-  if (verify_checksum) {
-    Fnv1a64 f;
-    f.update(r.base + sizeof(Header), r.size - sizeof(Header) - sizeof(Trailer));
-    if (f.digest() != t.checksum) {
-      throw InputError(r.loc("trailer"), "checksum mismatch: the file is corrupt; re-simulate to recreate it");
+  Fnv1a64 f;
+  f.update(r.base + sizeof(HeaderV1), r.size - sizeof(HeaderV1) - sizeof(TrailerV1));
+  if (f.digest() != t.checksum) {
+    throw InputError(r.loc("trailer"), "checksum mismatch: the file is corrupt; re-simulate to recreate it");
+  }
+  if (h.frame_count > 0xffffffffU) throw InputError(r.loc("header"), "too many frames for a format 1 file");
+  r.blocks = {BlockIndex{r.frame_ptr(0)[0], r.frame_ptr(r.frame_count - 1)[0], 0,
+                         static_cast<std::uint32_t>(h.frame_count)}};
+  r.verified.assign(1, 0);
+  r.ensure_verified(0);
+}
+
+/// Frames a killed or unfinished format 2 file holds past its last whole block.
+std::uint64_t trailing_frames(const Reader::Impl& r) {
+  const std::uint64_t end_of_blocks = r.frames_offset + r.blocks.size() * r.block_stride;
+  if (r.size <= end_of_blocks || r.frame_stride == 0) return 0;
+  return std::min<std::uint64_t>((r.size - end_of_blocks) / r.frame_stride, r.block_frames - 1);
+}
+
+/// Reads and checks the footer of block b at `at`; nullopt if it is not a valid footer.
+std::optional<BlockIndex> read_footer(const Reader::Impl& r, std::size_t b, std::uint64_t at, Fnv1a64* footers) {
+  if (at > r.size || r.size - at < sizeof(BlockFooter)) return std::nullopt;
+  BlockFooter f{};
+  std::memcpy(&f, r.base + at, sizeof f);
+  if (std::memcmp(f.magic, kBlockMagic, sizeof kBlockMagic) != 0 || f.footer_hash != digest_prefix(f, kFooterHashedBytes) ||
+      f.block_index != b || f.frame_count == 0 || f.frame_count > r.block_frames) {
+    return std::nullopt;
+  }
+  if (footers != nullptr) footers->update(&f, sizeof f);
+  return BlockIndex{f.first_time, f.last_time, f.checksum, f.frame_count};
+}
+
+/// Adds index entries for blocks not yet known and takes up the completion record.
+void scan_blocks(Reader::Impl& r) {
+  Completion c{};
+  std::memcpy(&c, r.base + sizeof(Header), sizeof c);
+  const Completion zero{};
+  const bool done = std::memcmp(&c, &zero, sizeof c) != 0;
+  if (done) {
+    if (std::memcmp(c.magic, kCompletionMagic, sizeof kCompletionMagic) != 0 ||
+        c.record_hash != digest_prefix(c, sizeof c - sizeof c.record_hash)) {
+      throw InputError(r.loc("completion record, byte 96"), "completion record is corrupt (checksum mismatch)");
+    }
+    if (c.file_size != r.size) {
+      throw InputError(r.loc(), "truncated or extended: the completion record says " + std::to_string(c.file_size) +
+                                    " bytes, file has " + std::to_string(r.size) +
+                                    " (interrupted copy?); re-simulate to recreate it");
+    }
+    if (c.frame_count == 0) throw InputError(r.loc(), "trajectory has no frames");
+    const std::uint64_t block_count = (c.frame_count - 1) / r.block_frames + 1;
+    const std::uint64_t last_frames = c.frame_count - (block_count - 1) * r.block_frames;
+    // The size must be exactly the blocks (the last one shorter): this also bounds block_count.
+    std::uint64_t expected = 0;
+    if (__builtin_mul_overflow(block_count - 1, r.block_stride, &expected) ||
+        __builtin_add_overflow(expected, last_frames * r.frame_stride + sizeof(BlockFooter), &expected) ||
+        r.size - r.frames_offset != expected) {
+      throw InputError(r.loc("completion record, byte 96"), "frame count does not match the file size");
+    }
+    Fnv1a64 footers;
+    r.blocks.clear();
+    r.blocks.reserve(block_count);
+    for (std::uint64_t b = 0; b < block_count; ++b) {
+      const std::uint64_t frames = b + 1 < block_count ? r.block_frames : last_frames;
+      const std::uint64_t at = r.frames_offset + b * r.block_stride + frames * r.frame_stride;
+      const auto blk = read_footer(r, b, at, &footers);
+      if (!blk || blk->frame_count != frames) {
+        throw InputError(r.loc("block " + std::to_string(b) + " footer, byte " + std::to_string(at)),
+                         "block footer is corrupt");
+      }
+      r.blocks.push_back(*blk);
+    }
+    if (footers.digest() != c.footers_hash) {
+      throw InputError(r.loc("completion record, byte 96"), "the block footers do not match the completion record");
+    }
+    r.complete = true;
+  } else {
+    for (;;) {
+      const std::size_t b = r.blocks.size();
+      const std::uint64_t start = r.frames_offset + b * r.block_stride;
+      const std::uint64_t at = start + r.block_frames * r.frame_stride;
+      if (start > r.size || r.size - start < r.block_stride) break;  // not (yet) a whole block
+      const auto blk = read_footer(r, b, at, nullptr);
+      if (!blk || blk->frame_count != r.block_frames) {
+        // A footer the file already goes past was written whole: it is damaged, not unfinished.
+        if (r.size > at + sizeof(BlockFooter)) {
+          throw InputError(r.loc("block " + std::to_string(b) + " footer, byte " + std::to_string(at)),
+                           "block footer is corrupt");
+        }
+        break;
+      }
+      r.blocks.push_back(*blk);
     }
   }
+  for (std::size_t b = 0; b < r.blocks.size(); ++b) {
+    const BlockIndex& blk = r.blocks[b];
+    if (!std::isfinite(blk.first_time) || !std::isfinite(blk.last_time) || blk.last_time < blk.first_time ||
+        (b > 0 && !(blk.first_time > r.blocks[b - 1].last_time))) {
+      throw InputError(r.loc("block " + std::to_string(b) + " footer"), "block times do not increase");
+    }
+  }
+  r.frame_count = 0;
+  for (const BlockIndex& blk : r.blocks) r.frame_count += blk.frame_count;
+  r.verified.resize(r.blocks.size(), 0);
+}
+
+/// Format 2: header, sections and the block index; the frames are checked as they are read.
+void open_v2(Reader::Impl& r) {
+  if (r.size < kSectionsOffset) {
+    throw InputError(FileLoc{r.path}, "not a Kanoko trajectory: file is " + std::to_string(r.size) +
+                                          " bytes, shorter than the header and completion record");
+  }
+  Header h{};
+  std::memcpy(&h, r.base, sizeof h);
+  if (h.header_hash != digest_prefix(h, kHeaderHashedBytes)) {
+    throw InputError(r.loc("header"), "header is corrupt (header checksum mismatch)");
+  }
+  const std::uint64_t stride = checked_frame_stride(h.body_count, h.stat_count);
+  std::uint64_t block_bytes = 0;
+  if (h.frame_stride != stride || stride == 0 || h.frames_offset % 8 != 0 || h.frames_offset < kSectionsOffset ||
+      h.block_frames == 0 || __builtin_mul_overflow(stride, std::uint64_t{h.block_frames}, &block_bytes) ||
+      block_bytes > (std::uint64_t{1} << 50)) {
+    throw InputError(r.loc("header"), "inconsistent frame layout");
+  }
+  if (h.frames_offset > r.size) throw InputError(r.loc(), "truncated: the file ends inside its sections");
+  Fnv1a64 sh;
+  sh.update(r.base + kSectionsOffset, h.frames_offset - kSectionsOffset);
+  if (sh.digest() != h.sections_hash) throw InputError(r.loc("sections"), "sections are corrupt (checksum mismatch)");
+  adopt_header(r, h);
+  r.block_frames = h.block_frames;
+  r.block_stride = block_bytes + sizeof(BlockFooter);
+  r.meta.planned_frames = h.planned_frames;
+  read_sections(r, kSectionsOffset, h.section_count);
+  scan_blocks(r);
+}
+
+/// "is incomplete (killed at frame 812 of 2000)" for an unfinished run.
+std::string incomplete_text(const Reader::Impl& r) {
+  const std::uint64_t written = r.frame_count + trailing_frames(r);
+  std::string s = "is incomplete (still being written, or killed at frame " + std::to_string(written);
+  if (r.meta.planned_frames > 0) s += " of " + std::to_string(r.meta.planned_frames);
+  return s + ")";
 }
 
 }  // namespace
 
-Reader::Reader(const std::filesystem::path& path, bool verify_checksum) : impl_(open_and_map(path)) {
-  validate_header(*impl_);
-  read_sections(*impl_);
-  verify_trailer(*impl_, verify_checksum);
-  // Frame times must increase strictly, or interpolation and seeking are meaningless.
-  for (std::size_t k = 0; k < frame_count(); ++k) {
-    const double t = frame_time(k);
-    if (!std::isfinite(t) || (k > 0 && !(t > frame_time(k - 1)))) {
-      throw InputError(impl_->loc("frame " + std::to_string(k)), "frame times do not increase");
-    }
+Reader::Reader(const std::filesystem::path& path, Open open) : impl_(open_file(path)) {
+  impl_->version = check_magic_and_version(*impl_);
+  if (impl_->version == 1) {
+    open_v1(*impl_);
+  } else {
+    open_v2(*impl_);
+  }
+  if (open == Open::complete && !impl_->complete) {
+    throw InputError(impl_->loc(), "the run " + incomplete_text(*impl_) +
+                                       "; wait for 'kanoko simulate' to finish or re-simulate it");
   }
 }
 
@@ -577,20 +974,43 @@ Reader::Reader(Reader&&) noexcept = default;
 Reader& Reader::operator=(Reader&&) noexcept = default;
 
 const Metadata& Reader::meta() const { return impl_->meta; }
-std::size_t Reader::frame_count() const { return impl_->header.frame_count; }
+std::size_t Reader::frame_count() const { return impl_->frame_count; }
+bool Reader::complete() const { return impl_->complete; }
+unsigned Reader::version() const { return impl_->version; }
+
+std::size_t Reader::frames_verified() const {
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < impl_->blocks.size(); ++b) {
+    if (std::atomic_ref<std::uint8_t>(impl_->verified[b]).load(std::memory_order_acquire) != 0) {
+      n += impl_->blocks[b].frame_count;
+    }
+  }
+  return n;
+}
+
+std::size_t Reader::refresh() {
+  if (impl_->complete) return impl_->frame_count;
+  map_file(*impl_);
+  scan_blocks(*impl_);
+  return impl_->frame_count;
+}
+
+void Reader::verify_all() const {
+  for (std::size_t b = 0; b < impl_->blocks.size(); ++b) impl_->ensure_verified(b);
+}
 
 FrameView Reader::frame(std::size_t k) const {
-  KANOKO_ASSERT(k < frame_count(), "frame index out of range");
+  impl_->ensure_frame(k);
   const double* p = impl_->frame_ptr(k);
-  const auto n = static_cast<Eigen::Index>(impl_->header.body_count);
-  const auto s = static_cast<Eigen::Index>(impl_->header.stat_count);
+  const auto n = static_cast<Eigen::Index>(impl_->body_count);
+  const auto s = static_cast<Eigen::Index>(impl_->stat_count);
   return FrameView{p[0], Eigen::Map<const Eigen::Matrix3Xd>(p + 1, 3, n),
                    Eigen::Map<const Eigen::Matrix3Xd>(p + 1 + 3 * n, 3, n),
                    Eigen::Map<const Eigen::MatrixXd>(p + 1 + 6 * n, s, s == 0 ? 0 : n)};
 }
 
 double Reader::frame_time(std::size_t k) const {
-  KANOKO_ASSERT(k < frame_count(), "frame index out of range");
+  impl_->ensure_frame(k);
   return impl_->frame_ptr(k)[0];
 }
 
@@ -598,8 +1018,14 @@ double Reader::begin_time() const { return frame_time(0); }
 double Reader::end_time() const { return frame_time(frame_count() - 1); }
 
 std::size_t Reader::frame_at_or_before(double t) const {
-  std::size_t lo = 0, hi = frame_count();  // invariant: answer in [lo, hi)
+  KANOKO_ASSERT(frame_count() > 0, "no frames");
   if (!(t > frame_time(0))) return 0;
+  // The block from the index (no frame is read), then the frame inside it.
+  const auto& blocks = impl_->blocks;
+  const auto after = std::upper_bound(blocks.begin(), blocks.end(), t,
+                                      [](double v, const BlockIndex& b) { return v < b.first_time; });
+  const auto b = static_cast<std::size_t>(std::max<std::ptrdiff_t>(after - blocks.begin() - 1, 0));
+  std::size_t lo = impl_->block_first_frame(b), hi = lo + blocks[b].frame_count;  // answer in [lo, hi)
   while (hi - lo > 1) {
     const std::size_t mid = lo + (hi - lo) / 2;
     if (frame_time(mid) <= t) {
@@ -630,13 +1056,36 @@ void Reader::positions_at(double t, Eigen::Matrix3Xd& out) const {
 void Reader::stats_at(double t, Eigen::MatrixXd& out) const { out = frame(frame_at_or_before(t)).stats; }
 
 bool read_input_hash(const std::filesystem::path& path, std::uint64_t& hash_out) {
-  try {
-    Reader r(path, /*verify_checksum=*/false);
-    hash_out = r.meta().input_hash;
-    return true;
-  } catch (const InputError&) {
+  // The input hash is at byte 48 in both formats; only the header's own checksum is checked.
+  std::ifstream in(path, std::ios::binary);
+  HeaderV1 h1{};
+  if (!in.read(reinterpret_cast<char*>(&h1), sizeof h1) || std::memcmp(h1.magic, kMagic, sizeof kMagic) != 0) {
     return false;
   }
+  if (h1.version_major == 1 && h1.header_hash == digest_prefix(h1, kHeaderV1HashedBytes)) {
+    hash_out = h1.input_hash;
+    return true;
+  }
+  Header h2{};
+  std::memcpy(&h2, &h1, sizeof h2);
+  if (h2.version_major == kVersionMajor && h2.header_hash == digest_prefix(h2, kHeaderHashedBytes)) {
+    hash_out = h2.input_hash;
+    return true;
+  }
+  return false;
+}
+
+std::string reuse_problem(const std::filesystem::path& path) {
+  try {
+    Reader reader(path, Open::partial);
+    if (!reader.complete()) return incomplete_text(*reader.impl_);
+    for (std::size_t b = 0; b < reader.impl_->blocks.size(); ++b) {
+      if (const auto problem = reader.impl_->check_block(b)) return problem->what + " in " + problem->where;
+    }
+  } catch (const InputError& e) {
+    return "cannot be read (" + e.diagnostics().front().message + ")";
+  }
+  return {};
 }
 
 bool looks_like_trajectory(const std::filesystem::path& path) {

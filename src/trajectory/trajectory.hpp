@@ -1,8 +1,11 @@
 // The trajectory file (.kntj): the cached result of `kanoko simulate`, read by the viewer, the
 // renderer, `kanoko export` and (later) the sound. Byte layout: docs/trajectory-format.md.
 //
-// Frames have a fixed stride, so frame k is at frames_offset + k * frame_stride (O(1) seeking);
-// the reader memory-maps the file.
+// Format 2 groups the frames in blocks of a fixed number of frames, each followed by a footer with
+// its checksum, so frame k is still at a computable offset (O(1) seeking), a file can be read while
+// it is being appended, and a reader checks a block only when it first reads from it. A completion
+// record, written last, tells a finished run from one still being written or killed. The reader
+// memory-maps the file; format 1 files (one checksum over everything) are still read.
 #pragma once
 
 #include <Eigen/Core>
@@ -17,8 +20,8 @@
 
 namespace kanoko::trajectory {
 
-inline constexpr std::uint16_t kVersionMajor = 1;
-inline constexpr std::uint16_t kVersionMinor = 1;  ///< 1.1 added the `traffic` section
+inline constexpr std::uint16_t kVersionMajor = 2;  ///< 2: checksummed blocks, appendable
+inline constexpr std::uint16_t kVersionMinor = 0;
 
 /// Presentation data of one body (cold data, indexed like the positions).
 struct BodyInfo {
@@ -52,6 +55,9 @@ struct Metadata {
   std::string source_trace;        ///< path given to simulate (informational)
   std::string source_mapping;      ///< path of the mapping (informational)
   std::string mapping_text;        ///< the mapping file's text, for inspection and re-simulation
+  /// Frames the writer means to write (0: unknown), so that a reader of an unfinished run can say
+  /// how far it got. Not a promise: the complete file's frame count is what was written.
+  std::uint64_t planned_frames = 0;
   /// Per-interval traffic between bodies (section `traffic`, format 1.1): the pairs of interval b
   /// are traffic[traffic_begin[b] .. traffic_begin[b + 1]). Empty in files without the section.
   std::vector<std::uint64_t> traffic_begin;
@@ -102,8 +108,9 @@ struct FrameView {
   Eigen::Map<const Eigen::MatrixXd> stats{nullptr, 0, 0};
 };
 
-/// Writes a trajectory under a temporary name; commit() makes it appear. Destroying an
-/// uncommitted writer removes the temporary file.
+/// Writes a trajectory (format 2) under a temporary name; commit() makes it appear. Destroying an
+/// uncommitted writer removes the temporary file. Every finished block is flushed to the
+/// temporary file, so a Reader opened with Open::partial on temporary_path() follows the run.
 class Writer {
  public:
   Writer(const std::filesystem::path& path, Metadata meta);
@@ -116,7 +123,10 @@ class Writer {
                     const Eigen::Ref<const Eigen::Matrix3Xd>& velocities,
                     const Eigen::Ref<const Eigen::MatrixXd>& stats);
   [[nodiscard]] std::uint64_t frame_count() const;
-  /// Writes the trailer and header counts, then renames into place.
+  /// The file being written until commit(): readable (Open::partial) while it grows.
+  [[nodiscard]] const std::filesystem::path& temporary_path() const;
+  /// Writes the last block, makes everything durable, then writes the completion record and
+  /// renames into place.
   void commit();
 
  private:
@@ -124,21 +134,46 @@ class Writer {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A trajectory opened for reading. Validates header, sections, size and checksum on open and
-/// throws InputError (file + section/record) on anything wrong.
+/// Whether a Reader accepts a run that is not (yet) complete.
+enum class Open {
+  complete,  ///< an unfinished or killed run is an InputError that says how far it got
+  partial,   ///< an unfinished run opens with its whole blocks (a viewer following a live run)
+};
+
+/// Whether the run at `path` may be reused as a cached result (defined below Reader, its friend).
+std::string reuse_problem(const std::filesystem::path& path);
+
+/// A trajectory opened for reading. Opening checks the header, the sections and the block index
+/// (O(header + index), never the frames) and throws InputError (file + record) on anything wrong.
+/// A block's checksum, frame times and values (finite; statistics in range) are checked when a
+/// frame of it is first read: frame(), frame_time() and what uses them throw a located
+/// InputError for a bad block. Format 1 files are checked whole on open. Reading from several
+/// threads at once is safe; refresh() is not (no reads may run beside it).
 class Reader {
  public:
-  /// `verify_checksum = false` skips reading every byte (the size is still checked).
-  explicit Reader(const std::filesystem::path& path, bool verify_checksum = true);
+  /// Opens and checks `path` (not its frames); with Open::complete an unfinished run is refused.
+  explicit Reader(const std::filesystem::path& path, Open open = Open::complete);
   ~Reader();
   Reader(Reader&&) noexcept;
   Reader& operator=(Reader&&) noexcept;
 
   [[nodiscard]] const Metadata& meta() const;
+  /// Frames that can be read: all of a complete run, the whole blocks so far of a partial one.
   [[nodiscard]] std::size_t frame_count() const;
+  /// True once the writer has finished (completion record present and valid).
+  [[nodiscard]] bool complete() const;
+  /// Frames in blocks already checked (checksum, times and values).
+  [[nodiscard]] std::size_t frames_verified() const;
+  /// Trajectory format major version of the file (1 or 2).
+  [[nodiscard]] unsigned version() const;
+  /// Looks for blocks appended since opening (and for completion) and returns frame_count().
+  /// Invalidates earlier FrameViews (the file is mapped again). Throws InputError like opening.
+  std::size_t refresh();
+  /// Checks every block now (reads the whole file); throws like frame().
+  void verify_all() const;
   [[nodiscard]] FrameView frame(std::size_t k) const;
   [[nodiscard]] double frame_time(std::size_t k) const;
-  /// Time of the first and last frame.
+  /// Time of the first and last frame (frame_count() must be > 0).
   [[nodiscard]] double begin_time() const;
   [[nodiscard]] double end_time() const;
   /// Index of the last frame with time <= t (clamped to the valid range).
@@ -153,15 +188,23 @@ class Reader {
   struct Impl;
 
  private:
+  friend std::string reuse_problem(const std::filesystem::path& path);
   std::unique_ptr<Impl> impl_;
 };
 
-/// Reads only the header and input hash (cheap); returns false if the file is missing or not a
-/// valid trajectory of this major version. Used by the simulate cache.
+/// Reads only the header and its input hash (cheap); returns false if the file is missing, is not
+/// a trajectory or its header checksum fails. Used by the simulate cache.
 bool read_input_hash(const std::filesystem::path& path, std::uint64_t& hash_out);
 
 /// True when the file starts with the trajectory magic (whatever its version or state): how
 /// `kanoko view` tells a run from a trace. False for a missing or unreadable file.
 bool looks_like_trajectory(const std::filesystem::path& path);
+
+/// Whether the run at `path` may be reused as a cached result: "" if it is complete and every
+/// checksum, frame time and value verifies (reads the whole file), else why not, as a phrase that
+/// follows the file name ("is incomplete (still being written, or killed at frame 812 of 2000)",
+/// "fails its checksum in block 3, frames 192–255, bytes …", "cannot be read (header is corrupt
+/// …)").
+std::string reuse_problem(const std::filesystem::path& path);
 
 }  // namespace kanoko::trajectory

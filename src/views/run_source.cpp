@@ -22,7 +22,7 @@ std::filesystem::path trace_for(const std::filesystem::path& input, const std::s
   }
   if (!std::filesystem::exists(input)) throw InputError(FileLoc{input.string()}, "no such file");
   if (!is_run_file(input)) return input;
-  const trajectory::Reader run(input, false);
+  const trajectory::Reader run(input, trajectory::Open::partial);  // only the metadata is read
   const std::filesystem::path recorded = run.meta().source_trace;
   if (recorded.empty()) {
     throw InputError(FileLoc{input.string()}, "the run does not record its trace; give it with --trace PATH");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -14,9 +15,14 @@
 #include "src/base/hash.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/test_support.hpp"
+#include "tests/trajectory/reseal.hpp"
 
 namespace kanoko::trajectory {
 namespace {
+
+using testing::peek;
+using testing::poke;
+using testing::reseal;
 
 Metadata sample_meta(std::size_t bodies, std::vector<std::string> stats) {
   Metadata m;
@@ -70,7 +76,8 @@ std::vector<Frame> random_frames(std::size_t count, std::size_t bodies, std::siz
             Eigen::MatrixXd(static_cast<Eigen::Index>(stats), static_cast<Eigen::Index>(bodies))};
     for (Eigen::Index i = 0; i < f.pos.size(); ++i) f.pos.data()[i] = value();
     for (Eigen::Index i = 0; i < f.vel.size(); ++i) f.vel.data()[i] = value();
-    for (Eigen::Index i = 0; i < f.stats.size(); ++i) f.stats.data()[i] = value();
+    // Statistics are counts and masses here: the reader refuses negative ones.
+    for (Eigen::Index i = 0; i < f.stats.size(); ++i) f.stats.data()[i] = std::abs(value());
     frames.push_back(f);
     t += 0.02 + 0.001 * static_cast<double>(rng() % 5);
   }
@@ -92,11 +99,13 @@ void put_bytes(const std::filesystem::path& p, const std::string& bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-/// The message of the InputError that opening `p` throws ("" and a test failure otherwise).
-std::string open_error(const std::filesystem::path& p, bool verify = true) {
+/// The message of the InputError that `action` throws ("" and a test failure otherwise); it must
+/// be one line naming `p`.
+template <class F>
+std::string error_of(const std::filesystem::path& p, F action) {
   try {
-    Reader r(p, verify);
-    ADD_FAILURE() << "opened " << p;
+    action();
+    ADD_FAILURE() << "no error for " << p;
   } catch (const InputError& e) {
     EXPECT_EQ(e.diagnostics().size(), 1U);
     const std::string what = e.what();
@@ -109,29 +118,12 @@ std::string open_error(const std::filesystem::path& p, bool verify = true) {
   return {};
 }
 
-template <class T>
-void poke(std::string& bytes, std::size_t offset, T value) {
-  std::memcpy(bytes.data() + offset, &value, sizeof value);
-}
-template <class T>
-T peek(const std::string& bytes, std::size_t offset) {
-  T v;
-  std::memcpy(&v, bytes.data() + offset, sizeof v);
-  return v;
-}
-
-/// Recomputes file_size, the header hash and the trailer checksum after tampering, as a
-/// deliberate forger would (docs/trajectory-format.md): what remains must be caught by the
-/// structural checks.
-void reseal(std::string& bytes) {
-  if (bytes.size() < 96 + 16) return;
-  poke<std::uint64_t>(bytes, 72, bytes.size());
-  Fnv1a64 h;
-  h.update(bytes.data(), 80);
-  poke<std::uint64_t>(bytes, 80, h.digest());
-  Fnv1a64 c;
-  c.update(bytes.data() + 96, bytes.size() - 96 - 16);
-  poke<std::uint64_t>(bytes, bytes.size() - 16, c.digest());
+/// The error opening `p` (and reading every frame, as the checks of a block are lazy).
+std::string open_error(const std::filesystem::path& p, Open open = Open::complete) {
+  return error_of(p, [&] {
+    const Reader r(p, open);
+    for (std::size_t k = 0; k < r.frame_count(); ++k) (void)r.frame(k);
+  });
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -327,8 +319,8 @@ TEST(Trajectory, HermiteInterpolationReproducesACubic) {
 
 /// Offset of the data of section `name` in a file's bytes (npos if absent).
 std::size_t section_data(const std::string& b, const std::string& name) {
-  std::size_t pos = 96;
-  const auto count = peek<std::uint32_t>(b, 68);
+  std::size_t pos = 144;
+  const auto count = peek<std::uint32_t>(b, 28);
   for (std::uint32_t s = 0; s < count; ++s) {
     const std::string sname = b.substr(pos, 16).c_str();
     std::uint64_t size = 0;
@@ -339,50 +331,68 @@ std::size_t section_data(const std::string& b, const std::string& name) {
   return std::string::npos;
 }
 
-class DamagedTrajectory : public ::testing::Test {
- protected:
-  void SetUp() override {
-    path_ = dir_ / "good.kntj";
-    write_file(path_, sample_meta(3, {stat::kLoad, stat::kMass}), random_frames(10, 3, 2, 5));
-    good_ = bytes_of(path_);
-    bad_ = dir_ / "bad.kntj";
-  }
-  /// Writes `bytes` as bad.kntj and returns the error opening it.
-  std::string error_for(const std::string& bytes, bool verify = true) {
-    put_bytes(bad_, bytes);
-    return open_error(bad_, verify);
-  }
-  std::size_t frames_offset() const { return static_cast<std::size_t>(peek<std::uint64_t>(good_, 32)); }
 
+/// A good file (good_) and a place for damaged copies of it (bad_).
+class TrajectoryFileTest : public ::testing::Test {
+ protected:
+  /// Writes `bytes` as bad.kntj and returns the error opening it and reading every frame.
+  std::string error_for(const std::string& bytes, Open open = Open::complete) {
+    put_bytes(bad_, bytes);
+    return open_error(bad_, open);
+  }
   test::TempDir dir_;
-  std::filesystem::path path_, bad_;
+  std::filesystem::path bad_ = dir_ / "bad.kntj";
   std::string good_;
 };
 
-TEST_F(DamagedTrajectory, TheGoodFileOpens) {
-  EXPECT_NO_THROW(Reader{path_});
+/// A good format 2 file of 150 frames of 3 bodies: blocks of 64, 64 and 22 frames.
+class DamagedTrajectory : public TrajectoryFileTest {
+ protected:
+  void SetUp() override {
+    path_ = dir_ / "good.kntj";
+    write_file(path_, sample_meta(3, {stat::kLoad, stat::kMass}), random_frames(150, 3, 2, 5));
+    good_ = bytes_of(path_);
+  }
+  std::size_t frames_offset() const { return static_cast<std::size_t>(peek<std::uint64_t>(good_, 32)); }
+  std::size_t stride() const { return static_cast<std::size_t>(peek<std::uint64_t>(good_, 40)); }
+  /// Byte offset of frame k (blocks of 64 frames, each followed by a 48-byte footer).
+  std::size_t frame_at(std::size_t k) const { return frames_offset() + (k / 64) * (64 * stride() + 48) + (k % 64) * stride(); }
+
+  std::filesystem::path path_;
+};
+
+TEST_F(DamagedTrajectory, TheGoodFileOpensWithoutReadingFrames) {
+  const Reader r(path_);
+  EXPECT_EQ(r.version(), 2U);
+  EXPECT_TRUE(r.complete());
+  EXPECT_EQ(r.frame_count(), 150U);
+  EXPECT_EQ(r.frames_verified(), 0U) << "opening reads no frame";
+  (void)r.frame(70);
+  EXPECT_EQ(r.frames_verified(), 64U) << "only the block of frame 70";
+  (void)r.frame(149);
+  EXPECT_EQ(r.frames_verified(), 86U);
+  r.verify_all();
+  EXPECT_EQ(r.frames_verified(), 150U);
   EXPECT_EQ(good_.substr(0, 8), "KANOKOTJ");
-  EXPECT_EQ(good_.substr(good_.size() - 8), std::string("KNTJEND\0", 8));
+  EXPECT_EQ(good_.substr(96, 8), "KNTJDONE");
+  EXPECT_EQ(peek<std::uint32_t>(good_, 24), 64U);
+  EXPECT_EQ(good_.size(), frames_offset() + 150 * stride() + 3 * 48);
+  EXPECT_EQ(reuse_problem(path_), "");
 }
 
 TEST_F(DamagedTrajectory, EmptyAndShort) {
   EXPECT_NE(error_for("").find("0 bytes, shorter than the 96-byte header"), std::string::npos);
   EXPECT_NE(error_for(good_.substr(0, 50)).find("50 bytes"), std::string::npos);
+  EXPECT_NE(error_for(good_.substr(0, 120)).find("shorter than the header and completion record"), std::string::npos);
   EXPECT_NE(error_for(std::string(200, 'x')).find("bad magic"), std::string::npos);
-}
-
-TEST_F(DamagedTrajectory, WrongMagic) {
-  std::string b = good_;
-  b[0] = 'X';
-  EXPECT_NE(error_for(b).find("not a Kanoko trajectory"), std::string::npos);
 }
 
 TEST_F(DamagedTrajectory, NewerMajorVersionSaysNewer) {
   std::string b = good_;
-  poke<std::uint16_t>(b, 8, 2);
+  poke<std::uint16_t>(b, 8, 3);
   const std::string e = error_for(b);
   EXPECT_NE(e.find("newer"), std::string::npos) << e;
-  EXPECT_NE(e.find("format 2."), std::string::npos) << e;
+  EXPECT_NE(e.find("format 3."), std::string::npos) << e;
   poke<std::uint16_t>(b, 8, 0);
   EXPECT_NE(error_for(b).find("version 0"), std::string::npos);
   // A newer minor version of the same major is read (its extra sections would be skipped).
@@ -393,49 +403,85 @@ TEST_F(DamagedTrajectory, NewerMajorVersionSaysNewer) {
   EXPECT_NO_THROW(Reader{bad_});
 }
 
-TEST_F(DamagedTrajectory, HeaderByteFlipIsAHeaderChecksumError) {
-  for (std::size_t offset : {16U, 20U, 24U, 32U, 40U, 48U, 56U, 64U, 68U, 72U, 80U}) {
+TEST_F(DamagedTrajectory, EveryHeaderByteIsCovered) {
+  // Bytes 88–95 included (format 1 covered them by nothing).
+  for (std::size_t offset = 0; offset < 96; ++offset) {
     std::string b = good_;
     b[offset] = static_cast<char>(b[offset] ^ 0x10);
     const std::string e = error_for(b);
-    EXPECT_NE(e.find("header is corrupt"), std::string::npos) << offset << ": " << e;
+    EXPECT_FALSE(e.empty()) << offset;
+    if (offset >= 14) {
+      EXPECT_NE(e.find("header is corrupt"), std::string::npos) << offset << ": " << e;
+    }
   }
-  // The reserved word after the hash is not covered by it.
-  std::string b = good_;
-  b[90] = 'r';
-  put_bytes(bad_, b);
-  EXPECT_NO_THROW(Reader{bad_});
 }
 
-TEST_F(DamagedTrajectory, FlippedFrameByteIsAChecksumError) {
+TEST_F(DamagedTrajectory, EveryCompletionRecordByteIsCovered) {
+  for (std::size_t offset = 96; offset < 144; ++offset) {
+    std::string b = good_;
+    b[offset] = static_cast<char>(b[offset] ^ 0x04);
+    const std::string e = error_for(b);
+    EXPECT_NE(e.find("completion record"), std::string::npos) << offset << ": " << e;
+    EXPECT_NE(e.find("byte 96"), std::string::npos) << e;
+  }
+}
+
+TEST_F(DamagedTrajectory, AnErasedCompletionRecordIsAnIncompleteRun) {
   std::string b = good_;
-  const std::size_t at = frames_offset() + 8 * 17 + 3;  // inside frame 0's data
+  std::memset(b.data() + 96, 0, 48);
+  const std::string e = error_for(b);
+  EXPECT_NE(e.find("is incomplete (still being written, or killed at frame 150)"), std::string::npos) << e;
+  EXPECT_EQ(reuse_problem(bad_), "is incomplete (still being written, or killed at frame 150)");
+  // Read as a partial run: the whole blocks (the short last one is not whole).
+  const Reader r(bad_, Open::partial);
+  EXPECT_FALSE(r.complete());
+  EXPECT_EQ(r.frame_count(), 128U);
+  EXPECT_EQ(r.frame(127).time_s, Reader(path_).frame(127).time_s);
+}
+
+TEST_F(DamagedTrajectory, AFlippedFrameByteIsALocatedChecksumError) {
+  std::string b = good_;
+  const std::size_t at = frame_at(70) + 8 * 5 + 3;  // inside frame 70's positions
   b[at] = static_cast<char>(b[at] ^ 1);
-  EXPECT_NE(error_for(b).find("checksum mismatch"), std::string::npos);
-  // Without checksum verification, the size checks still pass and the file opens.
   put_bytes(bad_, b);
-  EXPECT_NO_THROW(Reader(bad_, false));
-  // A flipped byte in a section or in the trailer's checksum too.
-  b = good_;
-  b[96 + 30] = static_cast<char>(b[96 + 30] ^ 4);
-  EXPECT_FALSE(error_for(b).empty());
-  b = good_;
-  b[good_.size() - 12] = static_cast<char>(b[good_.size() - 12] ^ 4);
-  EXPECT_NE(error_for(b).find("checksum mismatch"), std::string::npos);
-  b = good_;
-  b[good_.size() - 3] = 'x';
-  EXPECT_NE(error_for(b).find("end marker"), std::string::npos);
+  const Reader r(bad_);  // opening reads no frame: it succeeds
+  EXPECT_NO_THROW((void)r.frame(10));
+  const std::string block1 = "block 1, frames 64–127, bytes " + std::to_string(frame_at(64)) + "–" +
+                             std::to_string(frame_at(64) + 64 * stride() - 1);
+  for (int attempt = 0; attempt < 2; ++attempt) {  // a bad block stays bad
+    const std::string e = error_of(bad_, [&] { (void)r.frame(100); });
+    EXPECT_NE(e.find(block1), std::string::npos) << e;
+    EXPECT_NE(e.find("fails its checksum"), std::string::npos) << e;
+  }
+  EXPECT_FALSE(error_of(bad_, [&] { (void)r.frame_time(64); }).empty());
+  EXPECT_FALSE(error_of(bad_, [&] { r.verify_all(); }).empty());
+  EXPECT_NO_THROW((void)r.frame(130));
+  EXPECT_EQ(reuse_problem(bad_), "fails its checksum in " + block1);
+}
+
+TEST_F(DamagedTrajectory, AFlippedSectionOrFooterByteIsAnError) {
+  std::string b = good_;
+  b[150] = static_cast<char>(b[150] ^ 4);
+  EXPECT_NE(error_for(b).find("sections are corrupt"), std::string::npos);
+  for (std::size_t footer : {frame_at(64) - 48, frame_at(128) - 48, good_.size() - 48}) {
+    for (std::size_t i = 0; i < 48; i += 5) {
+      b = good_;
+      b[footer + i] = static_cast<char>(b[footer + i] ^ 2);
+      const std::string e = error_for(b);
+      EXPECT_NE(e.find("footer"), std::string::npos) << footer + i << ": " << e;
+    }
+  }
 }
 
 TEST_F(DamagedTrajectory, TruncatedAnywhere) {
-  for (std::size_t cut = 0; cut < good_.size(); cut += 7) {
+  for (std::size_t cut = 0; cut < good_.size(); cut += 61) {
     const std::string e = error_for(good_.substr(0, cut));
     EXPECT_FALSE(e.empty()) << cut;
     if (HasFailure()) return;
   }
   const std::string e = error_for(good_.substr(0, good_.size() - 1));
   EXPECT_NE(e.find("truncated"), std::string::npos) << e;
-  // Extended too.
+  EXPECT_NE(reuse_problem(bad_).find("cannot be read (truncated"), std::string::npos) << reuse_problem(bad_);
   EXPECT_NE(error_for(good_ + "extra").find("extended"), std::string::npos);
 }
 
@@ -448,16 +494,53 @@ TEST_F(DamagedTrajectory, ZeroFrames) {
 }
 
 TEST_F(DamagedTrajectory, FrameTimesMustIncrease) {
-  auto frames = random_frames(4, 3, 0, 6);
-  frames[2].t = frames[1].t;
+  auto frames = random_frames(150, 3, 0, 6);
+  frames[70].t = frames[69].t;  // inside a block: found when the block is read
   write_file(bad_, sample_meta(3, {}), frames);
-  const std::string e = open_error(bad_);
-  EXPECT_NE(e.find("frame 2"), std::string::npos) << e;
-  EXPECT_NE(e.find("frame times do not increase"), std::string::npos) << e;
+  std::string e = open_error(bad_);
+  EXPECT_NE(e.find("frame 70, byte"), std::string::npos) << e;
+  EXPECT_NE(e.find("frame times that do not increase"), std::string::npos) << e;
+  frames = random_frames(150, 3, 0, 6);
+  frames[64].t = frames[63].t;  // across blocks: found in the index on open
+  write_file(bad_, sample_meta(3, {}), frames);
+  e = error_of(bad_, [&] { Reader r(bad_); });
+  EXPECT_NE(e.find("block 1 footer"), std::string::npos) << e;
   frames = random_frames(4, 3, 0, 6);
   frames[0].t = std::nan("");
   write_file(bad_, sample_meta(3, {}), frames);
-  EXPECT_NE(open_error(bad_).find("frame 0"), std::string::npos);
+  EXPECT_NE(open_error(bad_).find("block 0"), std::string::npos);
+}
+
+TEST_F(DamagedTrajectory, NonFiniteOrOutOfRangeValuesAreRefusedWithFrameAndBody) {
+  const std::vector<std::string> stats{stat::kLoad, stat::kMass, stat::kBusy};
+  struct Case {
+    const char* what;
+    std::function<void(Frame&)> damage;
+    std::size_t value_index;  ///< index of the damaged double in frame 100 of body 2
+    const char* message;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const Case cases[] = {
+      {"nan velocity", [&](Frame& f) { f.vel(1, 2) = nan; }, 1 + 9 + 6 + 1, "non-finite velocity (nan)"},
+      {"inf position", [&](Frame& f) { f.pos(0, 2) = -inf; }, 1 + 6, "non-finite position (-inf)"},
+      {"negative mass", [&](Frame& f) { f.stats(1, 2) = -1; }, 1 + 18 + 6 + 1, "statistic 'mass' = -1, not a finite value ≥ 0"},
+      {"busy above 1", [&](Frame& f) { f.stats(2, 2) = 1.5; }, 1 + 18 + 6 + 2, "statistic 'busy' = 1.5, outside 0 to 1"},
+      {"nan load", [&](Frame& f) { f.stats(0, 2) = nan; }, 1 + 18 + 6, "statistic 'load' = nan, not finite"},
+  };
+  for (const Case& c : cases) {
+    auto frames = random_frames(150, 3, stats.size(), 8);
+    for (auto& f : frames) f.stats.row(2) = f.stats.row(2).cwiseMin(1.0);
+    c.damage(frames[100]);
+    write_file(bad_, sample_meta(3, stats), frames);
+    const Reader r(bad_);
+    EXPECT_NO_THROW((void)r.frame(50)) << c.what;
+    const std::uint64_t stride_bytes = peek<std::uint64_t>(bytes_of(bad_), 40);
+    const std::uint64_t offset = peek<std::uint64_t>(bytes_of(bad_), 32) + (64 * stride_bytes + 48) + 36 * stride_bytes;
+    const std::string e = error_of(bad_, [&] { (void)r.frame(110); });
+    EXPECT_NE(e.find("frame 100, body 2, byte " + std::to_string(offset + 8 * c.value_index)), std::string::npos)
+        << c.what << ": " << e;
+    EXPECT_NE(e.find(c.message), std::string::npos) << c.what << ": " << e;
+  }
 }
 
 TEST_F(DamagedTrajectory, MissingFileAndDirectory) {
@@ -477,19 +560,23 @@ TEST_F(DamagedTrajectory, ResealedTamperingIsStillCaught) {
       {"body_count + 1", 16, 4, 4},
       {"body_count huge", 16, 0xFFFFFFFFU, 4},
       {"stat_count huge", 20, 0xFFFFFFFFU, 4},
-      {"frame_count + 1", 24, 11, 8},
-      {"frame_count huge", 24, ~std::uint64_t{0}, 8},
-      {"frames_offset odd", 32, 97, 8},
+      {"block_frames 0", 24, 0, 4},
+      {"block_frames 63", 24, 63, 4},
+      {"block_frames huge", 24, 0xFFFFFFFFU, 4},
+      {"section_count 0", 28, 0, 4},
+      {"section_count huge", 28, 0xFFFFFFFFU, 4},
+      {"frames_offset odd", 32, 145, 8},
       {"frames_offset past the end", 32, 1U << 30U, 8},
       {"frames_offset into the header", 32, 8, 8},
       {"stride 0", 40, 0, 8},
       {"stride huge", 40, ~std::uint64_t{0}, 8},
       {"dt 0", 56, 0, 8},
       {"steps_per_frame 0", 64, 0, 4},
-      {"section_count 0", 68, 0, 4},
-      {"section_count huge", 68, 0xFFFFFFFFU, 4},
       {"little_endian 0", 12, 0, 1},
       {"double_bytes 4", 13, 4, 1},
+      {"frame_count + 1", 104, 151, 8},
+      {"frame_count - 1", 104, 149, 8},
+      {"frame_count huge", 104, ~std::uint64_t{0}, 8},
   };
   for (const Case& c : cases) {
     std::string b = good_;
@@ -499,6 +586,11 @@ TEST_F(DamagedTrajectory, ResealedTamperingIsStillCaught) {
     reseal(b);
     EXPECT_FALSE(error_for(b).empty()) << c.what;
   }
+  // A frame changed and its block resealed: the footer's times no longer match the frames.
+  std::string b = good_;
+  poke<double>(b, frame_at(64), peek<double>(b, frame_at(64)) + 1e-3);
+  reseal(b);
+  EXPECT_NE(error_for(b).find("times do not match"), std::string::npos);
 }
 
 TEST_F(DamagedTrajectory, CountsThatOverflowTheStrideAreRefused) {
@@ -562,32 +654,24 @@ TEST(Trajectory, FilesWithoutTrafficReadAsNoTraffic) {
 TEST_F(DamagedTrajectory, SectionsLyingAboutTheirSize) {
   // The first section's size field, made huge, resealed.
   std::string b = good_;
-  poke<std::uint64_t>(b, 96 + 16, ~std::uint64_t{0} - 3);
+  poke<std::uint64_t>(b, 144 + 16, ~std::uint64_t{0} - 3);
   reseal(b);
   EXPECT_NE(error_for(b).find("section"), std::string::npos);
   // A string length inside 'bodies' made huge.
   b = good_;
-  std::size_t pos = 96;
-  for (int s = 0; s < 5; ++s) {
-    const std::string name = b.substr(pos, 16).c_str();
-    const auto size = static_cast<std::size_t>(peek<std::uint64_t>(b, pos + 16));
-    if (name == "bodies") {
-      poke<std::uint32_t>(b, pos + 24, 0x7FFFFFFFU);
-      break;
-    }
-    pos += 24 + size;
-  }
+  poke<std::uint32_t>(b, section_data(b, "bodies"), 0x7FFFFFFFU);
   reseal(b);
   EXPECT_NE(error_for(b).find("section 'bodies'"), std::string::npos);
 }
 
-TEST_F(DamagedTrajectory, MutationFuzz) {
-  // Random damage, half of it resealed. Every result must open cleanly or be an InputError;
-  // what opens is read through every frame.
-  std::mt19937_64 rng(77);
+/// Damages `good` at random (bytes, header words, inserted runs, cuts), reseals half of the
+/// results, and checks that each opens and reads (complete or partial) or is an InputError.
+void mutation_fuzz(const std::string& good, const std::filesystem::path& bad, std::uint64_t seed, int min_refused,
+                   int min_opened) {
+  std::mt19937_64 rng(seed);
   int opened = 0, refused = 0;
   for (int iter = 0; iter < 1500; ++iter) {
-    std::string b = good_;
+    std::string b = good;
     const int ops = 1 + static_cast<int>(rng() % 3);
     for (int op = 0; op < ops; ++op) {
       const std::size_t pos = rng() % (b.size() + 1);
@@ -596,8 +680,8 @@ TEST_F(DamagedTrajectory, MutationFuzz) {
         case 1:
           if (pos < b.size()) b[pos] = static_cast<char>(rng() % 256);
           break;
-        case 2:  // a header word
-          if (b.size() >= 96) poke<std::uint32_t>(b, 4 * (rng() % 24), static_cast<std::uint32_t>(rng() >> (rng() % 32)));
+        case 2:  // a header or completion record word
+          if (b.size() >= 144) poke<std::uint32_t>(b, 4 * (rng() % 36), static_cast<std::uint32_t>(rng() >> (rng() % 32)));
           break;
         case 3:
           b.insert(pos, std::string(1 + rng() % 16, static_cast<char>(rng() % 256)));
@@ -607,16 +691,18 @@ TEST_F(DamagedTrajectory, MutationFuzz) {
       }
     }
     if (rng() % 2 == 0) reseal(b);
-    put_bytes(bad_, b);
+    put_bytes(bad, b);
     try {
-      const Reader r(bad_);
+      const Reader r(bad, rng() % 2 == 0 ? Open::complete : Open::partial);
       double sum = 0;
       for (std::size_t k = 0; k < r.frame_count(); ++k) {
         const FrameView f = r.frame(k);
         sum += f.positions.sum() + f.velocities.sum() + f.stats.sum();
       }
-      Eigen::Matrix3Xd p;
-      r.positions_at(0.5 * (r.begin_time() + r.end_time()), p);
+      if (r.frame_count() > 0) {
+        Eigen::Matrix3Xd p;
+        r.positions_at(0.5 * (r.begin_time() + r.end_time()), p);
+      }
       (void)sum;
       ++opened;
     } catch (const InputError&) {
@@ -626,8 +712,141 @@ TEST_F(DamagedTrajectory, MutationFuzz) {
       return;
     }
   }
-  EXPECT_GT(refused, 700);
-  EXPECT_GT(opened, 50);
+  EXPECT_GT(refused, min_refused);
+  EXPECT_GT(opened, min_opened);
+}
+
+TEST_F(DamagedTrajectory, MutationFuzz) { mutation_fuzz(good_, bad_, 77, 700, 50); }
+
+TEST(Format1Files, MutationFuzz) {
+  test::TempDir dir;
+  mutation_fuzz(bytes_of(test::source_dir() / "tests/trajectory/data/format1.kntj"), dir / "bad.kntj", 78, 700, 50);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Format 1 files (written by earlier versions; tests/trajectory/data/format1.kntj)
+// ------------------------------------------------------------------------------------------------
+
+/// The format 1 fixture as good_.
+class Format1 : public TrajectoryFileTest {
+ protected:
+  void SetUp() override { good_ = bytes_of(fixture_); }
+  std::filesystem::path fixture_ = test::source_dir() / "tests/trajectory/data/format1.kntj";
+};
+
+TEST_F(Format1, OpensAndReadsEverything) {
+  const Reader r(fixture_);
+  EXPECT_EQ(r.version(), 1U);
+  EXPECT_TRUE(r.complete());
+  EXPECT_EQ(r.frames_verified(), 10U) << "format 1 is checked whole on open";
+  ASSERT_EQ(r.frame_count(), 10U);
+  ASSERT_EQ(r.meta().body_count(), 3U);
+  EXPECT_EQ(r.meta().bodies[2].name, "rank2");
+  EXPECT_EQ(r.meta().bodies[2].host, "node1");
+  EXPECT_EQ(r.meta().edges.size(), 2U);
+  EXPECT_EQ(r.meta().stat_names, (std::vector<std::string>{"load", "mass", "busy"}));
+  EXPECT_EQ(r.meta().input_hash, 0x1122334455667788ULL);
+  EXPECT_EQ(r.meta().dt_s, 0.01);
+  EXPECT_EQ(r.meta().steps_per_frame, 2U);
+  EXPECT_EQ(r.meta().mapping_text, "[simulation]\ninterval = 0.1\n");
+  EXPECT_EQ(r.meta().planned_frames, 0U);
+  ASSERT_EQ(r.meta().traffic_in(0).size(), 2U);
+  EXPECT_EQ(r.meta().traffic_in(0)[1].bytes, 64.0);
+  // The values the generator wrote: frame k at t = 0.02 k, body i at (cos(i + t), sin(i + t), 0.1 i).
+  for (std::size_t k = 0; k < 10; ++k) {
+    const FrameView f = r.frame(k);
+    const double t = 0.02 * static_cast<double>(k);
+    EXPECT_EQ(f.time_s, t);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(f.positions(0, i), std::cos(i + t));
+      EXPECT_EQ(f.velocities(1, i), std::cos(i + t));
+      EXPECT_EQ(f.stats(1, i), 1.0 + i);
+    }
+  }
+  EXPECT_EQ(r.frame_at_or_before(0.05), 2U);
+  std::uint64_t h = 0;
+  EXPECT_TRUE(read_input_hash(fixture_, h));
+  EXPECT_EQ(h, 0x1122334455667788ULL);
+  EXPECT_EQ(reuse_problem(fixture_), "");
+}
+
+TEST_F(Format1, DamageIsCaughtOnOpen) {
+  std::string b = good_;
+  const auto frames_offset = static_cast<std::size_t>(peek<std::uint64_t>(good_, 32));
+  b[frames_offset + 8 * 17 + 3] = static_cast<char>(b[frames_offset + 8 * 17 + 3] ^ 1);
+  EXPECT_NE(error_for(b).find("checksum mismatch"), std::string::npos);
+  b = good_;
+  b[20] = static_cast<char>(b[20] ^ 1);
+  EXPECT_NE(error_for(b).find("header is corrupt"), std::string::npos);
+  EXPECT_NE(error_for(good_.substr(0, good_.size() - 1)).find("truncated"), std::string::npos);
+  b = good_;
+  b[b.size() - 3] = 'x';
+  EXPECT_NE(error_for(b).find("end marker"), std::string::npos);
+  // A NaN resealed into a frame: refused with its frame and body.
+  b = good_;
+  const auto stride = static_cast<std::size_t>(peek<std::uint64_t>(good_, 40));
+  poke<double>(b, frames_offset + 4 * stride + 8 * (1 + 9 + 3 * 1), std::numeric_limits<double>::quiet_NaN());
+  reseal(b);
+  const std::string e = error_for(b);
+  EXPECT_NE(e.find("frame 4, body 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("non-finite velocity"), std::string::npos) << e;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Appending and following a run being written
+// ------------------------------------------------------------------------------------------------
+
+TEST(TrajectoryLive, AReaderFollowsTheTemporaryFileBlockByBlock) {
+  test::TempDir dir;
+  Metadata meta = sample_meta(2, {stat::kLoad});
+  meta.planned_frames = 200;
+  const auto frames = random_frames(200, 2, 1, 20);
+  Writer w(dir / "run.kntj", meta);
+  Reader live(w.temporary_path(), Open::partial);
+  EXPECT_FALSE(live.complete());
+  EXPECT_EQ(live.frame_count(), 0U);
+  EXPECT_EQ(live.meta().planned_frames, 200U);
+  EXPECT_FALSE(error_of(w.temporary_path(), [&] { Reader r(w.temporary_path()); }).empty());
+  for (std::size_t k = 0; k < 150; ++k) {
+    w.append_frame(frames[k].t, frames[k].pos, frames[k].vel, frames[k].stats);
+    // A block appears whole, when its last frame is written, and not before.
+    EXPECT_EQ(live.refresh(), (k + 1) / 64 * 64) << k;
+  }
+  EXPECT_EQ(live.frame(127).time_s, frames[127].t);
+  EXPECT_EQ(reuse_problem(w.temporary_path()), "is incomplete (still being written, or killed at frame 128 of 200)")
+      << "the frames after the last whole block are still in the writer's buffer";
+  for (std::size_t k = 150; k < 200; ++k) w.append_frame(frames[k].t, frames[k].pos, frames[k].vel, frames[k].stats);
+  w.commit();
+  EXPECT_EQ(live.refresh(), 200U) << "the renamed file is the same file";
+  EXPECT_TRUE(live.complete());
+  EXPECT_EQ(live.frame(199).time_s, frames[199].t);
+  live.verify_all();
+  EXPECT_EQ(bytes_of(dir / "run.kntj").substr(96, 8), "KNTJDONE");
+}
+
+TEST(TrajectoryLive, AKilledRunSaysHowFarItGot) {
+  test::TempDir dir;
+  Metadata meta = sample_meta(2, {stat::kLoad});
+  meta.planned_frames = 2000;
+  const auto frames = random_frames(812, 2, 1, 21);
+  std::string snapshot;
+  {
+    Writer w(dir / "run.kntj", meta);
+    for (const Frame& f : frames) w.append_frame(f.t, f.pos, f.vel, f.stats);
+    snapshot = bytes_of(w.temporary_path());  // what a killed process leaves
+  }
+  EXPECT_TRUE(test::list_dir(dir.path()).empty()) << "an uncommitted writer removes its file";
+  const auto stride = 8 * (1 + 12 + 2);
+  // 12 whole blocks (768 frames); the last 44 frames partly flushed: cut after 20 of them.
+  snapshot.resize(static_cast<std::size_t>(peek<std::uint64_t>(snapshot, 32)) + 12 * (64 * stride + 48) + 20 * stride + 5);
+  put_bytes(dir / "killed.kntj", snapshot);
+  const std::string e = open_error(dir / "killed.kntj");
+  EXPECT_NE(e.find("is incomplete (still being written, or killed at frame 788 of 2000)"), std::string::npos) << e;
+  EXPECT_EQ(reuse_problem(dir / "killed.kntj"), "is incomplete (still being written, or killed at frame 788 of 2000)");
+  const Reader r(dir / "killed.kntj", Open::partial);
+  EXPECT_EQ(r.frame_count(), 768U);
+  EXPECT_EQ(r.frame(767).time_s, frames[767].t);
+  EXPECT_EQ(r.end_time(), frames[767].t);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -645,12 +864,16 @@ TEST(TrajectoryInputHash, ReadsTheHashOrSaysNo) {
   EXPECT_EQ(h, 42U);  // untouched
   EXPECT_FALSE(read_input_hash(dir.path(), h));
   std::string b = bytes_of(dir / "a.kntj");
-  put_bytes(dir / "short.kntj", b.substr(0, b.size() / 2));
+  put_bytes(dir / "short.kntj", b.substr(0, 60));
   EXPECT_FALSE(read_input_hash(dir / "short.kntj", h));
   std::string newer = b;
   poke<std::uint16_t>(newer, 8, 9);
   put_bytes(dir / "newer.kntj", newer);
   EXPECT_FALSE(read_input_hash(dir / "newer.kntj", h));
+  std::string flipped = b;
+  flipped[90] = static_cast<char>(flipped[90] ^ 1);
+  put_bytes(dir / "flipped.kntj", flipped);
+  EXPECT_FALSE(read_input_hash(dir / "flipped.kntj", h));
   put_bytes(dir / "empty.kntj", "");
   EXPECT_FALSE(read_input_hash(dir / "empty.kntj", h));
   EXPECT_EQ(h, 42U);
@@ -664,6 +887,7 @@ TEST(TrajectoryWriter, UncommittedWriterLeavesNothing) {
     for (const auto& fr : f) w.append_frame(fr.t, fr.pos, fr.vel, fr.stats);
     EXPECT_EQ(test::list_dir(dir.path()).size(), 1U);  // the temporary file
     EXPECT_NE(test::list_dir(dir.path())[0].find("a.kntj.tmp-"), std::string::npos);
+    EXPECT_EQ(w.temporary_path().filename().string(), test::list_dir(dir.path())[0]);
   }
   EXPECT_TRUE(test::list_dir(dir.path()).empty());
 }
@@ -692,6 +916,27 @@ TEST(TrajectoryWriter, AnUncommittedRewriteKeepsThePreviousFile) {
 
 TEST(TrajectoryWriter, UnwritableFolderIsAnInputError) {
   EXPECT_THROW(Writer("/nonexistent-folder/x/a.kntj", sample_meta(1, {})), InputError);
+}
+
+TEST(TrajectoryWriter, BlocksShrinkForLargeFrames) {
+  // 40 000 bodies: 8 (1 + 6 · 40 000) = 1 920 008 bytes a frame; blocks stay under 8 MiB.
+  test::TempDir dir;
+  Metadata meta = sample_meta(40000, {});
+  meta.edges.clear();
+  meta.traffic.clear();
+  meta.traffic_begin.clear();
+  const Eigen::Matrix3Xd zero = Eigen::Matrix3Xd::Zero(3, 40000);
+  {
+    Writer w(dir / "big.kntj", meta);
+    for (int k = 0; k < 9; ++k) w.append_frame(k, zero, zero, Eigen::MatrixXd(0, 40000));
+    w.commit();
+  }
+  const std::string head = bytes_of(dir / "big.kntj").substr(0, 96);
+  EXPECT_EQ(peek<std::uint32_t>(head, 24), 4U);
+  const Reader r(dir / "big.kntj");
+  EXPECT_EQ(r.frame_count(), 9U);
+  EXPECT_EQ(r.frame(8).time_s, 8.0);
+  EXPECT_EQ(r.frames_verified(), 1U) << "the last block holds one frame";
 }
 
 TEST(TrajectoryReader, MovedReaderStillWorks) {
