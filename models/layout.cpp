@@ -120,10 +120,10 @@ Topology make_topology(const mapping::Mapping& m, std::size_t count, const trace
       }
       Topology t;
       t.edges = links ? link_edges(*tl) : traffic_edges(*tl, s.min_bytes, s.min_messages);
-      if (links && t.edges.empty()) {
-        throw InputError(m.where(topo_key), "topology \"links\" needs a trace that declares links between its "
-                                            "entities (a SimGrid platform or kntr 'link' entries); this one has none");
-      }
+      // A trace without a platform graph joining the bodies (an MPI-only SimGrid trace): the
+      // observed communication graph stands in, and ingest::input_warnings says so.
+      const bool fallback = links && t.edges.empty();
+      if (fallback) t.edges = traffic_edges(*tl, s.min_bytes, s.min_messages);
       // Laid out as the graph is: a regular lattice when it is one, else a stress embedding in
       // which pairs that exchanged more start closer (models/graph_layout.hpp).
       std::vector<WeightedEdge> weighted;
@@ -139,7 +139,9 @@ Topology make_topology(const mapping::Mapping& m, std::size_t count, const trace
       }
       GraphLayoutResult g = infer_graph_layout(count, weighted);
       t.positions = std::move(g.positions) * spacing;
-      t.description = std::string(links ? "the trace's links" : "the observed communication graph") + " (" +
+      t.description = std::string(links && !fallback ? "the trace's links"
+                                  : fallback          ? "no platform links between the bodies; the observed communication graph"
+                                                      : "the observed communication graph") + " (" +
                       std::to_string(t.edges.size()) + " edges, laid out as " +
                       (g.kind == "embedding" ? std::string("a graph embedding") : g.kind) + ")";
       return t;

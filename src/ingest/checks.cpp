@@ -71,6 +71,14 @@ std::vector<std::string> input_warnings(const mapping::Mapping& m, const trace::
                   last.entity + "' at t = " + format_seconds(last.time_s) +
                   "); restrict the run with --to (or [trace] to) to the busy part");
   }
+  // A platform graph asked for that the trace does not have (MPI-only SimGrid traces).
+  if (m.springs.topology == mapping::SpringTopology::Links &&
+      std::none_of(tl.links.begin(), tl.links.end(), [](const trace::Link& l) { return l.a != l.b; })) {
+    out.push_back(m.where("springs.topology").str() + ": topology \"links\": the trace declares no platform links "
+                  "between the bodies, so the springs follow the observed communication graph instead (SimGrid: "
+                  "trace with --cfg=tracing/platform:yes, and make the bodies the hosts, [trace] entity_type = "
+                  "\"HOST\")");
+  }
   // No forcing over the whole run.
   if (m.communication && !m.communication->weight) {
     const bool bytes = m.communication->quantity == mapping::CommunicationQuantity::Bytes;

@@ -2,6 +2,7 @@
 
 #include <muParser.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -190,7 +191,8 @@ Expression::Expression(Expression&&) noexcept = default;
 Expression& Expression::operator=(Expression&&) noexcept = default;
 Expression::~Expression() = default;
 
-Expression::Expression(const ExpressionSpec& spec, const double* values) : spec_(spec), parser_(std::make_unique<mu::Parser>()) {
+Expression::Expression(const ExpressionSpec& spec, const double* values)
+    : spec_(spec), parser_(std::make_unique<mu::Parser>()), values_(values) {
   try {
     define_variables(*parser_, spec.scope, values);
     parser_->SetExpr(spec.text);
@@ -208,7 +210,25 @@ void Expression::throw_bad_value(const std::string& subject, double value, const
   std::ostringstream os;
   os << spec_.loc.str() << ": expression '" << spec_.key << "' = \"" << spec_.text << "\" gives " << value << " for "
      << subject << "; it must be " << requirement;
-  if (std::isinf(value) || std::isnan(value)) os << " (a division by zero or a function outside its domain?)";
+  if (std::isinf(value) || std::isnan(value)) {
+    // The usual cause: a variable it divides by is 0 here. Name those.
+    std::string zeros;
+    bool bytes = false;
+    const std::vector<std::string>& names = variable_names(spec_.scope);
+    for (const std::string& name : spec_.used) {
+      const auto at = std::find(names.begin(), names.end(), name);
+      if (values_ == nullptr || at == names.end() || values_[at - names.begin()] != 0.0) continue;
+      zeros += (zeros.empty() ? "" : ", ") + name + " = 0";
+      bytes = bytes || name.find("bytes") != std::string::npos;
+    }
+    if (zeros.empty()) {
+      os << " (a division by zero or a function outside its domain?)";
+    } else {
+      os << " (" << zeros << " here";
+      if (bytes) os << "; the trace may record no message sizes: SimGrid writes them only with tracing/smpi/display-sizes";
+      os << ")";
+    }
+  }
   throw RunError(os.str());
 }
 

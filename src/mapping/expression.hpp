@@ -98,6 +98,7 @@ class Expression {
  private:
   ExpressionSpec spec_;
   std::unique_ptr<mu::Parser> parser_;
+  const double* values_ = nullptr;  ///< the bound variable values (for the reason of a bad value)
 };
 
 }  // namespace kanoko::mapping
