@@ -173,17 +173,8 @@ void BodySelector::on_end(double end_s) {
 }
 
 StateDefaults default_states(const std::string& format) {
-  if (format == "paje") return {{"computing", "compute"}, {"MPI_*", "PMPI_*"}, {}};
-  if (format == "paraver") {
-    // Extrae's .pcf STATES names (paraver-kernel's defaults).
-    return {{"Running"},
-            {"Waiting a message", "Blocking Send", "Synchronization", "Test/Probe", "Wait/WaitAll", "Immediate Send",
-             "Immediate Receive", "Group Communication", "Send Receive", "Remote memory access"},
-            {"Idle", "Not created", "Blocked"}};
-  }
-  if (format == "simgrid-ti") return {{"compute"}, {"communication"}, {"sleep"}};
-  if (format == "otf2" || format == "chrome") return {{"compute"}, {"MPI_*"}, {}};
-  return {{"compute"}, {"send", "recv", "wait"}, {"idle"}};  // native (docs/native-trace-format.md)
+  const trace::StateDefaults& d = trace::format_facts(format).states;
+  return {d.computing, d.communicating, d.idle};
 }
 
 const char* category_name(trace::StateCategory c) {
