@@ -264,7 +264,9 @@ TEST(SmpiTraces, CollectivesBecomePairTrafficByTheirShape) {
 
   // reduce to node 0: each other participant → root with its own bytes; only 3 of 4 take part.
   text = nodes;
-  for (int p = 0; p < 3; ++p) text += "coll 0.6 " + std::to_string(p) + " 0.1 reduce " + std::to_string(10 * (p + 1)) + " root=0 group=r\n";
+  for (int p = 0; p < 3; ++p) {
+    text += "coll 0.6 " + std::to_string(p) + " 0.1 reduce " + std::to_string(10 * (p + 1)) + " root=0 group=r\n";
+  }
   text += "end 1\n";
   t = native_timeline(text);
   tr = traffic(t);
