@@ -115,7 +115,9 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
       case trace::StateCategory::None: break;
     }
   }
-  const bool has_computing = computing_s > 0;
+  // Without computing states, time outside the states (the MPI calls) counts as computing.
+  const bool gaps_compute = computing_s == 0 && (communicating_s > 0 || waiting_s > 0);
+  const bool has_computing = computing_s > 0 || gaps_compute;
   const bool has_samples = s.load_samples > 0;
 
   t << "# Kanoko mapping inferred from " << s.path << " (" << (format.empty() ? "unknown" : format) << " trace)\n"
@@ -217,8 +219,10 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
     mass_why = "constant mass";
   } else if (has_computing) {
     t << "# Mass follows the fraction of each interval spent computing: m = 1 + 9 x busy, so a rank\n"
-      << "# that computes all the time is ten times heavier than an idle one (computing states: "
-      << format_seconds(computing_s) << " in all).\n"
+      << "# that computes all the time is ten times heavier than an idle one ("
+      << (gaps_compute ? std::string("no computing states: the time outside MPI calls counts as computing")
+                       : "computing states: " + format_seconds(computing_s) + " in all")
+      << ").\n"
       << "# The load is averaged over the last 20 intervals, so mass follows the program's load rather\n"
       << "# than flickering between its compute and communication phases.\n"
       << "base = 1.0\nload_gain = 9.0\nload = \"busy\"\nsmoothing = 20\n";

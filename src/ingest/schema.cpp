@@ -177,19 +177,7 @@ void BodySelector::on_end(double end_s) {
   down_.on_end(end_s);
 }
 
-StateDefaults default_states(const std::string& format) {
-  if (format == "paje") return {{"computing", "compute"}, {"MPI_*", "PMPI_*"}, {}};
-  if (format == "paraver") {
-    // Extrae's .pcf STATES names (paraver-kernel's defaults).
-    return {{"Running"},
-            {"Waiting a message", "Blocking Send", "Synchronization", "Test/Probe", "Wait/WaitAll", "Immediate Send",
-             "Immediate Receive", "Group Communication", "Send Receive", "Remote memory access"},
-            {"Idle", "Not created", "Blocked"}};
-  }
-  if (format == "simgrid-ti") return {{"compute"}, {"communication"}, {"sleep"}};
-  if (format == "otf2" || format == "chrome") return {{"compute"}, {"MPI_*"}, {}};
-  return {{"compute"}, {"send", "recv", "wait"}, {"idle"}};  // native (docs/native-trace-format.md)
-}
+StateDefaults default_states(const std::string& format) { return trace::format_facts(format).states; }
 
 const char* category_name(trace::StateCategory c) {
   switch (c) {
@@ -205,6 +193,9 @@ trace::TimelineOptions timeline_options(const Mapping& m, const std::string& for
   StateDefaults d = default_states(format);
   trace::TimelineOptions o;
   o.interval_s = m.simulation.interval_s;
+  // Time outside any state is computing when no state is (SMPI without tracing/smpi/computing,
+  // Score-P with only MPI regions): time outside MPI calls is the program's own work.
+  o.gaps = trace::GapPolicy::Auto;
   o.busy_states = m.trace.computing_given ? m.mass.busy_states : std::move(d.computing);
   o.communicating_states = m.trace.communicating_given ? m.trace.communicating : std::move(d.communicating);
   o.idle_states = m.trace.idle_given ? m.trace.idle : std::move(d.idle);

@@ -92,12 +92,8 @@ class BodySelector final : public trace::TraceSink {
 };
 
 /// The states each format counts as computing, communicating and idle when the mapping does not
-/// say (names or glob patterns, trace::StateClassifier); docs/mapping-language.md lists them.
-struct StateDefaults {
-  std::vector<std::string> computing;
-  std::vector<std::string> communicating;
-  std::vector<std::string> idle;
-};
+/// say (names or glob patterns, trace::StateClassifier): the reader registry's column.
+using StateDefaults = trace::StateDefaults;
 /// The defaults of a reader ("native", "paje", "paraver", ...); an unknown name gets native's.
 StateDefaults default_states(const std::string& format);
 

@@ -1,5 +1,6 @@
 #include "src/trace/paje_reader.hpp"
 #include "src/trace/line_batches.hpp"
+#include "src/trace/mpi_calls.hpp"
 #include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <queue>
 #include <span>
 #include <unordered_map>
@@ -505,7 +507,8 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
 
 enum Warn : std::uint8_t {
   wEndWithoutStart, wStartWithoutEnd, wPopWithoutPush, wUndeclaredContainer, wUndeclaredType,
-  wUnknownEventId, wUnsupportedEvent, wDuplicateContainer, wPlatformCapped, wMissingSize, wVariableBackwards, wCount
+  wUnknownEventId, wUnsupportedEvent, wDuplicateContainer, wPlatformCapped, wMissingSize, wVariableBackwards, wPairedInOrder,
+  wCount
 };
 constexpr std::array<const char*, wCount> kWarnText{
     "link end without a matching start",
@@ -519,6 +522,8 @@ constexpr std::array<const char*, wCount> kWarnText{
     "platform graph joins more than 4194304 entity pairs (the rest are not reported as links)",
     "line without the last field, Size, that its definition declares (SimGrid writes platform links so; size 0)",
     "variable change dated before an earlier line (SimGrid's lazy resource updates; applied at the current time)",
+    "link paired in order with an end of the same sender and receiver, as their keys differ (SMPI receives with "
+    "MPI_ANY_TAG)",
 };
 
 class PajeParser {
@@ -612,8 +617,10 @@ class PajeParser {
                                            did_you_mean(options_.entity_type, names) + "; container types: " +
                                            (valid.empty() ? "none" : valid));
     }
-    // States still open end with the trace; link starts still pending are dropped.
+    // States still open end with the trace; link starts still pending are paired in order if
+    // their keys allow it, else dropped.
     for (std::size_t c = 0; c < containers_.size(); ++c) close_all_states(static_cast<int>(c), last_time_);
+    pair_in_order();
     pending_.for_each([&](PendingLinks::Entry& en) {
       for (const PendingLink& p : en.list) warn_at(p.is_start ? wStartWithoutEnd : wEndWithoutStart, p.line);
     });
@@ -1174,6 +1181,57 @@ class PajeParser {
     pending_[entry].list.push_back(PendingLink{is_start, t, other, bytes, line_number_, tracked ? add_blocker(t, true, 0, entry) : kNone});
   }
 
+  /// The part of a pending entry's key ("container\x1fvalue\x1fkey") that names the sender
+  /// and the receiver: a SimGrid key `src_dst_tag_counter` without its tag and counter. Empty
+  /// when the key has fewer than four `_`-separated fields (an opaque key: no pairing).
+  static std::string_view pair_class(std::string_view entry_key) {
+    const std::size_t sep = entry_key.rfind('\x1f');
+    if (sep == std::string_view::npos) return {};
+    const std::string_view key = entry_key.substr(sep + 1);
+    const std::size_t counter = key.rfind('_');
+    if (counter == std::string_view::npos || counter == 0) return {};
+    const std::size_t tag = key.rfind('_', counter - 1);
+    if (tag == std::string_view::npos || key.substr(0, tag).find('_') == std::string_view::npos) return {};
+    return entry_key.substr(0, sep + 1 + tag);
+  }
+
+  /// Pairs the link ends whose keys never matched (SMPI writes the MPI_ANY_TAG wildcard in the
+  /// receiver's key and its own counter): per link container, value, sender and receiver, the
+  /// k-th unmatched start in file order with the k-th unmatched end.
+  void pair_in_order() {
+    struct Ends {
+      std::vector<PendingLink> starts;
+      std::vector<PendingLink> ends;
+    };
+    std::map<std::string, Ends, std::less<>> classes;
+    pending_.for_each([&](PendingLinks::Entry& en) {
+      const std::string_view cls = pair_class(en.key);
+      if (cls.empty()) return;
+      Ends& ends = classes[std::string(cls)];
+      for (const PendingLink& p : en.list) (p.is_start ? ends.starts : ends.ends).push_back(p);
+      en.list.clear();
+    });
+    const auto by_line = [](const PendingLink& a, const PendingLink& b) { return a.line < b.line; };
+    for (auto& [cls, ends] : classes) {
+      std::sort(ends.starts.begin(), ends.starts.end(), by_line);
+      std::sort(ends.ends.begin(), ends.ends.end(), by_line);
+      const std::size_t n = std::min(ends.starts.size(), ends.ends.size());
+      for (std::size_t k = 0; k < n; ++k) {
+        const PendingLink& from = ends.starts[k];
+        const PendingLink& to = ends.ends[k];
+        warn_at(wPairedInOrder, to.line);
+        ++links_;
+        const Container& src = containers_[static_cast<std::size_t>(from.other)];
+        const Container& dst = containers_[static_cast<std::size_t>(to.other)];
+        if (src.entity >= 0 && dst.entity >= 0) {
+          hold(Held{from.time_s, seq_++, Held::What::Message, from.other, to.other, to.time_s, from.bytes, 0});
+        }
+      }
+      for (std::size_t k = n; k < ends.starts.size(); ++k) warn_at(wStartWithoutEnd, ends.starts[k].line);
+      for (std::size_t k = n; k < ends.ends.size(); ++k) warn_at(wEndWithoutStart, ends.ends[k].line);
+    }
+  }
+
   // ---- the platform graph ----
 
   /// Remembers the containers a matched link joins, once per pair, unless it is a message
@@ -1323,6 +1381,7 @@ class PajeParser {
           s.entity = static_cast<EntityIndex>(a.entity);
           s.name = value_names_[h.name];
           sink_.on_state(s);
+          if (const MpiCall* call = collective_call(h.name)) emit_collective(s, *call);
           break;
         }
         case Held::What::Message: {
@@ -1343,6 +1402,38 @@ class PajeParser {
       }
       held_.pop();
     }
+  }
+
+  /// The collective MPI call a state value names (`PMPI_Allreduce`), or nullptr. Only names with
+  /// an MPI prefix count, so that a runtime's own "barrier" state stays a state.
+  const MpiCall* collective_call(std::uint32_t value) {
+    if (value_call_.size() <= value) value_call_.resize(value_names_.size(), {false, nullptr});
+    auto& [known, call] = value_call_[value];
+    if (!known) {
+      known = true;
+      const std::string& name = value_names_[value];
+      const MpiCall* c = has_mpi_prefix(name) ? find_mpi_call(name) : nullptr;
+      call = c != nullptr && c->collective != CollectiveKind::None ? c : nullptr;
+    }
+    return call;
+  }
+
+  /// A collective recorded only as a state (SMPI without tracing/smpi/internals): the k-th call
+  /// of an operation on each rank is instance k of that operation, among the ranks that made it
+  /// (all of MPI_COMM_WORLD by assumption; SMPI's states name neither communicator nor root).
+  void emit_collective(const StateInterval& s, const MpiCall& call) {
+    const auto op = static_cast<std::uint64_t>(&call - mpi_calls().data());
+    std::uint64_t& calls = collective_calls_[(std::uint64_t{s.entity} << 32U) | op];
+    group_.assign(call.name);
+    group_ += '#';
+    group_ += std::to_string(calls++);
+    Collective c;
+    c.begin_s = s.begin_s;
+    c.end_s = s.end_s;
+    c.entity = s.entity;
+    c.name = s.name;
+    c.group = group_;
+    sink_.on_collective(c);
   }
 
   /// Too much held back: emit the oldest open state up to now and drop the oldest pending start.
@@ -1410,6 +1501,9 @@ class PajeParser {
   std::vector<std::vector<OpenState>> stacks_;
   std::unordered_map<std::uint64_t, double> values_;
   PendingLinks pending_;
+  std::vector<std::pair<bool, const MpiCall*>> value_call_;  ///< per state value: looked up, its collective call
+  std::unordered_map<std::uint64_t, std::uint64_t> collective_calls_;  ///< (entity << 32 | call row) → calls so far
+  std::string group_;  ///< the group text of the collective being emitted
   std::string key_;
   std::priority_queue<Held, std::vector<Held>, HeldLater> held_;
   RingQueue<Blocker> blockers_;

@@ -53,6 +53,7 @@ bool looks_paje(std::string_view head) {
 struct Reader {
   const char* name;
   const char* description;
+  FormatFacts facts;
   bool (*detect)(std::string_view head);
   std::function<void(const std::filesystem::path&, TraceSink&, const ReaderOptions&, ReadReport&)> read;
   /// The files a read opens; nullptr: the trace file alone.
@@ -61,18 +62,20 @@ struct Reader {
 
 const std::vector<Reader>& readers() {
   static const std::vector<Reader> table{{
-      {"native", "Kanoko native text trace (.kntr)", looks_native,
+      {"native", "Kanoko native text trace (.kntr)",
+       {{{"compute"}, {"send", "recv"}, {"idle"}}, true, false, false, false}, looks_native,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport&) {
          read_native_trace(p, sink, TextReadOptions{o.threads});
        }},
-      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", looks_paje,
+      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", {{{"computing", "compute"}, {}, {}}, true, true, true, false}, looks_paje,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          PajeOptions paje = o.paje;
          paje.read.threads = o.threads;
          r.paje = read_paje_trace(p, sink, paje);
          r.has_paje = true;
        }},
-      {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory", looks_like_otf2_anchor,
+      {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory",
+       {{{"compute"}, {}, {}}, true, false, true, false}, looks_like_otf2_anchor,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const Otf2Summary s = read_otf2_trace(p, sink, o.otf2);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -86,7 +89,8 @@ const std::vector<Reader>& readers() {
                       {"load metric", s.metric.empty() ? std::string("none") : s.metric}};
        },
        [](const std::filesystem::path& p, const ReaderOptions&) { return otf2_trace_files(p); }},
-      {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})", looks_like_chrome_json,
+      {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})",
+       {{{"compute"}, {}, {}}, false, false, true, true}, looks_like_chrome_json,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -99,7 +103,8 @@ const std::vector<Reader>& readers() {
                       {"load counter", s.counter.empty() ? std::string("none") : s.counter}};
          if (s.truncated_at >= 0) r.details.emplace_back("truncated at byte", std::to_string(s.truncated_at));
        }},
-      {"paraver", "Paraver trace (.prv with its .pcf and .row; Extrae, nsys2prv, Dimemas)", looks_like_paraver,
+      {"paraver", "Paraver trace (.prv with its .pcf and .row; Extrae, nsys2prv, Dimemas)",
+       {{{"Running"}, {}, {"Idle", "Not created", "Blocked"}}, true, true, true, false}, looks_like_paraver,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ParaverSummary s = read_paraver_trace(p, sink, o.paraver);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -117,7 +122,8 @@ const std::vector<Reader>& readers() {
                                             (s.have_row ? ".row read" : "no .row")}};
        },
        [](const std::filesystem::path& p, const ReaderOptions& o) { return paraver_trace_files(p, o.paraver); }},
-      {"simgrid-ti", "SimGrid time-independent trace (actions file or per-rank index), replayed", looks_like_simgrid_ti,
+      {"simgrid-ti", "SimGrid time-independent trace (actions file or per-rank index), replayed",
+       {{{"compute"}, {"communication"}, {"sleep"}}, true, false, false, false}, looks_like_simgrid_ti,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const SimgridTiSummary s = read_simgrid_ti_trace(p, sink, o.simgrid_ti);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -137,6 +143,26 @@ const std::vector<Reader>& readers() {
   return table;
 }
 
+/// Counts the messages with and without a size on their way to the sink.
+class MessageSizeCounter final : public TraceSink {
+ public:
+  MessageSizeCounter(TraceSink& down, ReadReport& report) : down_(down), report_(report) {}
+  void on_entity(const Entity& e) override { down_.on_entity(e); }
+  void on_link(const Link& l) override { down_.on_link(l); }
+  void on_message(const Message& m) override {
+    ++(m.bytes > 0 ? report_.messages_with_bytes : report_.messages_without_bytes);
+    down_.on_message(m);
+  }
+  void on_load(const LoadSample& s) override { down_.on_load(s); }
+  void on_state(const StateInterval& s) override { down_.on_state(s); }
+  void on_collective(const Collective& c) override { down_.on_collective(c); }
+  void on_end(double end_s) override { down_.on_end(end_s); }
+
+ private:
+  TraceSink& down_;
+  ReadReport& report_;
+};
+
 std::string valid_list() {
   std::string s;
   for (const Reader& r : readers()) s += (s.empty() ? "" : ", ") + std::string(r.name);
@@ -153,6 +179,13 @@ std::vector<std::string> ReadReport::warning_lines() const {
     out.push_back(w.first.str() + ": warning: " + std::to_string(w.count) + "x " + w.what);
   }
   return out;
+}
+
+const FormatFacts& format_facts(std::string_view format) {
+  for (const Reader& r : readers()) {
+    if (format == r.name) return r.facts;
+  }
+  return readers().front().facts;
 }
 
 std::vector<std::string> reader_names() {
@@ -216,7 +249,8 @@ ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const 
   const Reader& r = reader_for(path, format);
   ReadReport report;
   report.format = r.name;
-  r.read(path, sink, options, report);
+  MessageSizeCounter counter(sink, report);
+  r.read(path, counter, options, report);
   const Compression c = file_compression(path);
   if (c != Compression::none) report.details.insert(report.details.begin(), {"compression", compression_name(c)});
   return report;

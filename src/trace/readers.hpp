@@ -2,6 +2,7 @@
 // (`read_trace`) that every command uses, so that a new format is one table row.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -28,6 +29,27 @@ struct ReaderOptions {
   int threads = 0;
 };
 
+/// The states a format counts as computing, communicating and idle when the mapping does not say
+/// (names or glob patterns, StateClassifier). Names no list matches are classed by the MPI call
+/// table (mpi_calls.hpp), so the lists hold only what the table does not say.
+struct StateDefaults {
+  std::vector<std::string> computing;
+  std::vector<std::string> communicating;
+  std::vector<std::string> idle;
+};
+
+/// What a format is, as columns of the reader registry: a new format is one row.
+struct FormatFacts {
+  StateDefaults states;        ///< default state classes
+  bool message_sizes = false;  ///< its messages can carry sizes in bytes of their own
+  bool entity_type = false;    ///< the [trace] key `entity_type` applies
+  bool load_variable = false;  ///< the [trace] key `load_variable` applies
+  bool message_bytes = false;  ///< the [trace] key `message_bytes` applies
+};
+
+/// The facts of the reader named `format`; an unknown name gets native's.
+const FormatFacts& format_facts(std::string_view format);
+
 /// What a read found besides the event stream.
 struct ReadReport {
   std::string format;        ///< the reader that read the file ("native", "paje")
@@ -37,6 +59,10 @@ struct ReadReport {
   std::vector<ReaderWarning> warnings;
   /// Format-specific figures for `kanoko info` (label, value), in display order.
   std::vector<std::pair<std::string, std::string>> details;
+  /// Messages delivered with a size (bytes > 0) and without (SMPI without display-sizes, Chrome
+  /// flows without `message_bytes`; a message of 0 bytes counts as without).
+  std::uint64_t messages_with_bytes = 0;
+  std::uint64_t messages_without_bytes = 0;
   /// One line per kind of recoverable problem ("file:line: warning: N× what"), empty if none.
   [[nodiscard]] std::vector<std::string> warning_lines() const;
 };

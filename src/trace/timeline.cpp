@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <tuple>
 
 #include "src/base/check.hpp"
@@ -70,7 +71,9 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 }
 
 StateClassifier::StateClassifier(const std::vector<std::string>& computing,
-                                 const std::vector<std::string>& communicating, const std::vector<std::string>& idle) {
+                                 const std::vector<std::string>& communicating, const std::vector<std::string>& idle,
+                                 bool mpi_call_table)
+    : mpi_call_table_(mpi_call_table) {
   const std::pair<const std::vector<std::string>*, StateCategory> lists[] = {
       {&computing, StateCategory::Computing},
       {&communicating, StateCategory::Communicating},
@@ -110,7 +113,7 @@ StateCategory StateClassifier::classify(std::string_view name) {
   if (!exact_.empty()) {
     if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
   }
-  if (patterns_.empty()) return StateCategory::None;
+  if (patterns_.empty() && !mpi_call_table_) return StateCategory::None;
   if (const auto it = cache_.find(name); it != cache_.end()) return it->second;
   StateCategory found = StateCategory::None;
   for (const Pattern& p : patterns_) {
@@ -119,15 +122,25 @@ StateCategory StateClassifier::classify(std::string_view name) {
       break;
     }
   }
+  if (found == StateCategory::None && mpi_call_table_) {
+    // The table says which MPI time is communicating or waiting; what is computing is the lists'
+    // say (a mapping that lists other computing states does not get `compute` too).
+    const StateCategory c = mpi_call_category(name);
+    if (c != StateCategory::Computing) found = c;
+  }
   // State names are few (function or state names), so the cache stays small; a trace with
   // millions of distinct names stops caching rather than growing without bound.
   if (cache_.size() < (std::size_t{1} << 16U)) cache_.emplace(std::string(name), found);
   return found;
 }
 
+bool gaps_are_computing(std::uint64_t states, std::uint64_t computing_states) {
+  return states > 0 && computing_states == 0;
+}
+
 TimelineBuilder::TimelineBuilder(TimelineOptions options)
     : options_(std::move(options)),
-      classifier_(options_.busy_states, options_.communicating_states, options_.idle_states) {
+      classifier_(options_.busy_states, options_.communicating_states, options_.idle_states, options_.mpi_call_table) {
   KANOKO_ASSERT(options_.interval_s > 0, "interval must be positive (validated by the mapping)");
   tl_.interval_s = options_.interval_s;
   tl_.pair_begin.push_back(0);
@@ -187,6 +200,7 @@ void TimelineBuilder::on_entity(const Entity& e) {
   tl_.entities.push_back(e);
   last_load_time_s_.push_back(0);
   last_load_value_.push_back(0);
+  first_seen_s_.push_back(std::numeric_limits<double>::infinity());
   if (tl_.bin_count > 0) {
     const std::size_t n = tl_.entity_count();
     for (auto* v : per_bin_arrays()) {
@@ -215,8 +229,14 @@ void TimelineBuilder::flush_traffic_until(std::size_t bin) {
   }
 }
 
+void TimelineBuilder::seen(EntityIndex e, double t) {
+  if (e < first_seen_s_.size()) first_seen_s_[e] = std::min(first_seen_s_[e], t);
+}
+
 void TimelineBuilder::on_message(const Message& m) {
   close_states_until(m.send_s);
+  seen(m.src, m.send_s);
+  seen(m.dst, m.recv_s >= 0 ? m.recv_s : m.send_s);
   const std::size_t bin = bin_index(m.send_s);
   ensure_bins(bin + 1);
   flush_traffic_until(bin);
@@ -268,6 +288,7 @@ void TimelineBuilder::close_states_until(double now_s) {
 
 void TimelineBuilder::on_load(const LoadSample& s) {
   close_states_until(s.time_s);
+  seen(s.entity, s.time_s);
   integrate_load(s.entity, s.time_s);
   last_load_value_[s.entity] = s.value;
   ++tl_.load_sample_count;
@@ -276,9 +297,11 @@ void TimelineBuilder::on_load(const LoadSample& s) {
 void TimelineBuilder::on_state(const StateInterval& s) {
   close_states_until(s.begin_s);
   ++tl_.state_count;
+  seen(s.entity, s.begin_s);
   if (!(s.end_s > s.begin_s)) return;
   const StateCategory category = classifier_.classify(s.name);
   if (category == StateCategory::None) return;
+  if (category == StateCategory::Computing) ++computing_states_;
   // The communicating and idle arrays appear with the first state that needs them.
   bool& has = category == StateCategory::Communicating ? has_comm_ : has_idle_;
   if (category != StateCategory::Computing && !has) {
@@ -290,6 +313,98 @@ void TimelineBuilder::on_state(const StateInterval& s) {
   open_states_.push_back(OpenState{s.begin_s, s.end_s, s.entity, category});
   std::push_heap(open_states_.begin(), open_states_.end(),
                  [](const OpenState& a, const OpenState& b) { return a.end_s > b.end_s; });
+}
+
+void TimelineBuilder::on_collective(const Collective& c) {
+  seen(c.entity, c.begin_s);
+  if (c.group.empty()) return;
+  const MpiCall* call = find_mpi_call(c.name);
+  const CollectiveKind kind = call != nullptr && call->collective != CollectiveKind::None ? call->collective
+                                                                                          : CollectiveKind::AllToAll;
+  collective_parts_[std::string(c.group)].push_back(CollectivePart{c.begin_s, c.entity, c.root, c.bytes, kind});
+}
+
+void TimelineBuilder::add_gaps_as_computing() {
+  const std::size_t n = tl_.entity_count();
+  for (EntityIndex e = 0; e < n; ++e) {
+    const double from = first_seen_s_[e];
+    if (!(from < tl_.end_s)) continue;
+    for (std::size_t b = bin_index(from); b < tl_.bin_count; ++b) {
+      const double lo = std::max(from, static_cast<double>(b) * tl_.interval_s);
+      const double hi = b + 1 < tl_.bin_count ? static_cast<double>(b + 1) * tl_.interval_s : tl_.end_s;
+      const std::size_t cell = b * n + e;
+      // Nested states may cover a bin more than once: the gap is never negative.
+      const double covered = tl_.busy_s[cell] + tl_.comm_at(b, e) + tl_.idle_at(b, e);
+      tl_.busy_s[cell] += std::max(0.0, (hi - lo) - covered);
+    }
+  }
+}
+
+void TimelineBuilder::add_collective_traffic() {
+  struct Edge {
+    std::size_t bin;
+    EntityIndex src;
+    EntityIndex dst;
+    std::uint64_t bytes;
+  };
+  std::vector<Edge> edges;
+  for (auto& [group, parts] : collective_parts_) {
+    if (parts.size() < 2) continue;
+    ++tl_.collectives;
+    std::sort(parts.begin(), parts.end(), [](const CollectivePart& a, const CollectivePart& b) {
+      return std::tie(a.entity, a.begin_s) < std::tie(b.entity, b.begin_s);
+    });
+    double last_arrival_s = 0;
+    for (const CollectivePart& p : parts) last_arrival_s = std::max(last_arrival_s, p.begin_s);
+    const std::size_t bin = std::min(bin_index(last_arrival_s), tl_.bin_count - 1);
+    const CollectivePart& first = parts.front();
+    const auto root = std::find_if(parts.begin(), parts.end(), [&](const CollectivePart& p) {
+      return first.root >= 0 && p.entity == static_cast<EntityIndex>(first.root);
+    });
+    const bool rooted = first.kind != CollectiveKind::AllToAll && root != parts.end();
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const CollectivePart& p = parts[i];
+      if (!rooted) {
+        const CollectivePart& next = parts[(i + 1) % parts.size()];
+        if (next.entity != p.entity) edges.push_back({bin, p.entity, next.entity, p.bytes});
+      } else if (p.entity != root->entity) {
+        if (first.kind == CollectiveKind::ToRoot) edges.push_back({bin, p.entity, root->entity, p.bytes});
+        else edges.push_back({bin, root->entity, p.entity, root->bytes});
+      }
+    }
+  }
+  collective_parts_.clear();
+  if (edges.empty()) return;
+  tl_.collective_messages = edges.size();
+  std::sort(edges.begin(), edges.end(),
+            [](const Edge& a, const Edge& b) { return std::tie(a.bin, a.src, a.dst) < std::tie(b.bin, b.src, b.dst); });
+  // Merge into the per-bin lists, both sorted by (src, dst).
+  std::vector<PairTraffic> merged;
+  std::vector<std::size_t> begin{0};
+  merged.reserve(tl_.pairs.size() + edges.size());
+  std::size_t k = 0;
+  for (std::size_t b = 0; b < tl_.bin_count; ++b) {
+    const auto add = [&](const PairTraffic& t) {
+      if (merged.size() > begin.back() && merged.back().src == t.src && merged.back().dst == t.dst) {
+        merged.back().bytes += t.bytes;
+        merged.back().messages += t.messages;
+      } else {
+        merged.push_back(t);
+      }
+    };
+    std::vector<PairTraffic> bin_pairs(tl_.pairs.begin() + static_cast<std::ptrdiff_t>(tl_.pair_begin[b]),
+                                       tl_.pairs.begin() + static_cast<std::ptrdiff_t>(tl_.pair_begin[b + 1]));
+    for (; k < edges.size() && edges[k].bin == b; ++k) {
+      bin_pairs.push_back(PairTraffic{edges[k].src, edges[k].dst, static_cast<double>(edges[k].bytes), 1});
+    }
+    std::stable_sort(bin_pairs.begin(), bin_pairs.end(), [](const PairTraffic& x, const PairTraffic& y) {
+      return std::tie(x.src, x.dst) < std::tie(y.src, y.dst);
+    });
+    for (const PairTraffic& t : bin_pairs) add(t);
+    begin.push_back(merged.size());
+  }
+  tl_.pairs = std::move(merged);
+  tl_.pair_begin = std::move(begin);
 }
 
 void TimelineBuilder::on_end(double end_s) {
@@ -328,6 +443,13 @@ void TimelineBuilder::on_end(double end_s) {
     tl_.pair_begin[bins] = tl_.pairs.size();
     tl_.bin_count = bins;
     for (auto* v : per_bin_arrays()) v->resize(bins * n);
+  }
+  add_collective_traffic();
+  const bool gaps = options_.gaps == GapPolicy::Computing ||
+                    (options_.gaps == GapPolicy::Auto && gaps_are_computing(tl_.state_count, computing_states_));
+  if (gaps) {
+    add_gaps_as_computing();
+    tl_.gaps_counted_as_computing = true;
   }
   // Loads were integrated as value × seconds; turn them into time means per bin (the last bin
   // may be partial). A bin of no width (a run that ends at 0) takes the value in effect.

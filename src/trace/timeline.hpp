@@ -13,6 +13,7 @@
 
 #include "src/base/flat_index.hpp"
 #include "src/trace/event.hpp"
+#include "src/trace/mpi_calls.hpp"
 
 namespace kanoko::trace {
 
@@ -43,7 +44,13 @@ struct Timeline {
   /// Traffic of bin b is pairs[pair_begin[b] .. pair_begin[b+1]), sorted by (src, dst).
   std::vector<std::size_t> pair_begin;
   std::vector<PairTraffic> pairs;
-  std::uint64_t message_count = 0;
+  std::uint64_t message_count = 0;  ///< point-to-point messages (in `pairs`)
+  /// Pair messages made from collective operations by the traffic model (also in `pairs`, not in
+  /// message_count): the traffic of `pairs` counts message_count + collective_messages messages.
+  std::uint64_t collective_messages = 0;
+  std::uint64_t collectives = 0;  ///< collective instances turned into traffic
+  /// Time outside any classified state was counted as computing (TimelineOptions::gaps).
+  bool gaps_counted_as_computing = false;
   std::uint64_t load_sample_count = 0;
   std::uint64_t state_count = 0;
 
@@ -81,9 +88,6 @@ struct Timeline {
   }
 };
 
-/// What a state means for the program: the three classes of the mapping's [trace] section.
-enum class StateCategory : std::uint8_t { None, Computing, Communicating, Idle };
-
 /// True when `text` matches the glob `pattern`: `*` matches any run of characters (also none),
 /// `?` one character; everything else matches itself.
 bool glob_match(std::string_view pattern, std::string_view text);
@@ -91,12 +95,15 @@ bool glob_match(std::string_view pattern, std::string_view text);
 /// Sorts state names into computing, communicating and idle. Each list holds names and glob
 /// patterns (with `*` or `?`). A name listed exactly wins; otherwise the matching pattern with
 /// the most literal characters wins (`MPI_Wait*` before `MPI_*` before `*`); between patterns
-/// of equal length, computing before communicating before idle. Results are cached per name.
+/// of equal length, computing before communicating before idle. A name no list matches is
+/// classed by the MPI call table (mpi_call_category: `PMPI_Recv` idle, `MPI_Send`
+/// communicating; its computing rows are left to the lists) unless `mpi_call_table` is false.
+/// Results are cached per name.
 class StateClassifier {
  public:
   StateClassifier() = default;
   StateClassifier(const std::vector<std::string>& computing, const std::vector<std::string>& communicating,
-                  const std::vector<std::string>& idle);
+                  const std::vector<std::string>& idle, bool mpi_call_table = true);
   [[nodiscard]] StateCategory classify(std::string_view name);
   /// True when the category has any name or pattern.
   [[nodiscard]] bool uses(StateCategory c) const { return uses_[static_cast<std::size_t>(c)]; }
@@ -119,7 +126,22 @@ class StateClassifier {
   std::vector<Pattern> patterns_;  ///< most literal characters first
   std::unordered_map<std::string, StateCategory, Hash, std::equal_to<>> cache_;  ///< pattern results
   bool uses_[4] = {false, false, false, false};
+  bool mpi_call_table_ = false;
 };
+
+/// What the timeline does with the time of an entity that no classified state covers.
+enum class GapPolicy : std::uint8_t {
+  Uncounted,  ///< in no category
+  Computing,  ///< added to busy_s
+  /// Computing when the trace has states but none classified computing (gaps_are_computing),
+  /// else uncounted: SMPI without `tracing/smpi/computing`, Score-P with only MPI regions.
+  Auto
+};
+
+/// The rule of GapPolicy::Auto: true when `states` states were seen and none of them
+/// (`computing_states` is 0) was classified computing. A trace without states (load samples
+/// only) keeps its gaps uncounted.
+bool gaps_are_computing(std::uint64_t states, std::uint64_t computing_states);
 
 /// Options of the binning.
 struct TimelineOptions {
@@ -129,6 +151,11 @@ struct TimelineOptions {
   /// State names (or patterns) counted in comm_s and idle_s; empty: those arrays stay empty.
   std::vector<std::string> communicating_states{};
   std::vector<std::string> idle_states{};
+  /// Names no list matches are classed by the MPI call table (StateClassifier).
+  bool mpi_call_table = true;
+  /// Time between an entity's first event and the end of the run outside classified states;
+  /// an ingest that wants SMPI's and Score-P's computing sets GapPolicy::Auto.
+  GapPolicy gaps = GapPolicy::Uncounted;
 };
 
 /// A TraceSink that bins the stream into a Timeline.
@@ -146,6 +173,14 @@ class TimelineBuilder final : public TraceSink {
   void on_message(const Message& m) override;
   void on_load(const LoadSample& s) override;
   void on_state(const StateInterval& s) override;
+  /// Collects a collective's part; at the end each instance (one `group`) becomes pair traffic
+  /// (docs/trace-formats.md, "Collectives as traffic"): ToRoot operations send from each
+  /// participant to the root, FromRoot ones from the root to each, and the others (or a rooted
+  /// one whose root is not a participant) send around a ring of the participants in entity
+  /// order, so an instance of P participants makes P - 1 or P messages. Each carries the bytes
+  /// of its sender's part and lands in the bin of the last participant's arrival. Parts without
+  /// a group and instances of one participant make no traffic.
+  void on_collective(const Collective& c) override;
   void on_end(double end_s) override;
 
   /// The finished timeline (after on_end). Moves it out.
@@ -181,6 +216,9 @@ class TimelineBuilder final : public TraceSink {
   void flush_traffic_until(std::size_t bin);
   void integrate_load(EntityIndex e, double until_s);
   void add_interval(std::vector<double>& per_bin, EntityIndex e, double begin_s, double end_s, double weight);
+  void seen(EntityIndex e, double t);
+  void add_gaps_as_computing();
+  void add_collective_traffic();
 
   TimelineOptions options_;
   StateClassifier classifier_;
@@ -193,6 +231,17 @@ class TimelineBuilder final : public TraceSink {
   std::vector<double> last_load_time_s_;
   std::vector<double> last_load_value_;
   std::vector<OpenState> open_states_;  ///< a min-heap on end_s
+  std::vector<double> first_seen_s_;     ///< per entity: its first event's time (+inf before)
+  std::uint64_t computing_states_ = 0;   ///< states classified computing
+  /// A collective's part kept until the end: the instances are complete only then.
+  struct CollectivePart {
+    double begin_s;
+    EntityIndex entity;
+    std::int64_t root;
+    std::uint64_t bytes;
+    CollectiveKind kind;
+  };
+  std::unordered_map<std::string, std::vector<CollectivePart>> collective_parts_;  ///< by group
 };
 
 }  // namespace kanoko::trace

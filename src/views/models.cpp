@@ -85,7 +85,7 @@ StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, st
     for (std::size_t c = 0; c < out.columns; ++c) {
       const double named = row[c][0] + row[c][1] + row[c][2];
       const double width = c + 1 == out.columns ? t1_s - (t0_s + static_cast<double>(c) * cw) : cw;
-      row[c][cls_index(StateClass::Idle)] += std::max(0.0, width - named);
+      row[c][cls_index(index.gap_class)] += std::max(0.0, width - named);
     }
   }
   return out;

@@ -23,8 +23,13 @@ const char* class_name(StateClass c) {
 
 namespace {
 
-bool listed(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+/// The view class of a timeline category; None has none (the caller decides).
+StateClass class_of(trace::StateCategory c) {
+  switch (c) {
+    case trace::StateCategory::Computing: return StateClass::Busy;
+    case trace::StateCategory::Communicating: return StateClass::Overhead;
+    default: return StateClass::Idle;
+  }
 }
 
 std::size_t cls_index(StateClass c) { return static_cast<std::size_t>(c); }
@@ -65,16 +70,10 @@ void add_traffic(std::vector<PairAgg>& list, EntityIndex src, EntityIndex dst, s
 
 }  // namespace
 
-StateClass ClassRules::state_class(const std::string& name) const {
-  if (listed(busy, name)) return StateClass::Busy;
-  if (listed(idle, name)) return StateClass::Idle;
-  return StateClass::Overhead;
-}
-
-StateClass ClassRules::collective_class(const std::string& name) const {
-  if (listed(busy, name)) return StateClass::Busy;
-  if (listed(overhead, name)) return StateClass::Overhead;
-  return StateClass::Idle;
+trace::StateClassifier ClassRules::classifier() const {
+  const trace::StateDefaults& d = trace::format_facts(format).states;
+  return trace::StateClassifier(busy.empty() ? d.computing : busy, overhead.empty() ? d.communicating : overhead,
+                                idle.empty() ? d.idle : idle);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -91,10 +90,10 @@ std::size_t TraceIndex::bin_of(double t) const {
 
 namespace {
 
-// Adds the no-state time of [t0, t1) to idle.
-ClassSeconds with_gap_idle(ClassSeconds out, double t0, double t1) {
+// Adds the no-state time of [t0, t1) to the gap class.
+ClassSeconds with_gap(ClassSeconds out, double t0, double t1, StateClass gap) {
   const double named = out[0] + out[1] + out[2];
-  out[cls_index(StateClass::Idle)] += std::max(0.0, (t1 - t0) - named);
+  out[cls_index(gap)] += std::max(0.0, (t1 - t0) - named);
   return out;
 }
 
@@ -111,7 +110,7 @@ ClassSeconds TraceIndex::class_time(EntityIndex e, double t0, double t1) const {
     const double overlap = std::min(t1, it->end_s) - std::max(t0, it->begin_s);
     if (overlap > 0) out[cls_index(it->cls)] += overlap;
   }
-  return with_gap_idle(out, t0, t1);
+  return with_gap(out, t0, t1, gap_class);
 }
 
 ClassSeconds TraceIndex::class_time_from_bins(EntityIndex e, double t0, double t1) const {
@@ -126,7 +125,7 @@ ClassSeconds TraceIndex::class_time_from_bins(EntityIndex e, double t0, double t
     const double frac = overlap / bin_width_s;
     for (std::size_t c = 0; c < kClassCount; ++c) out[c] += bins[b * kClassCount + c] * frac;
   }
-  return with_gap_idle(out, t0, t1);
+  return with_gap(out, t0, t1, gap_class);
 }
 
 std::size_t TraceIndex::first_message_at(double t) const {
@@ -163,7 +162,11 @@ struct TraceIndexBuilder::Impl {
   };
 
   IndexOptions options;
+  trace::StateClassifier classifier;
   TraceIndex ix;
+  std::vector<bool> classified;             // per state name: a rule classes it
+  std::uint64_t states = 0;                 // state entries (not collectives)
+  std::uint64_t busy_states = 0;            // of them, classed busy
   std::size_t bins = 0;                          // number of bins in use (fixed unless shrunk)
   std::vector<std::vector<Open>> open;           // per entity, in begin order
   std::vector<double> cursor;                    // per entity: time up to which states are settled
@@ -172,7 +175,7 @@ struct TraceIndexBuilder::Impl {
   double observed_end_s = 0;
   bool ended = false;
 
-  explicit Impl(IndexOptions o) : options(std::move(o)) {
+  explicit Impl(IndexOptions o) : options(std::move(o)), classifier(options.rules.classifier()) {
     bins = std::max<std::size_t>(16, options.bins);
     ix.bin_width_s = 1e-6;
     ix.bin_count = bins;
@@ -275,8 +278,9 @@ struct TraceIndexBuilder::Impl {
     const auto id = static_cast<std::uint16_t>(ix.state_names.size());
     const std::string plain(name);
     ix.state_names.push_back(plain);
-    ix.state_classes.push_back(collective ? options.rules.collective_class(plain)
-                                          : options.rules.state_class(plain));
+    const trace::StateCategory category = classifier.classify(plain);
+    ix.state_classes.push_back(class_of(category));
+    classified.push_back(collective || category != trace::StateCategory::None);
     name_ids.emplace(std::move(key), id);
     return id;
   }
@@ -285,9 +289,12 @@ struct TraceIndexBuilder::Impl {
     KANOKO_ASSERT(e < open.size(), "state of an undeclared entity");
     ++ix.state_count;
     observed_end_s = std::max(observed_end_s, end);
+    if (!collective) ++states;  // the timeline's state_count: also those of no duration
     b = std::max(b, cursor[e]);  // a reader that breaks time order only loses the overlap
     if (!(end > b)) return;
     const std::uint16_t id = name_id(name, collective);
+    if (!classified[id]) return;  // its time is a gap, as in the timeline
+    if (!collective && ix.state_classes[id] == StateClass::Busy) ++busy_states;
     advance(e, b);
     open[e].push_back(Open{b, end, id, ix.state_classes[id]});
   }
@@ -344,11 +351,15 @@ void TraceIndexBuilder::on_end(double end_s) {
   s.ended = true;
   s.ix.end_s = std::isfinite(end_s) && end_s > s.ix.begin_s ? end_s : std::max(s.ix.begin_s, s.observed_end_s);
   s.cover(s.ix.end_s);
+  const trace::GapPolicy gaps = s.options.rules.gaps;
+  const bool gaps_busy = gaps == trace::GapPolicy::Computing ||
+                         (gaps == trace::GapPolicy::Auto && trace::gaps_are_computing(s.states, s.busy_states));
+  s.ix.gap_class = gaps_busy ? StateClass::Busy : StateClass::Idle;
   for (EntityIndex e = 0; e < s.ix.entity_count(); ++e) {
     s.advance(e, s.ix.end_s);
     auto& t = s.ix.totals[e];
     const double named = t.class_s[0] + t.class_s[1] + t.class_s[2];
-    t.class_s[cls_index(StateClass::Idle)] += std::max(0.0, s.ix.span_s() - named);
+    t.class_s[cls_index(s.ix.gap_class)] += std::max(0.0, s.ix.span_s() - named);
   }
   for (const auto& bin : s.ix.bin_traffic) merge_traffic(s.ix.matrix_total, bin);
   std::vector<std::vector<Impl::Open>>().swap(s.open);
@@ -361,7 +372,12 @@ TraceIndex TraceIndexBuilder::take() {
 
 TraceIndex build_trace_index(const std::filesystem::path& trace, const IndexOptions& options,
                              const std::string& format) {
-  TraceIndexBuilder builder(options);
+  IndexOptions with_format = options;
+  if (with_format.rules.format.empty()) {
+    // An undetectable format is left to read_trace, which reports it.
+    with_format.rules.format = format == "auto" ? trace::detect_format(trace) : format;
+  }
+  TraceIndexBuilder builder(std::move(with_format));
   trace::read_trace(trace, builder, format);
   return builder.take();
 }

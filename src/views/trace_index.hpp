@@ -13,13 +13,16 @@
 #include <vector>
 
 #include "src/trace/event.hpp"
+#include "src/trace/timeline.hpp"
 
 namespace kanoko::views {
 
 using trace::EntityIndex;
 
-/// The three program states of VENUS: useful work, parallelisation overhead, waiting. Time in no
-/// state at all (before the first state, after the last, in gaps) is idle too.
+/// The three program states of VENUS, which are trace::StateCategory's: useful work (computing),
+/// parallelisation overhead (communicating) and waiting (idle). Time in no classified state (before
+/// the first state, after the last, in gaps, in states no rule classes) is idle too, or busy when
+/// the trace's gaps count as computing (TraceIndex::gap_class).
 enum class StateClass : std::uint8_t { Busy = 0, Overhead = 1, Idle = 2 };
 inline constexpr std::size_t kClassCount = 3;
 /// "busy", "overhead", "idle".
@@ -28,15 +31,21 @@ const char* class_name(StateClass c);
 /// Seconds per state class, indexed by StateClass.
 using ClassSeconds = std::array<double, kClassCount>;
 
-/// Which state names fall in which class. A name in none of the lists is overhead (VENUS: time in
-/// code added by parallelisation); a collective operation is idle unless its name is listed (VENUS
-/// counts group synchronisation as idle).
+/// Which state names fall in which class: the timeline's trace::StateClassifier (names, globs,
+/// then the MPI call table) with the lists below, each list left empty taking the format's default
+/// (trace::format_facts). A collective operation no rule classes is idle (it waits for the last
+/// participant).
 struct ClassRules {
-  std::vector<std::string> busy{"compute", "computing"};
-  std::vector<std::string> overhead{};
-  std::vector<std::string> idle{"idle", "wait", "waiting", "blocked", "sleep"};
-  [[nodiscard]] StateClass state_class(const std::string& name) const;
-  [[nodiscard]] StateClass collective_class(const std::string& name) const;
+  std::vector<std::string> busy{};      ///< computing states; empty: the format's
+  std::vector<std::string> overhead{};  ///< communicating states; empty: the format's
+  std::vector<std::string> idle{};      ///< waiting states; empty: the format's
+  /// The format whose defaults fill the empty lists ("" native); build_trace_index sets the one
+  /// it reads when this is empty.
+  std::string format;
+  /// Time in no classified state: idle, busy, or busy when states were seen and none is busy.
+  trace::GapPolicy gaps = trace::GapPolicy::Auto;
+  /// The classifier these rules make.
+  [[nodiscard]] trace::StateClassifier classifier() const;
 };
 
 /// How the index is built.
@@ -110,6 +119,8 @@ struct TraceIndex {
   std::vector<PairAgg> matrix_total;  ///< whole run, sorted by (src, dst)
   std::uint64_t message_count = 0;    ///< all messages, kept or not
   std::uint64_t state_count = 0;      ///< state and collective entries read
+  /// The class of time in no classified state: Idle, or Busy when the rules' gaps say so.
+  StateClass gap_class = StateClass::Idle;
 
   [[nodiscard]] std::size_t entity_count() const { return entities.size(); }
   [[nodiscard]] double span_s() const { return end_s - begin_s; }

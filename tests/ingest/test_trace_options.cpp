@@ -113,7 +113,8 @@ TEST(TraceOptions, StateDefaultsPerFormatAndWhatTheMappingReplaces) {
   const Mapping none = parse(kForce);
   EXPECT_EQ(timeline_options(none, "paraver").busy_states, (std::vector<std::string>{"Running"}));
   EXPECT_EQ(timeline_options(none, "paraver").idle_states.front(), "Idle");
-  EXPECT_EQ(timeline_options(none, "paje").communicating_states, (std::vector<std::string>{"MPI_*", "PMPI_*"}));
+  // SMPI's PMPI_* states are left to the MPI call table (waits idle, sends communicating).
+  EXPECT_EQ(timeline_options(none, "paje").communicating_states, (std::vector<std::string>{}));
   EXPECT_EQ(timeline_options(none, "native").busy_states, (std::vector<std::string>{"compute"}));
   EXPECT_EQ(timeline_options(none, "native").idle_states, (std::vector<std::string>{"idle"}));
   EXPECT_EQ(timeline_options(none, "simgrid-ti").communicating_states, (std::vector<std::string>{"communication"}));
@@ -154,9 +155,10 @@ TEST(TraceOptions, ChromeBytesAndCounterComeFromTheMapping) {
   ASSERT_EQ(tl.traffic(1).size(), 1U);
   EXPECT_DOUBLE_EQ(tl.traffic(1)[0].bytes, 66.0);
   EXPECT_DOUBLE_EQ(tl.load_at(0, 0), 0.25);  // the "cpu" counter, not the first one ("mem")
-  // The default categories of Chrome: `compute` slices are computing, `MPI_*` communicating.
+  // The default categories of Chrome: `compute` slices are computing, MPI calls as the MPI call
+  // table says (MPI_Recv waits: idle).
   EXPECT_NEAR(tl.busy_fraction(0, 0), 0.4, 1e-9);
-  EXPECT_NEAR(tl.comm_fraction(0, 1), 1.0, 1e-9);
+  EXPECT_NEAR(tl.idle_fraction(0, 1), 1.0, 1e-9);
 
   const trace::Timeline other_key = read("message_bytes = \"bytes\"\n");
   EXPECT_DOUBLE_EQ(other_key.traffic(0)[0].bytes, 0.0);  // the first flow has no "bytes"
@@ -195,17 +197,22 @@ TEST(TraceOptions, ParaverNeedsNoBusyStates) {
   ASSERT_EQ(tl.entity_count(), 8U);
   EXPECT_EQ(report.format, "paraver");
   EXPECT_EQ(report.categories.at("Running"), trace::StateCategory::Computing);
-  EXPECT_EQ(report.categories.at("Group Communication"), trace::StateCategory::Communicating);
+  EXPECT_EQ(report.categories.at("Group Communication"), trace::StateCategory::Idle);  // the MPI call table
   EXPECT_EQ(report.categories.at("Others"), trace::StateCategory::None);
   EXPECT_TRUE(report.warnings.empty());  // defaults that never occur are not warned about
-  // Running (1) is computing; Wait/WaitAll (8), Immediate Send (10) and Receive (11), Group
-  // Communication (13) are communicating; Others (15) is neither.
+  // Running (1) is computing; Immediate Send (10) and Receive (11) are communicating; Wait/WaitAll
+  // (8) and Group Communication (13) wait, as Idle (0), Not created (2), Waiting a message (3),
+  // Synchronization (5), Blocked (9), Send Receive (16) would; Others (15) is neither.
   const auto expected = state_seconds(kLulesh);
   ASSERT_GT(expected.at(1), 1.0);
   const double busy = std::accumulate(tl.busy_s.begin(), tl.busy_s.end(), 0.0);
   const double comm = std::accumulate(tl.comm_s.begin(), tl.comm_s.end(), 0.0);
   EXPECT_NEAR(busy, expected.at(1), 1e-6);
-  EXPECT_NEAR(comm, expected.at(8) + expected.at(10) + expected.at(11) + expected.at(13), 1e-6);
+  EXPECT_NEAR(comm, expected.at(10) + expected.at(11), 1e-6);
+  double idle_expected = 0;
+  for (const int id : {0, 2, 3, 5, 8, 9, 13, 16}) idle_expected += expected.count(id) != 0 ? expected.at(id) : 0.0;
+  EXPECT_GT(expected.at(8) + expected.at(13), 0.0);
+  EXPECT_NEAR(std::accumulate(tl.idle_s.begin(), tl.idle_s.end(), 0.0), idle_expected, 1e-6);
   double max_busy = 0;
   for (std::size_t b = 0; b < tl.bin_count; ++b) {
     for (trace::EntityIndex e = 0; e < 8; ++e) max_busy = std::max(max_busy, tl.busy_fraction(b, e));
@@ -236,7 +243,7 @@ TEST(TraceOptions, CheckListsEachStatesCategory) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("Running: 2140 intervals, computing (busy)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Immediate Send: 540 intervals, communicating"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Group Communication: 40 intervals, not classified"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Group Communication: 40 intervals, idle"), std::string::npos) << r.out;  // MPI call table
   EXPECT_NE(r.out.find("Others: 360 intervals, idle"), std::string::npos) << r.out;
 }
 

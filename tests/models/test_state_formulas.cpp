@@ -55,10 +55,11 @@ TEST(StateFormulas, CommunicatingFractionPerInterval) {
   EXPECT_NEAR(m[1][0], 1 + 10 * 1.0, 1e-9);  // recv: the whole interval
   EXPECT_NEAR(m[0][1], 1.0, 1e-12);          // b only computes
   EXPECT_NEAR(m[1][1], 1.0, 1e-12);
-  // The mapping decides: with only `recv` communicating, the first interval has none.
+  // The mapping decides: with only `recv` communicating and `send` idle, the first interval has
+  // none (an unlisted `send` would be communicating by the MPI call table).
   const auto recv_only = masses(run(
-      "[simulation]\ninterval = 0.1\n[trace]\ncommunicating = [\"recv\"]\n[mass]\nexpression = \"1 + 10 * communicating\"\n"
-      "[forces.friction]\nbeta = 1\n"));
+      "[simulation]\ninterval = 0.1\n[trace]\ncommunicating = [\"recv\"]\nidle = [\"send\", \"idle\"]\n[mass]\n"
+      "expression = \"1 + 10 * communicating\"\n[forces.friction]\nbeta = 1\n"));
   EXPECT_NEAR(recv_only[0][0], 1.0, 1e-12);
   EXPECT_NEAR(recv_only[1][0], 11.0, 1e-9);
 }

@@ -43,7 +43,7 @@ TEST(StateCategories, ExactNamesBeatPatternsAndLongerPatternsBeatShorter) {
 
   StateClassifier ties({"a*"}, {"*b"}, {});
   EXPECT_EQ(ties.classify("ab"), StateCategory::Computing);  // equal literals: computing first
-  StateClassifier none({"compute"}, {}, {});
+  StateClassifier none({"compute"}, {}, {}, false);  // without the MPI call table (test_mpi_calls.cpp)
   EXPECT_EQ(none.classify("MPI_Send"), StateCategory::None);
   EXPECT_FALSE(none.uses(StateCategory::Communicating));
 }
@@ -70,6 +70,7 @@ Timeline bin(const std::string& text, std::vector<std::string> busy, std::vector
   o.busy_states = std::move(busy);
   o.communicating_states = std::move(comm);
   o.idle_states = std::move(idle);
+  o.mpi_call_table = false;  // the lists alone; test_mpi_calls.cpp and test_smpi_traces.cpp add the table
   TimelineBuilder b(o);
   read_native_trace_text(text, "c.kntr", b);
   return b.take();

@@ -28,6 +28,9 @@ TEST(MappingViews, ParsedWithTheVisualSection) {
 }
 
 TEST(MappingViews, AnUnknownNameStopsTheViewerWithTheKeyAndASuggestion) {
+#ifndef KANOKO_TEST_HAVE_SCENE
+  GTEST_SKIP() << "kanoko view needs the scene (configured with -DKANOKO_SCENE=OFF)";
+#endif
   test::TempDir dir;
   test::write_text(dir / "ring.kntr", ring_trace(2, true));
   test::write_text(dir / "m.toml", mapping_with_views(R"(["spacetim"])"));
