@@ -204,7 +204,25 @@ Calibration calibrate(const mapping::Mapping& m, const trace::Timeline& tl) {
   Calibration out;
   const Suggestion s = suggest_parameters(m, tl, m.mass.base);
   std::vector<SuggestedValue> values;
-  for (const SuggestedValue& v : suggested_values(s)) {
+  std::vector<SuggestedValue> suggested = suggested_values(s);
+  // Springs critically damped for an idle body (k = m β² / 4): a light body follows a change of
+  // forcing within a few relaxation times, a body ten times heavier is heavily overdamped and
+  // lags far behind, so load shows as inertia. The repulsion keeps its ratio to the stiffness.
+  const double reference_mass = m.mass.base;
+  double k_ratio = 1;
+  for (auto& v : suggested) {
+    if (v.key == "k" && v.value > 0) {
+      const double k = reference_mass * s.beta * s.beta / 4;
+      k_ratio = k / v.value;
+      v.value = k;
+    }
+  }
+  for (auto& v : suggested) {
+    if (v.key == "strength" && !m.springs.k_expression && m.springs.topology != mapping::SpringTopology::None) {
+      v.value *= k_ratio;
+    }
+  }
+  for (const SuggestedValue& v : suggested) {
     if (v.key == "length") continue;  // springs keep their initial lengths: the layout starts at rest
     if (m.locations.count(v.section + "." + v.key) != 0) continue;  // written by the user: kept
     if (v.section == "forces.repulsion" && !m.repulsion) continue;

@@ -260,6 +260,20 @@ trace::ReaderOptions reader_options(const Mapping& m, const std::string& format,
                                           "); ignored");
     }
   }
+  const std::pair<const char*, const std::optional<double>*> rates[] = {
+      {"flop_rate", &t.flop_rate}, {"bandwidth", &t.bandwidth}, {"latency", &t.latency_s}};
+  for (const auto& [key, value] : rates) {
+    if (!*value) continue;
+    if (format == "simgrid-ti") {
+      double& target = std::string(key) == "flop_rate"   ? o.simgrid_ti.flop_rate
+                       : std::string(key) == "bandwidth" ? o.simgrid_ti.bandwidth
+                                                         : o.simgrid_ti.latency_s;
+      target = **value;
+    } else if (!format.empty()) {
+      not_applicable(key, std::string("'") + key + "' sets the SimGrid time-independent replay's rates; a " + format +
+                              " trace has its own times; ignored");
+    }
+  }
   if (!t.message_bytes.empty()) {
     if (format == "chrome") {
       o.chrome.bytes_key = t.message_bytes;

@@ -833,6 +833,9 @@ void read_trace(Section s, Mapping& m) {
   if (auto v = s.rewrite("host_from_name")) t.host_from_name = *v;
   if (auto v = s.regex("select", 0)) t.select = *v;
   if (auto v = s.regex("exclude", 0)) t.exclude = *v;
+  if (auto v = s.number("flop_rate", 0, kHuge, true)) t.flop_rate = *v;
+  if (auto v = s.number("bandwidth", 0, kHuge, true)) t.bandwidth = *v;
+  if (auto v = s.number("latency", 0, kHuge)) t.latency_s = *v;
   if (auto v = s.number("from", -kHuge, kHuge)) t.from_s = *v;
   if (auto v = s.number("to", -kHuge, kHuge)) t.to_s = *v;
   if (t.from_s && t.to_s && !(*t.to_s > *t.from_s)) {

@@ -178,6 +178,11 @@ struct TraceSpec {
   /// interval and calibration follow it. Unset: from the start / to the end.
   std::optional<double> from_s;
   std::optional<double> to_s;
+  /// SimGrid time-independent replay rates (SimgridTiOptions): flop/s, bytes/s, seconds per
+  /// transfer. Unset: the reader's defaults.
+  std::optional<double> flop_rate;
+  std::optional<double> bandwidth;
+  std::optional<double> latency_s;
 };
 
 /// Colour maps for body colours. The first two are colour-blind safe.

@@ -193,7 +193,7 @@ CommandResult info_of(const std::string& trace, const std::vector<std::string>& 
 TEST(Info, EfficiencyOfAnOverloadedRank) {
   const CommandResult r = info_of(kOverloaded);
   EXPECT_TRUE(contains(r.out, "efficiency:  POP metrics over 0 .. 6 s (docs/efficiency.md); computing: compute; "
-                              "communicating: send, recv, wait; waiting: idle\n"
+                              "communicating: send, recv; waiting: idle\n"
                               "  load balance:             62.5 %\n"
                               "  communication efficiency: 100.0 %\n"
                               "  parallel efficiency:      62.5 %\n"))

@@ -21,12 +21,12 @@ std::string healthy_trace(bool sizes = true, bool states = true, double late_eve
   for (int i = 0; i < 4; ++i) t += "node 0 " + std::to_string(i) + " name=rank-" + std::to_string(i) + "\n";
   for (int k = 0; k < 200; ++k) {
     const double at = 0.01 * k;
+    char line[160];
+    for (int i = 0; i < 4 && states; ++i) {
+      std::snprintf(line, sizeof line, "state %.4f %d %.4f compute\n", at, i, 0.002 * (1 + i + k % 3));
+      t += line;
+    }
     for (int i = 0; i < 4; ++i) {
-      char line[160];
-      if (states) {
-        std::snprintf(line, sizeof line, "state %.4f %d %.4f compute\n", at, i, 0.002 * (1 + i + k % 3));
-        t += line;
-      }
       std::snprintf(line, sizeof line, "msg %.4f %d %d %d\n", at + 0.0001, i, (i + 1) % 4, sizes ? 1000 * (1 + k % 5) : 0);
       t += line;
     }
@@ -148,15 +148,35 @@ TEST(IngestInference, InferredMappingsParseAndSayWhatTheTraceLacks) {
     EXPECT_TRUE(m.simulation.calibrate);
     EXPECT_TRUE(m.simulation.interval_auto);
     EXPECT_EQ(m.communication->quantity, mapping::CommunicationQuantity::Messages) << p.name;
-    if (p.purpose == Purpose::Balance) EXPECT_TRUE(mentions(inferred.warnings, "mass cannot follow load"));
-    if (p.purpose == Purpose::Placement) EXPECT_TRUE(mentions(inferred.warnings, "declares no platform graph"));
+    if (p.purpose == Purpose::Balance) {
+      EXPECT_TRUE(mentions(inferred.warnings, "mass cannot follow load"));
+    }
+    if (p.purpose == Purpose::Placement) {
+      EXPECT_TRUE(mentions(inferred.warnings, "declares no platform graph"));
+    }
     EXPECT_NE(inferred.summary.find(p.name), std::string::npos);
   }
   const std::string error = test::input_error_of([] { (void)find_purpose("balanse", FileLoc{"--purpose"}); });
-  EXPECT_NE(error.find("did you mean 'balance'"), std::string::npos) << error;
+  EXPECT_NE(error.find("did you mean 'balance'?"), std::string::npos) << error;
   test::write_text(dir.path() / "empty.kntr", "kntr 1\nend 1\n");
   const std::string none = test::input_error_of([&] { (void)infer_mapping(dir.path() / "empty.kntr", InferOptions{}); });
   EXPECT_NE(none.find("declares no entity"), std::string::npos) << none;
+}
+
+TEST(IngestInference, TimeIndependentReplayRatesComeFromTheMapping) {
+  const auto trace = test::shared_dir() / "traces" / "simgrid-ti" / "actions_with_isend.txt";
+  const std::string base = "[simulation]\ninterval = \"auto\"\n[forces.friction]\nbeta = 1.0\n[trace]\nformat = \"simgrid-ti\"\n";
+  const trace::Timeline fast = read_body_timeline(trace, mapping::parse_mapping_text(base, "m.toml"));
+  const trace::Timeline slow = read_body_timeline(
+      trace, mapping::parse_mapping_text(base + "flop_rate = 1e6\nbandwidth = 1e3\nlatency = 0.5\n", "m.toml"));
+  EXPECT_GT(slow.end_s, 10 * fast.end_s);
+  // Elsewhere the keys change nothing, and say so.
+  SelectionReport r;
+  test::TempDir dir;
+  test::write_text(dir.path() / "t.kntr", healthy_trace());
+  (void)read_body_timeline(dir.path() / "t.kntr", mapping::parse_mapping_text(std::string(kMapping) + "[trace]\nflop_rate = 1e6\n", "m.toml"), &r);
+  ASSERT_EQ(r.warnings.size(), 1U);
+  EXPECT_NE(r.warnings[0].message.find("'flop_rate' sets the SimGrid time-independent replay"), std::string::npos);
 }
 
 }  // namespace

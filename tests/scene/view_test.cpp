@@ -146,6 +146,27 @@ TEST(ViewCommand, WithoutDisplayFailsAndPointsToRender) {
   EXPECT_NE(r.err.find("kanoko render"), std::string::npos) << r.err;
 }
 
+TEST(ViewCommand, ATraceIsSimulatedIntoTheCacheFolderAndShown) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  const std::string trace = (test::source_dir() / "traces" / "smpi" / "farm8-fattree.trace").string();
+  const auto before = test::list_dir(test::source_dir() / "traces" / "smpi");
+  const auto r = test::run_program({"env", "XDG_CACHE_HOME=" + dir.path().string(), test::kanoko_binary(), "view", trace,
+                                    "--exit-after", "0.5", "--no-sound", "--screenshot", (dir / "shot.png").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("inferred mapping (purpose balance)"), std::string::npos) << r.err;
+  const auto cached = test::list_dir(dir / "kanoko");
+  ASSERT_EQ(cached.size(), 1U);
+  EXPECT_NE(cached[0].find(".kntj"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "shot.png"));
+  EXPECT_EQ(test::list_dir(test::source_dir() / "traces" / "smpi"), before) << "nothing is written beside the trace";
+  // The second time the cached run is reused.
+  const auto again = test::run_program({"env", "XDG_CACHE_HOME=" + dir.path().string(), test::kanoko_binary(), "view",
+                                        trace, "--exit-after", "0.2", "--no-sound"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("reusing"), std::string::npos) << again.err;
+}
+
 TEST(ViewCommand, HelpListsThePlaybackKeys) {
   const auto r = test::run_kanoko({"view", "--help"});
   EXPECT_EQ(r.exit_code, 0);

@@ -41,7 +41,7 @@ const std::vector<Shipped>& shipped() {
       {"pipeline8-flat.trace", 8, 20 * 7, true},
       {"pipeline8-resources.trace", 8, 20 * 7, false},
       {"farm8-fattree.trace", 8, 60 * 2 + 7, false},
-      {"farm8-anytag.trace", 8, 60 + 7, true},  // the 60 results' ends carry the wildcard tag
+      {"farm8-anytag.trace", 8, 60 + 60 + 7, true},  // the 60 results are paired in order (wildcard tag)
       {"halo2d-16-torus.trace", 16, 10 * 16 * 4, true},
       {"halo3d-27-torus-light.trace", 27, 10 * 27 * 6, true},
       {"halo3d-27-torus-heavy.trace", 27, 10 * 27 * 6, true},
@@ -161,12 +161,16 @@ TEST(SmpiSet, CountsEqualPjDump) {
   EXPECT_EQ(compared, static_cast<int>(shipped().size()) - 1);
 }
 
-TEST(SmpiSet, AnyTagResultsAreReportedNotMatched) {
+TEST(SmpiSet, AnyTagResultsArePairedInOrderAndCounted) {
+  // SimGrid writes the 60 results' receiving ends under the wildcard tag: their keys never match,
+  // so they are paired in order per (source, destination), and a warning counts them.
   const Read r = read(test::smpi_dir() / "farm8-anytag.trace");
   const auto w = std::find_if(r.summary.warnings.begin(), r.summary.warnings.end(),
                               [](const PajeWarning& x) { return x.count == 60; });
-  ASSERT_NE(w, r.summary.warnings.end()) << "the 60 results' unmatched ends are counted";
-  for (const Message& m : r.events.messages) EXPECT_EQ(rank_of(r.events, m.src), 0);  // tasks only
+  ASSERT_NE(w, r.summary.warnings.end()) << "the 60 results paired in order are counted";
+  std::size_t to_master = 0;
+  for (const Message& m : r.events.messages) to_master += rank_of(r.events, m.dst) == 0 ? 1U : 0U;
+  EXPECT_EQ(to_master, 60U);  // every result reaches the master
 }
 
 TEST(SmpiSet, PipelineSlowStageComputesMost) {
@@ -256,11 +260,15 @@ TEST(SmpiSet, SimgridPlatformMappingReadsSpeedUsed) {
       {"check", (test::source_dir() / "mappings" / "simgrid-platform.toml").string(), "--trace",
        (test::smpi_dir() / "pipeline8-resources.trace").string()});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ((r.out + r.err).find("warning"), std::string::npos) << r.out << r.err;
+  // The one warning: the hosts exchange no messages (SMPI's messages are between ranks, which
+  // this trace does not nest in their hosts).
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("communication force is zero"), std::string::npos) << all;
+  EXPECT_EQ(all.find("warning", all.find("warning") + 1), std::string::npos) << all;
   EXPECT_EQ((r.out + r.err).find("gave no load samples"), std::string::npos) << r.out << r.err;
   // The 64 hosts of the 4 x 4 x 4 torus, joined by its 192 edges.
   EXPECT_NE(r.out.find("64 entities → 64 bodies"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("the trace's links (192 edges)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the trace's links (192 edges"), std::string::npos) << r.out;
 }
 
 // ---- Generated traces ----
