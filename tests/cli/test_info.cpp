@@ -206,7 +206,7 @@ TEST(Info, EfficiencyOfAnOverloadedRank) {
 
   const CommandResult j = info_of(kOverloaded, {"--json"});
   EXPECT_TRUE(contains(j.out, "\"efficiency\":{\"from_s\":0,\"to_s\":6,\"interval_s\":0.012,"
-                              "\"computing_states\":[\"compute\"],\"communicating_states\":[\"send\",\"recv\",\"wait\"],"
+                              "\"computing_states\":[\"compute\"],\"communicating_states\":[\"send\",\"recv\"],"
                               "\"idle_states\":[\"idle\"],\"available\":true,\"load_balance_percent\":62.5,"
                               "\"communication_efficiency_percent\":100,\"parallel_efficiency_percent\":62.5,"
                               "\"runtime_s\":6,\"mean_useful_s\":3.75,\"max_useful_s\":6,"))
