@@ -298,7 +298,8 @@ int cmd_info(const Args& args) {
     }
     j += ",\"begin_s\":" + number(begin) + ",\"end_s\":" + number(sink.end_s) + ",\"events\":" +
          std::to_string(events) + ",\"states\":" + std::to_string(sink.states) + ",\"messages\":" +
-         std::to_string(sink.messages) + ",\"bytes\":" + std::to_string(sink.bytes) + ",\"loads\":" +
+         std::to_string(sink.messages) + ",\"bytes\":" + std::to_string(sink.bytes) +
+         ",\"messages_with_bytes\":" + std::to_string(report.messages_with_bytes) + ",\"loads\":" +
          std::to_string(sink.loads) + ",\"collectives\":" + std::to_string(sink.collectives) + ",\"links\":" +
          std::to_string(sink.links) + ",\"top_talkers\":[";
     for (std::size_t i = 0; i < top.size(); ++i) {
@@ -321,7 +322,12 @@ int cmd_info(const Args& args) {
   }
   std::cout << "\ntime span:   " << number(begin) << " .. " << number(sink.end_s) << " s\nevents:      " << events
             << " (" << sink.states << " states, " << sink.messages << " messages, " << sink.loads << " load samples, "
-            << sink.collectives << " collectives)\nbytes:       " << sink.bytes << '\n';
+            << sink.collectives << " collectives)\nbytes:       " << sink.bytes;
+  if (sink.messages > 0) {
+    std::cout << " (" << report.messages_with_bytes << " of " << sink.messages << " messages carry a size"
+              << (report.messages_with_bytes == 0 ? "; forces pull by message counts" : "") << ")";
+  }
+  std::cout << '\n';
   if (report.has_paje) {
     std::cout << "pajé:        " << report.paje.states << " states, " << report.paje.links << " links, "
               << report.paje.variable_events << " variable events on all containers\n";

@@ -67,6 +67,15 @@ TEST(ZeroConfigCli, SuggestWithoutAMappingProposesTheInterval) {
   EXPECT_NE(inferred.out.find("[forces.friction] beta = "), std::string::npos) << inferred.out;
 }
 
+TEST(ZeroConfigCli, InfoSaysWhetherMessagesCarrySizes) {
+  const auto none = test::run_kanoko({"info", smpi("farm8-fattree")});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("(0 of 127 messages carry a size; forces pull by message counts)"), std::string::npos) << none.out;
+  const auto sizes = test::run_kanoko({"info", smpi("pipeline8-flat"), "--json"});
+  ASSERT_EQ(sizes.exit_code, 0) << sizes.err;
+  EXPECT_NE(sizes.out.find("\"messages\":140,\"bytes\":573440,\"messages_with_bytes\":140"), std::string::npos) << sizes.out;
+}
+
 TEST(ZeroConfigCli, BadInputIsOneLocatedLine) {
   test::TempDir dir;
   const auto purpose = test::run_kanoko({"simulate", smpi("farm8-fattree"), "-o", (dir / "x.kntj").string(),

@@ -235,6 +235,24 @@ TEST(ZeroConfig, GeneratedLongRunAndNoSizesStillShowTheProgram) {
   EXPECT_LE(run.summary.intervals, 1000U);
 }
 
+TEST(ZeroConfig, AStillPictureIsSaid) {
+  // The inferred mapping with a communication gain written far too small: the calibration keeps
+  // a written value, and the run says the picture is still (the healthy runs above say nothing).
+  test::TempDir dir;
+  ingest::InferOptions io;
+  std::string text = ingest::infer_mapping(shipped("halo2d-16-torus"), io).text;
+  text.replace(text.find("quantity = \"bytes\""), 18, "quantity = \"bytes\"\ngain = 1e-12\nnormalize = \"max\"");
+  sim::SimulateOptions so;
+  so.trace = shipped("halo2d-16-torus");
+  so.mapping_text = text;
+  so.output = dir / "still.kntj";
+  so.progress = false;
+  const sim::SimulateSummary s = sim::simulate(so);
+  ASSERT_EQ(s.warnings.size(), 1U);
+  EXPECT_NE(s.warnings[0].find("the picture is almost still"), std::string::npos) << s.warnings[0];
+  EXPECT_LT(s.median_motion, 0.02);
+}
+
 TEST(ZeroConfig, ANaNFromAFormulaNamesTheFormulaThePairTheIntervalAndTheReason) {
   // A trace without message sizes, and a pull weight that divides by the peak bytes.
   test::TempDir dir;
