@@ -7,7 +7,9 @@
 #include "src/base/progress.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
+#include "sonify/cues.hpp"
 #include "src/sim/simulate.hpp"
+#include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::cli {
 
@@ -89,6 +91,17 @@ int cmd_simulate(const Args& args) {
     return 0;
   }
   print_notes("simulate", s);
+  {
+    // A sound cue set that never fires leaves the run silent: say so (docs/sound.md).
+    const trajectory::Reader run(output);
+    const mapping::AudioSpec audio = sonify::stored_audio_section(run, output);
+    const std::vector<sonify::CueRule> rules = sonify::resolve_cue_rules(audio, run.meta());
+    if (!rules.empty() && sonify::detect_cues(run, rules).empty()) {
+      std::cerr << "kanoko simulate: warning: " << (audio.present ? "the [audio] cues" : "the default sound cue")
+                << " fire no cue over this run, so it plays silently; widen the cues' rate ranges (or use bounds "
+                   "relative to the run, e.g. rate = [\"mean_rate + 3 * sd_rate\", inf], docs/sound.md)\n";
+    }
+  }
   char line[1024];
   const double body_steps_per_s =
       s.wall_s > 0 ? static_cast<double>(s.steps) * static_cast<double>(s.bodies) / s.wall_s : 0.0;

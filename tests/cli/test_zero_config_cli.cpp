@@ -67,6 +67,21 @@ TEST(ZeroConfigCli, SuggestWithoutAMappingProposesTheInterval) {
   EXPECT_NE(inferred.out.find("[forces.friction] beta = "), std::string::npos) << inferred.out;
 }
 
+TEST(ZeroConfigCli, ACueSetThatNeverFiresIsSaid) {
+  test::TempDir dir;
+  const std::string mapping = (dir / "m.toml").string();
+  ASSERT_EQ(test::run_kanoko({"init", smpi("halo2d-16-torus"), "-o", mapping}).exit_code, 0);
+  const std::string base = test::read_text(mapping);
+  test::write_text(mapping, base + "\n[[audio.cue]]\nquantity = \"load\"\nrate = [1e30, inf]\n");
+  const auto silent = test::run_kanoko({"simulate", smpi("halo2d-16-torus"), "-m", mapping, "-o", (dir / "s.kntj").string()});
+  ASSERT_EQ(silent.exit_code, 0) << silent.err;
+  EXPECT_NE(silent.err.find("warning: the [audio] cues fire no cue over this run"), std::string::npos) << silent.err;
+  test::write_text(mapping, base + "\n[[audio.cue]]\nquantity = \"bytes_sent\"\nrate = [\"mean_rate + 3 * sd_rate\", inf]\n");
+  const auto sounding = test::run_kanoko({"simulate", smpi("halo2d-16-torus"), "-m", mapping, "-o", (dir / "t.kntj").string()});
+  ASSERT_EQ(sounding.exit_code, 0) << sounding.err;
+  EXPECT_EQ(sounding.err.find("fire no cue"), std::string::npos) << sounding.err;
+}
+
 TEST(ZeroConfigCli, InfoSaysWhetherMessagesCarrySizes) {
   const auto none = test::run_kanoko({"info", smpi("farm8-fattree")});
   ASSERT_EQ(none.exit_code, 0) << none.err;
