@@ -253,6 +253,22 @@ TEST(ZeroConfig, AStillPictureIsSaid) {
   EXPECT_LT(s.median_motion, 0.02);
 }
 
+TEST(ZeroConfig, ALostShapeIsSaid) {
+  // The same with an absolute gain far too large: the bodies fly many spacings from their start.
+  test::TempDir dir;
+  std::string text = ingest::infer_mapping(shipped("halo2d-16-torus"), ingest::InferOptions{}).text;
+  text.replace(text.find("quantity = \"bytes\""), 18, "quantity = \"bytes\"\ngain = 1.0\nnormalize = \"none\"");
+  sim::SimulateOptions so;
+  so.trace = shipped("halo2d-16-torus");
+  so.mapping_text = text;
+  so.output = dir / "lost.kntj";
+  so.progress = false;
+  const sim::SimulateSummary s = sim::simulate(so);
+  ASSERT_EQ(s.warnings.size(), 1U);
+  EXPECT_NE(s.warnings[0].find("the shape is lost"), std::string::npos) << s.warnings[0];
+  EXPECT_GT(s.median_motion, 5.0);
+}
+
 TEST(ZeroConfig, ANaNFromAFormulaNamesTheFormulaThePairTheIntervalAndTheReason) {
   // A trace without message sizes, and a pull weight that divides by the peak bytes.
   test::TempDir dir;
