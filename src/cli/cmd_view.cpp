@@ -147,7 +147,9 @@ int cmd_view(const Args& args) {
   if (vm.count("trail") != 0U) overrides.trail_s = scene::checked_trail(vm["trail"].as<double>(), "--trail");
 
   if (!trajectory::looks_like_trajectory(run)) {
-    // A trace: simulate it into the cache first (the same run is reused next time).
+    // A trace: simulate it into the cache first (the same run is reused next time), unless no
+    // window can open to show it.
+    scene::require_display();
     sim::SimulateOptions so;
     so.trace = run;
     choose_mapping(vm, run, "view", false, so);

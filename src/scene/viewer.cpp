@@ -66,8 +66,12 @@ void follow_resimulated_runs(ReplayUpdateCallback& replay, AudioLink* audio, Vie
   if (panels != nullptr) replay.add_run_follower([panels](const trajectory::Reader& run) { panels->set_run(run); });
 }
 
-void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
+void require_display() {
   if (!display_variable_set()) throw RunError(no_display_message("no display: DISPLAY is not set"));
+}
+
+void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
+  require_display();
   if (!options.screenshot.empty()) check_image_output(options.screenshot);
 
   const int w = options.size.width_px;

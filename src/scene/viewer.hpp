@@ -62,4 +62,8 @@ void follow_resimulated_runs(ReplayUpdateCallback& replay, AudioLink* audio, Vie
 /// the message points to `kanoko render` for pictures without a display.
 void run_viewer(const trajectory::Reader& reader, const ViewOptions& options);
 
+/// Throws RunError (pointing to `kanoko render` and xvfb-run) when DISPLAY is not set: checked
+/// before any work that only the window would use, such as simulating a trace for it.
+void require_display();
+
 }  // namespace kanoko::scene

@@ -167,6 +167,17 @@ TEST(ViewCommand, ATraceIsSimulatedIntoTheCacheFolderAndShown) {
   EXPECT_NE(again.err.find("reusing"), std::string::npos) << again.err;
 }
 
+TEST(ViewCommand, ATraceWithoutDisplayIsRefusedBeforeSimulating) {
+  TempDir dir;
+  const std::string trace = (test::source_dir() / "traces" / "smpi" / "farm8-fattree.trace").string();
+  const auto r = test::run_program({"env", "-u", "DISPLAY", "XDG_CACHE_HOME=" + dir.path().string(),
+                                    test::kanoko_binary(), "view", trace});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("kanoko render"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("inferred mapping"), std::string::npos) << "nothing simulated: " << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "kanoko")) << "no cache folder made";
+}
+
 TEST(ViewCommand, HelpListsThePlaybackKeys) {
   const auto r = test::run_kanoko({"view", "--help"});
   EXPECT_EQ(r.exit_code, 0);
