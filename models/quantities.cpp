@@ -86,9 +86,10 @@ void Quantities::set_interval(std::size_t bin) {
     for (std::size_t i = 0; i < load_.size(); ++i) {
       const auto e = static_cast<trace::EntityIndex>(i);
       const auto c = static_cast<Eigen::Index>(i);
-      state_totals_(0, c) += tl_.busy_s[totals_through_ * load_.size() + i];
-      state_totals_(1, c) += tl_.comm_at(totals_through_, e);
-      state_totals_(2, c) += tl_.idle_at(totals_through_, e);
+      const trace::Timeline::BinTime t = tl_.bin_time(totals_through_, e);  // the same time as the fractions
+      state_totals_(0, c) += t.busy_s;
+      state_totals_(1, c) += t.comm_s;
+      state_totals_(2, c) += t.idle_s;
     }
   }
   if (forcing) {

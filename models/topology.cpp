@@ -250,16 +250,25 @@ Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, dou
   return x;
 }
 
-std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, double min_messages) {
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> total;  // bytes, messages
+namespace {
+
+/// Whole-run (bytes, messages) per unordered pair, smaller index first.
+std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> pair_sums(const trace::Timeline& tl) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> total;
   for (const auto& p : tl.pairs) {
     if (p.src == p.dst) continue;
     auto& t = total[{std::min(p.src, p.dst), std::max(p.src, p.dst)}];
     t.first += p.bytes;
     t.second += p.messages;
   }
+  return total;
+}
+
+}  // namespace
+
+std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, double min_messages) {
   std::vector<Edge> edges;
-  for (const auto& [pair, sums] : total) {
+  for (const auto& [pair, sums] : pair_sums(tl)) {
     const bool bytes_ok = sums.first > min_bytes || (min_bytes == 0 && sums.first >= 0);
     if (bytes_ok && sums.second >= min_messages) edges.push_back({pair.first, pair.second});
   }
@@ -267,16 +276,11 @@ std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, dou
 }
 
 std::map<std::pair<std::uint32_t, std::uint32_t>, double> pair_totals(const trace::Timeline& tl) {
-  std::map<std::pair<std::uint32_t, std::uint32_t>, double> bytes, messages;
-  bool any_bytes = false;
-  for (const auto& p : tl.pairs) {
-    if (p.src == p.dst) continue;
-    const std::pair<std::uint32_t, std::uint32_t> key{std::min(p.src, p.dst), std::max(p.src, p.dst)};
-    bytes[key] += p.bytes;
-    messages[key] += p.messages;
-    any_bytes = any_bytes || p.bytes > 0;
-  }
-  return any_bytes ? bytes : messages;
+  const auto sums = pair_sums(tl);
+  const bool any_bytes = std::any_of(sums.begin(), sums.end(), [](const auto& kv) { return kv.second.first > 0; });
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> out;
+  for (const auto& [pair, s] : sums) out[pair] = any_bytes ? s.first : s.second;
+  return out;
 }
 
 std::vector<Edge> link_edges(const trace::Timeline& tl) {

@@ -70,12 +70,10 @@ void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, 
     // What simulate would warn about (the same checks), except the motion, which needs a run.
     mapping::Mapping adapted = m;
     try {
-      for (const auto& w : ingest::adapt_to_trace(adapted, report)) std::cout << "warning: " << w << '\n';
+      for (const auto& w : ingest::prepare_run(adapted, tl, report)) std::cout << "warning: " << w << '\n';
     } catch (const InputError& e) {
       for (const auto& d : e.diagnostics()) problems.push_back(d);
     }
-    adapted.simulation.interval_s = tl.interval_s;
-    for (const auto& w : ingest::input_warnings(adapted, tl, report)) std::cout << "warning: " << w << '\n';
   }
 
   const std::size_t n = tl.entity_count();

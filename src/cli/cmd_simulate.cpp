@@ -97,8 +97,8 @@ int cmd_simulate(const Args& args) {
     const mapping::AudioSpec audio = sonify::stored_audio_section(run, output);
     const std::vector<sonify::CueRule> rules = sonify::resolve_cue_rules(audio, run.meta());
     if (!rules.empty() && sonify::detect_cues(run, rules).empty()) {
-      std::cerr << "kanoko simulate: warning: " << (audio.present ? "the [audio] cues" : "the default sound cue")
-                << " fire no cue over this run, so it plays silently; widen the cues' rate ranges (or use bounds "
+      std::cerr << "kanoko simulate: warning: " << (audio.present ? "the [audio] cues fire" : "the default sound cue fires")
+                << " no cue over this run, so it plays silently; widen the cues' rate ranges (or use bounds "
                    "relative to the run, e.g. rate = [\"mean_rate + 3 * sd_rate\", inf], docs/sound.md)\n";
     }
   }

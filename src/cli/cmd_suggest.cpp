@@ -63,9 +63,7 @@ int cmd_suggest(const Args& args) {
   ingest::SelectionReport report;
   const trace::Timeline tl = ingest::read_body_timeline(trace, m, &report);
   for (const auto& note : report.notes) std::cerr << "kanoko suggest: " << note << '\n';
-  for (const auto& w : ingest::adapt_to_trace(m, report)) std::cerr << "kanoko suggest: warning: " << w << '\n';
-  m.simulation.interval_s = tl.interval_s;
-  for (const auto& w : ingest::input_warnings(m, tl, report)) std::cerr << "kanoko suggest: warning: " << w << '\n';
+  for (const auto& w : ingest::prepare_run(m, tl, report)) std::cerr << "kanoko suggest: warning: " << w << '\n';
   const models::Suggestion s = models::suggest_parameters(m, tl);
   const std::size_t intervals = ingest::auto_interval_count(report.survey.events(), report.survey.entities.size());
   const double duration = tl.end_s - tl.begin_s;

@@ -99,4 +99,11 @@ std::vector<std::string> input_warnings(const mapping::Mapping& m, const trace::
   return out;
 }
 
+std::vector<std::string> prepare_run(mapping::Mapping& m, const trace::Timeline& tl, const SelectionReport& r) {
+  std::vector<std::string> out = adapt_to_trace(m, r);
+  m.simulation.interval_s = tl.interval_s;
+  for (std::string& w : input_warnings(m, tl, r)) out.push_back(std::move(w));
+  return out;
+}
+
 }  // namespace kanoko::ingest

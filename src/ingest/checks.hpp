@@ -21,6 +21,11 @@ std::vector<std::string> adapt_to_trace(mapping::Mapping& m, const SelectionRepo
 /// Warnings about the inputs of a run (the mapping applied to the timeline), each with its fix.
 std::vector<std::string> input_warnings(const mapping::Mapping& m, const trace::Timeline& tl, const SelectionReport& r);
 
+/// What every command that runs or checks a mapping on a trace says before any physics: adapts `m`
+/// (adapt_to_trace, which may throw), gives it the timeline's interval, and returns the adaptation
+/// notes followed by input_warnings.
+std::vector<std::string> prepare_run(mapping::Mapping& m, const trace::Timeline& tl, const SelectionReport& r);
+
 /// The fewest intervals a run should have to animate (below it, input_warnings says so).
 inline constexpr std::size_t kFewestIntervals = 100;
 

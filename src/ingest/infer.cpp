@@ -8,6 +8,7 @@
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
 #include "src/ingest/schema.hpp"
+#include "src/mapping/edit.hpp"
 #include "src/trace/timeline.hpp"
 
 namespace kanoko::ingest {
@@ -48,15 +49,6 @@ const PurposeInfo& find_purpose(const std::string& name, const FileLoc& where) {
 }
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream os;
-  os.precision(6);
-  os << v;
-  std::string s = os.str();
-  if (s.find_first_of(".eE") == std::string::npos && s.find("inf") == std::string::npos) s += ".0";
-  return s;
-}
 
 /// Undirected whole-run totals per pair, in the force's quantity.
 std::vector<double> pair_amounts(const TraceSurvey& s, bool bytes) {
@@ -156,8 +148,8 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
 
   if (o.write_window && !o.window.whole()) {
     t << "[trace]\n# Only this time window (trace seconds) is simulated; calibration follows it.\n";
-    if (o.window.from_s != 0) t << "from = " << num(o.window.from_s) << '\n';
-    if (std::isfinite(o.window.to_s)) t << "to = " << num(o.window.to_s) << '\n';
+    if (o.window.from_s != 0) t << "from = " << mapping::toml_float(o.window.from_s) << '\n';
+    if (std::isfinite(o.window.to_s)) t << "to = " << mapping::toml_float(o.window.to_s) << '\n';
     t << '\n';
   }
 
@@ -179,7 +171,7 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
       << "# what the busiest pairs exchanged (90th percentile), so rare pairs do not tie the layout:\n"
       << "# " << kept << " of " << amounts.size() << " communicating pairs.\n"
       << "topology = \"trace\"\n"
-      << (bytes ? "min_bytes = " : "min_messages = ") << num(threshold > 0 ? threshold * 0.999 : 0) << '\n';
+      << (bytes ? "min_bytes = " : "min_messages = ") << mapping::toml_float(threshold > 0 ? threshold * 0.999 : 0.0) << '\n';
     springs = true;
     springs_why = "springs on " + std::to_string(kept) + " communicating pairs";
     if (o.purpose == Purpose::Placement) {

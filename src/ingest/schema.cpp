@@ -408,6 +408,9 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                        r.entities.front().reason + ")");
   }
   trace::Timeline tl = builder.take();
+  if (std::any_of(r.members.begin(), r.members.end(), [](std::size_t k) { return k > 1; })) {
+    tl.members.assign(r.members.begin(), r.members.end());  // grouped bodies hold their members' time
+  }
   if (!window.whole()) {
     // The builder saw the window's times from 0; the run keeps trace time.
     tl.begin_s = window.from_s;

@@ -43,8 +43,8 @@ void SurveySink::saw(double t, const char* kind, trace::EntityIndex e) {
   out_.histogram.add(t);
   if (t >= out_.last.time_s) {
     out_.last.time_s = t;
-    out_.last.kind = kind;
-    out_.last.entity = e < out_.entities.size() ? out_.entities[e].name : std::to_string(e);
+    last_kind_ = kind;
+    last_entity_ = e;
   }
 }
 
@@ -61,7 +61,7 @@ void SurveySink::on_message(const trace::Message& m) {
     ++out_.self_messages;
     return;
   }
-  PairTotal& p = pairs_[{m.src, m.dst}];
+  PairTotal& p = pairs_[std::uint64_t{m.src} << 32U | m.dst];
   p.src = m.src;
   p.dst = m.dst;
   ++p.messages;
@@ -76,7 +76,7 @@ void SurveySink::on_load(const trace::LoadSample& s) {
 void SurveySink::on_state(const trace::StateInterval& s) {
   ++out_.state_count;
   saw(s.begin_s, "state", s.entity);
-  auto it = out_.states.find(std::string(s.name));
+  auto it = out_.states.find(s.name);
   if (it == out_.states.end()) it = out_.states.emplace(std::string(s.name), StateTotal{}).first;
   ++it->second.count;
   if (s.end_s > s.begin_s) it->second.seconds += s.end_s - s.begin_s;
@@ -89,9 +89,16 @@ void SurveySink::on_collective(const trace::Collective& c) {
 
 void SurveySink::on_end(double end_s) {
   out_.end_s = end_s;
+  if (out_.last.time_s >= 0) {
+    out_.last.kind = last_kind_;
+    out_.last.entity =
+        last_entity_ < out_.entities.size() ? out_.entities[last_entity_].name : std::to_string(last_entity_);
+  }
   out_.pairs.clear();
   out_.pairs.reserve(pairs_.size());
   for (const auto& kv : pairs_) out_.pairs.push_back(kv.second);
+  std::sort(out_.pairs.begin(), out_.pairs.end(),
+            [](const PairTotal& a, const PairTotal& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
 }
 
 std::size_t auto_interval_count(std::uint64_t events, std::size_t entities) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/ingest/window.hpp"
@@ -61,7 +62,7 @@ struct TraceSurvey {
   std::uint64_t messages_with_bytes = 0;   ///< messages whose size is known and non-zero
   std::uint64_t self_messages = 0;
   double bytes = 0;
-  std::map<std::string, StateTotal> states;
+  std::map<std::string, StateTotal, std::less<>> states;  ///< by name (looked up without a copy)
   std::uint64_t state_count = 0;
   std::uint64_t load_samples = 0;
   std::uint64_t collectives = 0;
@@ -89,9 +90,13 @@ class SurveySink final : public trace::TraceSink {
   void on_end(double end_s) override;
 
  private:
+  /// Counts an event at time t in the histogram and keeps the latest one (its names are filled
+  /// at the end, so that the hot path copies no string).
   void saw(double t, const char* kind, trace::EntityIndex e);
   TraceSurvey& out_;
-  std::map<std::pair<trace::EntityIndex, trace::EntityIndex>, PairTotal> pairs_;
+  std::unordered_map<std::uint64_t, PairTotal> pairs_;  ///< by src << 32 | dst
+  const char* last_kind_ = "";
+  trace::EntityIndex last_entity_ = 0;
 };
 
 /// Forwards a stream to two sinks (a timeline builder and a survey, in one pass).

@@ -4,11 +4,15 @@
 
 namespace kanoko::ingest {
 
-void WindowSink::on_entity(const trace::Entity& e) {
-  if (held_loads_.size() <= e.index) {
-    held_loads_.resize(e.index + 1);
-    has_held_.resize(e.index + 1, false);
+void WindowSink::make_room(trace::EntityIndex e) {
+  if (held_loads_.size() <= e) {
+    held_loads_.resize(e + 1);
+    has_held_.resize(e + 1, false);
   }
+}
+
+void WindowSink::on_entity(const trace::Entity& e) {
+  make_room(e.index);
   down_.on_entity(e);
 }
 
@@ -37,10 +41,7 @@ void WindowSink::on_message(const trace::Message& m) {
 
 void WindowSink::on_load(const trace::LoadSample& s) {
   if (s.time_s < window_.from_s) {
-    if (s.entity >= held_loads_.size()) {
-      held_loads_.resize(s.entity + 1);
-      has_held_.resize(s.entity + 1, false);
-    }
+    make_room(s.entity);
     held_loads_[s.entity] = s;
     has_held_[s.entity] = true;
     return;

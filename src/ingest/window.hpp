@@ -35,6 +35,8 @@ class WindowSink final : public trace::TraceSink {
   [[nodiscard]] std::uint64_t dropped() const { return dropped_; }
 
  private:
+  /// Sizes the held-load slots to hold entity `e`.
+  void make_room(trace::EntityIndex e);
   /// Sends the load samples that arrived before the window, at its start.
   void release_held_loads();
   TimeWindow window_;

@@ -159,6 +159,33 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
   return h.digest();
 }
 
+/// Each body's largest distance from its start over a run, sampled at chosen states: what the
+/// motion check and the calibration probe measure.
+class Excursions {
+ public:
+  explicit Excursions(const models::Model& model) : model_(model), largest_(model.body_count(), 0.0) {}
+  /// Takes the positions of the state vector y = [x; v].
+  void sample(const Eigen::VectorXd& y) {
+    for (std::size_t i = 0; i < largest_.size(); ++i) {
+      const auto c = static_cast<Eigen::Index>(i);
+      const double d = (Eigen::Map<const Eigen::Vector3d>(y.data() + 3 * c) - model_.initial_positions().col(c)).norm();
+      largest_[i] = std::max(largest_[i], d);
+    }
+  }
+  /// The median over bodies, in mean neighbour spacings of the starting layout (0 for < 2 bodies).
+  [[nodiscard]] double median_spacings() const {
+    if (largest_.size() < 2) return 0;
+    std::vector<double> sorted = largest_;
+    const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+    std::nth_element(sorted.begin(), mid, sorted.end());
+    return *mid / models::mean_spacing(model_.initial_positions(), 1.0);
+  }
+
+ private:
+  const models::Model& model_;
+  std::vector<double> largest_;
+};
+
 /// Relaxes the starting layout under springs and repulsion alone (no communication) for ten
 /// relaxation times 1/beta, then makes it the model's resting start: a calibrated run starts at
 /// rest, so that what moves afterwards is the program. Returns the steps taken (0: nothing to relax).
@@ -174,11 +201,8 @@ std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, inte
     stepper.step(static_cast<double>(k) * dt, dt, y);
     if (k % 256 == 0) check_interrupt();
   }
-  if (y.allFinite()) {
-    y.tail(3 * cols).setZero();
-    model.rest_at(Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols));
-  }
-  y = model.initial_state();
+  if (y.allFinite()) model.rest_at(Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols));
+  y = model.initial_state();  // the rest positions, at rest
   model.set_interval(0);
   stepper.restart();
   return steps;
@@ -209,21 +233,16 @@ double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integra
       y.size(), so);
   const auto [dt, per] = aligned_step(tl.interval_s, m.simulation.dt_s);
   relax_layout(m, model, *stepper, y, dt);
-  const auto cols = static_cast<Eigen::Index>(n);
-  std::vector<double> largest(n, 0.0);
+  Excursions excursions(model);
   for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
     model.set_interval(bin);
     stepper->restart();
     for (std::uint64_t k = 0; k < per; ++k) stepper->step(static_cast<double>(bin * per + k) * dt, dt, y);
     if (!y.allFinite()) return std::numeric_limits<double>::infinity();
-    for (Eigen::Index i = 0; i < cols; ++i) {
-      const double d = (Eigen::Map<const Eigen::Vector3d>(y.data() + 3 * i) - model.initial_positions().col(i)).norm();
-      largest[static_cast<std::size_t>(i)] = std::max(largest[static_cast<std::size_t>(i)], d);
-    }
+    excursions.sample(y);
     check_interrupt();
   }
-  std::nth_element(largest.begin(), largest.begin() + static_cast<std::ptrdiff_t>(n / 2), largest.end());
-  return largest[n / 2] / models::mean_spacing(model.initial_positions(), 1.0);
+  return excursions.median_spacings();
 }
 
 /// Copies frames 0..frame of `from` into `writer` and sets y to the state of that frame; returns
@@ -329,11 +348,8 @@ SimulateSummary simulate(const SimulateOptions& options) {
   ingest::SelectionReport selection;
   const trace::Timeline timeline = ingest::read_body_timeline(options.trace, m, &selection);
   summary.notes = selection.notes;
-  if (const std::vector<std::string> changed = ingest::adapt_to_trace(m, selection); !changed.empty()) {
-    apply_overrides(options, m);
-    summary.warnings.insert(summary.warnings.end(), changed.begin(), changed.end());
-  }
-  m.simulation.interval_s = timeline.interval_s;
+  summary.warnings = ingest::prepare_run(m, timeline, selection);
+  apply_overrides(options, m);  // prepare_run may have parsed the mapping again
   if (m.simulation.calibrate) {
     const bool gain_given = m.locations.count("forces.communication.gain") != 0;
     const models::Calibration cal = models::calibrate(m, timeline);
@@ -361,7 +377,6 @@ SimulateSummary simulate(const SimulateOptions& options) {
       }
     }
   }
-  for (std::string& w : ingest::input_warnings(m, timeline, selection)) summary.warnings.push_back(std::move(w));
   models::Model model(m, timeline);
   model.set_threads(options.threads);
   const std::size_t n = model.body_count();
@@ -432,14 +447,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
   Eigen::MatrixXd stats;
   // write_wall_s: gathering the statistics and writing each frame, and the final commit.
   // Motion check: each body's largest distance from where it started, sampled at every frame.
-  std::vector<double> max_displacement(n, 0.0);
+  Excursions excursions(model);
   auto write_frame = [&](std::uint64_t step) {
     const auto write_start = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto c = static_cast<Eigen::Index>(i);
-      const double d = (Eigen::Map<const Eigen::Vector3d>(y.data() + 3 * c) - model.initial_positions().col(c)).norm();
-      max_displacement[i] = std::max(max_displacement[i], d);
-    }
+    excursions.sample(y);
     model.current_stats(stats);
     writer.append_frame(timeline.begin_s + static_cast<double>(step) * dt,
                         Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols),
@@ -527,10 +538,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_start).count();
 
   if (n >= 2 && first_step == 0) {
-    const double spacing = models::mean_spacing(model.initial_positions(), 1.0);
-    std::vector<double> sorted = max_displacement;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n / 2), sorted.end());
-    const double median = sorted[n / 2] / spacing;
+    const double median = excursions.median_spacings();
     char text[320];
     if (median < kStillSpacings) {
       std::snprintf(text, sizeof text,

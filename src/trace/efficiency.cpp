@@ -177,19 +177,11 @@ Efficiency timeline_efficiency(const Timeline& tl, double from_s, double to_s) {
   }
   std::vector<EntityActivity> rows(n);
   for (std::size_t b = first; b < stop; ++b) {
-    // Overlapping states (nested ones, or several threads folded into one entity) can add up to
-    // more than the bin: an entity has at most the bin's width, computing first. Only a real
-    // excess is cut, not rounding, so that the pieces of a state still add up to its length.
-    const double width = tl.bin_width_s(b);
-    const double slack = 1e-9 * tl.interval_s;
-    const auto fit = [&](double seconds, double room) { return seconds > room + slack ? std::max(0.0, room) : seconds; };
     for (std::size_t e = 0; e < n; ++e) {
-      const auto ei = static_cast<EntityIndex>(e);
-      const double useful = fit(tl.busy_s[b * n + e], width);
-      const double communicating = fit(tl.comm_at(b, ei), width - useful);
-      rows[e].useful_s += useful;
-      rows[e].communicating_s += communicating;
-      rows[e].waiting_s += fit(tl.idle_at(b, ei), width - useful - communicating);
+      const Timeline::BinTime t = tl.bin_time(b, static_cast<EntityIndex>(e));  // fitted into the bin
+      rows[e].useful_s += t.busy_s;
+      rows[e].communicating_s += t.comm_s;
+      rows[e].waiting_s += t.idle_s;
     }
     for (const PairTraffic& p : tl.traffic(b)) {
       rows[p.src].bytes_sent += p.bytes;

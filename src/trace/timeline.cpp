@@ -48,6 +48,17 @@ double Timeline::bin_width_s(std::size_t bin) const {
   return std::max(0.0, std::min(end_s - begin_s, lo + interval_s) - lo);
 }
 
+Timeline::BinTime Timeline::bin_time(std::size_t bin, EntityIndex e) const {
+  const double width = bin_width_s(bin) * (members.empty() ? 1.0 : static_cast<double>(members[e]));
+  const double slack = 1e-9 * interval_s;
+  const auto fit = [slack](double seconds, double room) { return seconds > room + slack ? std::max(0.0, room) : seconds; };
+  BinTime t;
+  t.busy_s = fit(busy_s[bin * entity_count() + e], width);
+  t.comm_s = fit(comm_at(bin, e), width - t.busy_s);
+  t.idle_s = fit(idle_at(bin, e), width - t.busy_s - t.comm_s);
+  return t;
+}
+
 bool glob_match(std::string_view pattern, std::string_view text) {
   // Iterative matching with one backtrack point (the last `*`): linear in practice, never
   // exponential.

@@ -53,21 +53,42 @@ struct Timeline {
   bool gaps_counted_as_computing = false;
   std::uint64_t load_sample_count = 0;
   std::uint64_t state_count = 0;
+  /// Entities that each timeline entity stands for (a body grouping a host's ranks has several);
+  /// empty: one each. A bin holds members × its width of state time (bin_time).
+  std::vector<std::uint32_t> members;
 
   [[nodiscard]] std::size_t entity_count() const { return entities.size(); }
   [[nodiscard]] std::span<const PairTraffic> traffic(std::size_t bin) const {
     return {pairs.data() + pair_begin[bin], pair_begin[bin + 1] - pair_begin[bin]};
   }
   [[nodiscard]] double load_at(std::size_t bin, EntityIndex e) const { return load[bin * entity_count() + e]; }
-  /// Fraction of the bin spent in busy states. The last bin may be partial (it ends at end_s), so
-  /// the fraction is of its own width, as its load is; a bin of no width is not busy.
+  /// Seconds of one bin an entity spent computing, communicating and idle.
+  struct BinTime {
+    double busy_s = 0;
+    double comm_s = 0;
+    double idle_s = 0;
+  };
+  /// The bin's time of an entity, fitted into the bin: overlapping states (nested ones, or
+  /// several threads folded into one entity) can add up to more than the bin's width times its
+  /// members, so computing counts first, then communicating in what remains, then idle. Only a
+  /// real excess is cut, not rounding, so that the pieces of a state still add up to its length.
+  [[nodiscard]] BinTime bin_time(std::size_t bin, EntityIndex e) const;
+  /// Fraction of the bin spent in busy states (of bin_time; summed over a group's members, so up
+  /// to their count). The last bin may be partial (it ends at end_s), so the fraction is of its own
+  /// width, as its load is; a bin of no width is not busy.
   [[nodiscard]] double busy_fraction(std::size_t bin, EntityIndex e) const {
     const double width = bin_width_s(bin);
-    return width > 0 ? busy_s[bin * entity_count() + e] / width : 0.0;
+    return width > 0 ? bin_time(bin, e).busy_s / width : 0.0;
   }
   /// Fractions of the bin spent in communicating and idle states, as busy_fraction.
-  [[nodiscard]] double comm_fraction(std::size_t bin, EntityIndex e) const { return fraction(comm_s, bin, e); }
-  [[nodiscard]] double idle_fraction(std::size_t bin, EntityIndex e) const { return fraction(idle_s, bin, e); }
+  [[nodiscard]] double comm_fraction(std::size_t bin, EntityIndex e) const {
+    const double width = bin_width_s(bin);
+    return width > 0 ? bin_time(bin, e).comm_s / width : 0.0;
+  }
+  [[nodiscard]] double idle_fraction(std::size_t bin, EntityIndex e) const {
+    const double width = bin_width_s(bin);
+    return width > 0 ? bin_time(bin, e).idle_s / width : 0.0;
+  }
   /// Seconds of one bin in communicating and idle states (0 when none was classified).
   [[nodiscard]] double comm_at(std::size_t bin, EntityIndex e) const {
     return comm_s.empty() ? 0.0 : comm_s[bin * entity_count() + e];
@@ -81,11 +102,6 @@ struct Timeline {
   /// belongs to the bin that starts there (0.3 with an interval of 0.1 is in bin 3).
   [[nodiscard]] std::size_t bin_of(double t) const;
 
- private:
-  [[nodiscard]] double fraction(const std::vector<double>& seconds, std::size_t bin, EntityIndex e) const {
-    const double width = bin_width_s(bin);
-    return width > 0 && !seconds.empty() ? seconds[bin * entity_count() + e] / width : 0.0;
-  }
 };
 
 /// True when `text` matches the glob `pattern`: `*` matches any run of characters (also none),

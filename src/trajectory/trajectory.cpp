@@ -493,21 +493,19 @@ struct BlockIndex {
 };
 
 /// The range a statistic's values must lie in.
-enum class StatRange : std::uint8_t { any, non_negative, fraction };
+enum class StatRange : std::uint8_t { any, non_negative };
 
 StatRange range_of(std::string_view name) {
+  // busy, communicating and idle are fractions of a member's interval, summed over the members of
+  // a body that groups several (a host's ranks): ≥ 0, not ≤ 1.
   for (const char* n : {stat::kMass, stat::kBytesSent, stat::kBytesRecv, stat::kMsgsSent, stat::kMsgsRecv,
-                        stat::kBytesSentTotal, stat::kBytesRecvTotal, stat::kMsgsSentTotal, stat::kMsgsRecvTotal}) {
+                        stat::kBytesSentTotal, stat::kBytesRecvTotal, stat::kMsgsSentTotal, stat::kMsgsRecvTotal,
+                        stat::kBusy, stat::kCommunicating, stat::kIdle}) {
     if (name == n) return StatRange::non_negative;
-  }
-  for (const char* n : {stat::kBusy, stat::kCommunicating, stat::kIdle}) {
-    if (name == n) return StatRange::fraction;
   }
   return StatRange::any;
 }
 
-/// Largest accepted fraction (busy, communicating, idle): 1 and rounding.
-constexpr double kFractionMax = 1 + 1e-9;
 
 /// A bad block: where (block or frame, body, byte offset) and what.
 struct BlockProblem {
@@ -568,7 +566,6 @@ struct Reader::Impl {
     for (Eigen::Index j = 0; j < s; ++j) {
       const StatRange range = stat_ranges[static_cast<std::size_t>(j)];
       if (range != StatRange::any && n > 0 && stats.row(j).minCoeff() < 0) return false;
-      if (range == StatRange::fraction && n > 0 && stats.row(j).maxCoeff() > kFractionMax) return false;
     }
     return true;
   }
@@ -626,13 +623,11 @@ std::optional<BlockProblem> Reader::Impl::check_block(std::size_t b) const {
         const std::uint64_t index = 1 + 6 * std::uint64_t{n} + std::uint64_t{i} * s + j;
         const double v = p[index];
         const StatRange range = stat_ranges[j];
-        const bool bad = !std::isfinite(v) || (range != StatRange::any && v < 0) ||
-                         (range == StatRange::fraction && v > kFractionMax);
+        const bool bad = !std::isfinite(v) || (range != StatRange::any && v < 0);
         if (bad) {
           return BlockProblem{where(i, index), "has statistic '" + meta.stat_names[j] + "' = " + format_double(v) +
-                                                   (range == StatRange::fraction   ? ", outside 0 to 1"
-                                                    : range == StatRange::non_negative ? ", not a finite value ≥ 0"
-                                                                                       : ", not finite")};
+                                                   (range == StatRange::non_negative ? ", not a finite value ≥ 0"
+                                                                                     : ", not finite")};
         }
       }
     }

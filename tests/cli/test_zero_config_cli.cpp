@@ -82,6 +82,23 @@ TEST(ZeroConfigCli, ACueSetThatNeverFiresIsSaid) {
   EXPECT_EQ(sounding.err.find("fire no cue"), std::string::npos) << sounding.err;
 }
 
+TEST(ZeroConfigCli, RealTracesOfEveryFormatSimulateWithNoMapping) {
+  // Traces from public projects (../shared/traces), with no mapping: each simulates, and the run
+  // reads back (its statistics are in range even where states overlap, as in simu-mardi).
+  test::TempDir dir;
+  const auto shared = test::shared_dir() / "traces";
+  for (const std::string t : {"paje/simu-mardi.trace", "paraver/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+                              "otf2/ping-pong-otf2/traces.otf2", "chrome-json/flow.json", "simgrid-ti/smpi_replay.txt"}) {
+    SCOPED_TRACE(t);
+    const std::string run = (dir / "r.kntj").string();
+    const auto r = test::run_kanoko({"simulate", (shared / t).string(), "-o", run, "--force"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("inferred mapping (purpose balance)"), std::string::npos) << r.err;
+    const auto csv = test::run_kanoko({"export", run, "-o", (dir / "r.csv").string()});
+    EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  }
+}
+
 TEST(ZeroConfigCli, InfoSaysWhetherMessagesCarrySizes) {
   const auto none = test::run_kanoko({"info", smpi("farm8-fattree")});
   ASSERT_EQ(none.exit_code, 0) << none.err;

@@ -281,5 +281,23 @@ TEST(Timeline, ImpossiblyManyBinsIsAnInputError) {
   EXPECT_NO_THROW(bin(nodes(64) + "end 3600\n"));
 }
 
+TEST(Timeline, OverlappingStatesFitIntoTheBin) {
+  // Nested states (a host's two services at once): their seconds add up to more than the bin,
+  // but the fractions are of the bin's time, computing first.
+  TimelineOptions o;
+  o.interval_s = 0.1;
+  o.busy_states = {"compute"};
+  o.idle_states = {"idle"};
+  TimelineBuilder b(o);
+  read_native_trace_text(nodes(1) + "state 0 0 0.1 compute\nstate 0 0 0.1 compute\nstate 0 0 0.1 idle\nend 0.2\n",
+                         "tl.kntr", b);
+  const Timeline tl = b.take();
+  EXPECT_DOUBLE_EQ(tl.busy_s[0], 0.2);  // the raw seconds keep both states
+  EXPECT_DOUBLE_EQ(tl.busy_fraction(0, 0), 1.0);
+  EXPECT_DOUBLE_EQ(tl.idle_fraction(0, 0), 0.0);
+  EXPECT_DOUBLE_EQ(tl.bin_time(0, 0).busy_s, 0.1);
+  EXPECT_DOUBLE_EQ(tl.busy_fraction(1, 0), 0.0);
+}
+
 }  // namespace
 }  // namespace kanoko::trace

@@ -235,35 +235,33 @@ TEST(ZeroConfig, GeneratedLongRunAndNoSizesStillShowTheProgram) {
   EXPECT_LE(run.summary.intervals, 1000U);
 }
 
-TEST(ZeroConfig, AStillPictureIsSaid) {
-  // The inferred mapping with a communication gain written far too small: the calibration keeps
-  // a written value, and the run says the picture is still (the healthy runs above say nothing).
-  test::TempDir dir;
-  ingest::InferOptions io;
-  std::string text = ingest::infer_mapping(shipped("halo2d-16-torus"), io).text;
-  text.replace(text.find("quantity = \"bytes\""), 18, "quantity = \"bytes\"\ngain = 1e-12\nnormalize = \"max\"");
+/// The halo2d run with the inferred mapping, its communication lines replaced by `pull`: the
+/// calibration keeps a written value, so the motion follows it.
+sim::SimulateSummary halo2d_with_pull(const std::filesystem::path& dir, const std::string& pull) {
+  std::string text = ingest::infer_mapping(shipped("halo2d-16-torus"), ingest::InferOptions{}).text;
+  text.replace(text.find("quantity = \"bytes\""), 18, "quantity = \"bytes\"\n" + pull);
   sim::SimulateOptions so;
   so.trace = shipped("halo2d-16-torus");
   so.mapping_text = text;
-  so.output = dir / "still.kntj";
+  so.output = dir / "pull.kntj";
   so.progress = false;
-  const sim::SimulateSummary s = sim::simulate(so);
+  return sim::simulate(so);
+}
+
+TEST(ZeroConfig, AStillPictureIsSaid) {
+  // A gain written far too small: the run says the picture is still (the healthy runs above say
+  // nothing).
+  test::TempDir dir;
+  const sim::SimulateSummary s = halo2d_with_pull(dir.path(), "gain = 1e-12\nnormalize = \"max\"");
   ASSERT_EQ(s.warnings.size(), 1U);
   EXPECT_NE(s.warnings[0].find("the picture is almost still"), std::string::npos) << s.warnings[0];
   EXPECT_LT(s.median_motion, 0.02);
 }
 
 TEST(ZeroConfig, ALostShapeIsSaid) {
-  // The same with an absolute gain far too large: the bodies fly many spacings from their start.
+  // An absolute gain far too large: the bodies fly many spacings from their start.
   test::TempDir dir;
-  std::string text = ingest::infer_mapping(shipped("halo2d-16-torus"), ingest::InferOptions{}).text;
-  text.replace(text.find("quantity = \"bytes\""), 18, "quantity = \"bytes\"\ngain = 1.0\nnormalize = \"none\"");
-  sim::SimulateOptions so;
-  so.trace = shipped("halo2d-16-torus");
-  so.mapping_text = text;
-  so.output = dir / "lost.kntj";
-  so.progress = false;
-  const sim::SimulateSummary s = sim::simulate(so);
+  const sim::SimulateSummary s = halo2d_with_pull(dir.path(), "gain = 1.0\nnormalize = \"none\"");
   ASSERT_EQ(s.warnings.size(), 1U);
   EXPECT_NE(s.warnings[0].find("the shape is lost"), std::string::npos) << s.warnings[0];
   EXPECT_GT(s.median_motion, 5.0);
