@@ -141,6 +141,27 @@ TEST(ZeroConfig, MostLoadedRankIsHeaviestAndMovesLeastUnderBalance) {
   }
 }
 
+TEST(ZeroConfig, OverloadedRankIsHeaviestAndLeastRestlessOfAllUnderBalance) {
+  // halo2d-16-slow5: a 4 × 4 torus where every rank has the same neighbourhood and rank 5
+  // computes three times the work of the others. Mass follows its load; its mean speed is the
+  // lowest of all sixteen, not just below the ranks that wait for it.
+  test::TempDir dir;
+  const ZeroRun run = run_inferred(shipped("halo2d-16-slow5"), dir.path(), "slow5");
+  const trajectory::Reader r(run.path);
+  const std::vector<long> rank = ranks_of(r);
+  const std::vector<double> mass = mean_mass(r);
+  const std::vector<double> speed = mean_speed(r);
+  const std::size_t heaviest = static_cast<std::size_t>(std::max_element(mass.begin(), mass.end()) - mass.begin());
+  const std::size_t slowest = static_cast<std::size_t>(std::min_element(speed.begin(), speed.end()) - speed.begin());
+  EXPECT_EQ(rank[heaviest], 5);
+  EXPECT_EQ(rank[slowest], 5);
+  for (std::size_t i = 0; i < rank.size(); ++i) {
+    if (i == heaviest) continue;
+    EXPECT_GT(mass[heaviest], 1.5 * mass[i]) << "rank " << rank[i];
+    EXPECT_LT(speed[heaviest], 0.8 * speed[i]) << "rank " << rank[i];
+  }
+}
+
 TEST(ZeroConfig, SkewedAxisDeformsMoreThanTheOthers) {
   // halo3d: rank = x + 3y + 9z; messages along x carry 8× the bytes.
   test::TempDir dir;

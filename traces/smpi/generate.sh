@@ -86,6 +86,7 @@ if [ $# -eq 0 ]; then
   run farm 8 fattree farm8-fattree.trace no yes no no short 1
   run farm 8 fattree farm8-anytag.trace yes yes no no short 1 --any-tag
   run halo2d 16 torus halo2d-16-torus.trace yes yes no no short 1
+  run halo2d 16 torus halo2d-16-slow5.trace yes yes no no short 1 --skew 1 --slow-rank 5 --slow-factor 3
   run halo3d 27 torus halo3d-27-torus-light.trace yes yes no no short 1
   run halo3d 27 torus halo3d-27-torus-heavy.trace yes yes no no short 5
   run alltoall 8 fattree alltoall8-fattree.trace no yes no no short 1 --loaded 5

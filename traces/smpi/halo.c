@@ -9,9 +9,11 @@
  * times larger than the --bytes of the other axes, so every neighbour pair on that axis carries
  * --skew times the bytes of a pair on another axis. --work-scale multiplies the computation and
  * leaves every message identical: --work-scale 5 is the heavy run of the same communication.
+ * --slow-rank R --slow-factor F makes rank R compute F times the work of the others (an overloaded
+ * rank: its neighbours wait for it every iteration).
  *
  *   halo [--dims 2] [--iters 10] [--work 1e6] [--bytes 8192] [--skew 8] [--skew-axis 0] [--open]
- *        [--work-scale 1] */
+ *        [--work-scale 1] [--slow-rank -1] [--slow-factor 3] */
 #include "common.h"
 
 /* True when N (> 1) has no divisor but 1 and itself. */
@@ -31,6 +33,8 @@ int main(int argc, char** argv) {
   const int skew = opt_int(argc, argv, "--skew", 8);
   const int skew_axis = opt_int(argc, argv, "--skew-axis", 0);
   const int open = opt_flag(argc, argv, "--open");
+  const int slow_rank = opt_int(argc, argv, "--slow-rank", -1);
+  const double slow_factor = opt_double(argc, argv, "--slow-factor", 3);
   if (ndims < 1 || ndims > 3 || skew_axis >= ndims) {
     fprintf(stderr, "halo: --dims must be 1..3 and --skew-axis below it\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -70,7 +74,7 @@ int main(int argc, char** argv) {
     }
   MPI_Request req[12];
   for (int it = 0; it < iters; ++it) {
-    compute(work);
+    compute(rank == slow_rank ? work * slow_factor : work);
     int n = 0;
     for (int a = 0; a < ndims; ++a)
       for (int d = 0; d < 2; ++d)
