@@ -10,10 +10,12 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "models/graph_layout.hpp"
+#include "models/suggest.hpp"
 #include "src/base/error.hpp"
 #include "src/ingest/infer.hpp"
 #include "src/sim/simulate.hpp"
@@ -203,6 +205,27 @@ TEST(ZeroConfig, HeavierRunDeformsLessThanLighterUnderOneCalibration) {
   const ZeroRun shared =
       run_inferred(shipped("halo3d-27-torus-heavy"), dir.path(), "heavy-like-light", ingest::Purpose::Balance, light.path);
   EXPECT_LT(shared.summary.median_motion, 0.8 * light.summary.median_motion);
+}
+
+TEST(ZeroConfig, HeavierRunIsLessRestlessUnderItsOwnCalibration) {
+  // Each run calibrated on its own: calibration brings both runs' static deformation into the
+  // readable band (a spring's stretch under a steady pull does not depend on mass), but it never
+  // rescales mass, so the heavy run's bodies are heavier and travel a shorter path, in spacings,
+  // over their run.
+  test::TempDir dir;
+  auto path_in_spacings = [](const ZeroRun& run) {
+    const trajectory::Reader r(run.path);
+    const std::vector<double> speed = mean_speed(r);
+    const double mean = std::accumulate(speed.begin(), speed.end(), 0.0) / static_cast<double>(speed.size());
+    return mean * (r.end_time() - r.begin_time()) / models::mean_spacing(r.frame(0).positions, 1.0);
+  };
+  auto mean_of = [](const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  };
+  const ZeroRun light = run_inferred(shipped("halo3d-27-torus-light"), dir.path(), "light-own");
+  const ZeroRun heavy = run_inferred(shipped("halo3d-27-torus-heavy"), dir.path(), "heavy-own");
+  EXPECT_GT(mean_of(mean_mass(trajectory::Reader(heavy.path))), 1.5 * mean_of(mean_mass(trajectory::Reader(light.path))));
+  EXPECT_LT(path_in_spacings(heavy), 0.8 * path_in_spacings(light));
 }
 
 /// Radius of gyration of a frame, and the median motion: what the slower or bigger copies keep.
