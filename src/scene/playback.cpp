@@ -1,7 +1,10 @@
 #include "src/scene/playback.hpp"
 
+#include "src/base/error.hpp"
+
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <osgViewer/View>
 #include <utility>
 
@@ -146,8 +149,27 @@ void PlaybackHandler::getUsage(osg::ApplicationUsage& usage) const {
   for (const auto& b : playback_bindings()) usage.addKeyboardMouseBinding(b.key, b.action);
 }
 
-ReplayUpdateCallback::ReplayUpdateCallback(const ReplayClock& clock, TrajectoryScene& scene)
+ReplayUpdateCallback::ReplayUpdateCallback(ReplayClock& clock, TrajectoryScene& scene)
     : clock_(clock), scene_(scene) {}
+
+void ReplayUpdateCallback::follow_clock() {
+  if (clock_.time_s() == scene_.time_s()) return;
+  try {
+    scene_.set_time(clock_.time_s());
+  } catch (const InputError& e) {
+    // A damaged block (checksum, times or values): play what comes before it.
+    const trajectory::Reader& run = scene_.reader();
+    const std::optional<std::size_t> good = run.last_readable_frame_at_or_before(clock_.time_s());
+    if (!good) throw;  // nothing before the damage either
+    const std::size_t k = *good;
+    clock_.limit_end(run.frame_time(k));
+    scene_.set_time(clock_.time_s());
+    char at[64];
+    std::snprintf(at, sizeof at, "%.6g s", run.frame_time(k));
+    damage_ = std::string("the run is damaged after ") + at + ": playback ends there (re-simulate to repair it)";
+    std::fprintf(stderr, "kanoko view: %s\n", e.what());
+  }
+}
 
 void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
   if (resim_ != nullptr) {
@@ -156,7 +178,7 @@ void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
       for (const auto& follow : followers_) follow(*run);
     }
   }
-  if (clock_.time_s() != scene_.time_s()) scene_.set_time(clock_.time_s());
+  follow_clock();
   // Text layout is redone on every setText, so only when the line changes.
   std::string status = playback_status(clock_);
   if (resim_ != nullptr) {
@@ -164,6 +186,7 @@ void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
     if (!extra.empty()) status += "   " + extra;
   }
   if (panel_ != nullptr && !panel_->save_message().empty()) status += "   " + panel_->save_message();
+  if (!damage_.empty()) status += "   " + damage_;
   if (status != status_) {
     scene_.set_status(status);
     status_ = std::move(status);

@@ -62,7 +62,9 @@ class PlaybackHandler : public osgGA::GUIEventHandler {
 class ReplayUpdateCallback : public osg::NodeCallback {
  public:
   /// Keeps `scene` at `clock`'s time; both must outlive the callback's use.
-  ReplayUpdateCallback(const ReplayClock& clock, TrajectoryScene& scene);
+  /// When the run's frames turn out damaged at some time, the clock's end is moved back to the
+  /// last readable frame before them and the status line says so: the session goes on.
+  ReplayUpdateCallback(ReplayClock& clock, TrajectoryScene& scene);
   /// Runs during the update traversal of every frame.
   void operator()(osg::Node* node, osg::NodeVisitor* nv) override;
   /// The paused panel to refresh each frame (may be null; must outlive the callback's use).
@@ -77,9 +79,13 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   }
 
  private:
-  const ReplayClock& clock_;
+  /// Sets the scene to the clock's time; on damaged frames, ends the clock before them.
+  void follow_clock();
+
+  ReplayClock& clock_;
   TrajectoryScene& scene_;
   std::string status_;
+  std::string damage_;  ///< why playback ends early ("" while every frame read so far is sound)
   ControlPanel* panel_ = nullptr;
   Resimulation* resim_ = nullptr;
   std::vector<std::function<void(const trajectory::Reader&)>> followers_;

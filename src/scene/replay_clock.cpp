@@ -58,6 +58,15 @@ void ReplayClock::play() {
 
 void ReplayClock::pause() { paused_ = true; }
 
+void ReplayClock::limit_end(double end_s) {
+  KANOKO_ASSERT(std::isfinite(end_s), "the end of a run is a finite time");
+  end_s_ = std::clamp(end_s, begin_s_, end_s_);
+  if (time_s_ >= end_s_) {
+    time_s_ = end_s_;
+    if (!reversed_) paused_ = true;
+  }
+}
+
 void ReplayClock::toggle_pause() {
   if (paused_) {
     play();

@@ -56,6 +56,10 @@ class ReplayClock {
   void reverse();
   /// Jumps to trace time t, clamped to the run.
   void seek(double t_s);
+  /// Ends the run earlier, at `end_s` (no later than today's end, no earlier than the start):
+  /// time beyond it is clamped there and playing forward stops there. For a run whose later
+  /// frames are damaged.
+  void limit_end(double end_s);
   /// Back to the start of the run, playing forward (the pause state is kept).
   void restart();
   /// Pauses and moves `delta` stored frames forward (positive) or backward (negative) from the

@@ -367,6 +367,7 @@ osg::BoundingSphered run_bound(const trajectory::Reader& reader) {
 
   osg::BoundingBoxd box;
   for (std::size_t k : sample) {
+    if (!reader.frame_readable(k)) continue;  // a damaged block: playback stops before it
     const auto f = reader.frame(k);
     for (Eigen::Index j = 0; j < f.positions.cols(); ++j) {
       box.expandBy(osg::Vec3d(f.positions(0, j), f.positions(1, j), f.positions(2, j)));
@@ -377,6 +378,7 @@ osg::BoundingSphered run_bound(const trajectory::Reader& reader) {
   double radius = 0;
   double largest_body = 0;
   for (std::size_t k : sample) {
+    if (!reader.frame_readable(k)) continue;
     const auto f = reader.frame(k);
     for (std::size_t j = 0; j < n && static_cast<Eigen::Index>(j) < f.positions.cols(); ++j) {
       const auto jj = static_cast<Eigen::Index>(j);

@@ -168,12 +168,13 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     const double wall_dt_s = std::chrono::duration<double>(now - last).count();
     clock.advance(wall_dt_s);
     last = now;
-    if (audio.valid()) audio->update(clock, wall_dt_s, viewer.getCamera()->getViewMatrix());
     const bool shot = screenshot_key->requested;
     screenshot_key->requested = false;
     if (!options.screenshot.empty() || shot) capture->arm();
     if (view_panels) view_panels->refresh();
     viewer.frame(clock.time_s());
+    // After the frame: its update traversal may have ended the run early at damaged frames.
+    if (audio.valid()) audio->update(clock, wall_dt_s, viewer.getCamera()->getViewMatrix());
     if (shot && capture->image() != nullptr && capture->image()->data() != nullptr) {
       try {
         const auto path = next_screenshot_path(options.screenshot_folder, options.screenshot_stem);

@@ -569,12 +569,17 @@ struct Reader::Impl {
     }
     return true;
   }
+  /// check_block(b) unless block b already verified; a verified block is remembered.
+  [[nodiscard]] std::optional<BlockProblem> check_block_once(std::size_t b) const {
+    if (std::atomic_ref<std::uint8_t>(verified[b]).load(std::memory_order_acquire) != 0) return std::nullopt;
+    auto problem = check_block(b);
+    if (!problem) std::atomic_ref<std::uint8_t>(verified[b]).store(1, std::memory_order_release);
+    return problem;
+  }
   void ensure_verified(std::size_t b) const {
-    if (std::atomic_ref<std::uint8_t>(verified[b]).load(std::memory_order_acquire) != 0) return;
-    if (const auto problem = check_block(b)) {
+    if (const auto problem = check_block_once(b)) {
       throw InputError(loc(problem->where), "trajectory " + problem->what + ": the file is corrupt; re-simulate to recreate it");
     }
-    std::atomic_ref<std::uint8_t>(verified[b]).store(1, std::memory_order_release);
   }
   void ensure_frame(std::size_t k) const {
     KANOKO_ASSERT(k < frame_count, "frame index out of range");
@@ -972,6 +977,25 @@ const Metadata& Reader::meta() const { return impl_->meta; }
 std::size_t Reader::frame_count() const { return impl_->frame_count; }
 bool Reader::complete() const { return impl_->complete; }
 unsigned Reader::version() const { return impl_->version; }
+
+bool Reader::frame_readable(std::size_t k) const noexcept {
+  if (k >= impl_->frame_count) return false;
+  return !impl_->check_block_once(k / impl_->block_frames).has_value();
+}
+
+std::optional<std::size_t> Reader::last_readable_frame_at_or_before(double t) const noexcept {
+  const auto& blocks = impl_->blocks;
+  if (blocks.empty()) return std::nullopt;
+  const auto after = std::upper_bound(blocks.begin(), blocks.end(), t,
+                                      [](double v, const BlockIndex& b) { return v < b.first_time; });
+  auto b = static_cast<std::size_t>(std::max<std::ptrdiff_t>(after - blocks.begin() - 1, 0));
+  if (!impl_->check_block_once(b).has_value()) return frame_at_or_before(t);
+  while (b > 0) {
+    --b;
+    if (!impl_->check_block_once(b).has_value()) return impl_->block_first_frame(b) + blocks[b].frame_count - 1;
+  }
+  return std::nullopt;
+}
 
 std::size_t Reader::frames_verified() const {
   std::size_t n = 0;

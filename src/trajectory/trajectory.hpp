@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -171,6 +172,12 @@ class Reader {
   std::size_t refresh();
   /// Checks every block now (reads the whole file); throws like frame().
   void verify_all() const;
+  /// Whether frame k can be read: checks its block (as frame() would) and returns false instead
+  /// of throwing when the block is damaged. How the viewer finds where a damaged run stops.
+  [[nodiscard]] bool frame_readable(std::size_t k) const noexcept;
+  /// The last frame at or before t that can be read, skipping back over damaged blocks (found
+  /// from the block index, so no damaged frame is read); none if every block up to t is damaged.
+  [[nodiscard]] std::optional<std::size_t> last_readable_frame_at_or_before(double t) const noexcept;
   [[nodiscard]] FrameView frame(std::size_t k) const;
   [[nodiscard]] double frame_time(std::size_t k) const;
   /// Time of the first and last frame (frame_count() must be > 0).

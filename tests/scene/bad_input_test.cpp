@@ -6,7 +6,13 @@
 #include <string>
 #include <vector>
 
+#include <osg/Group>
+#include <osgUtil/UpdateVisitor>
+
 #include "src/base/error.hpp"
+#include "src/scene/playback.hpp"
+#include "src/scene/replay_clock.hpp"
+#include "src/scene/scene.hpp"
 #include "tests/scene/tiny_run.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -91,6 +97,55 @@ TEST_F(BadInput, ViewSaysWhatIsWrongBeforeNeedingADisplay) {
     EXPECT_EQ(r.exit_code, 1) << bad.file << ": " << r.err;
     EXPECT_NE(r.err.find(bad.message), std::string::npos) << bad.file << ": " << r.err;
   }
+}
+
+TEST(DamagedRun, PlaybackEndsBeforeTheDamagedFramesAndTheSessionGoesOn) {
+  // 200 frames of three moving bodies (blocks of 64 frames), one byte flipped in a later block:
+  // the viewer plays up to the last readable frame, says so in its status line and does not end.
+  TempDir dir;
+  trajectory::Metadata meta;
+  for (const char* name : {"a", "b", "c"}) {
+    trajectory::BodyInfo b;
+    b.name = name;
+    meta.bodies.push_back(b);
+  }
+  meta.dt_s = 0.1;
+  meta.interval_s = 1.0;
+  meta.trace_end_s = 19.9;
+  meta.integrator = "rk4";
+  {
+    trajectory::Writer w(dir / "run.kntj", meta);
+    for (int k = 0; k < 200; ++k) {
+      Eigen::Matrix3Xd p = test::tiny_run_positions();
+      p.row(0).array() += 0.01 * k;
+      w.append_frame(0.1 * k, p, Eigen::Matrix3Xd::Constant(3, 3, 0.1), Eigen::MatrixXd(0, 3));
+    }
+    w.commit();
+  }
+  std::vector<char> bytes = read_all(dir / "run.kntj");
+  bytes[bytes.size() * 3 / 4] ^= 0x5a;
+  write_all(dir / "run.kntj", bytes);
+
+  const trajectory::Reader run(dir / "run.kntj");
+  std::size_t first_bad = 0;
+  while (first_bad < run.frame_count() && run.frame_readable(first_bad)) ++first_bad;
+  ASSERT_GT(first_bad, 1U);
+  ASSERT_LT(first_bad, run.frame_count()) << "the flipped byte must damage a frame block";
+
+  TrajectoryScene scene(run, 320, 240);
+  ReplayClock clock(run.begin_time(), run.end_time(), 1.0);
+  osg::ref_ptr<ReplayUpdateCallback> replay = new ReplayUpdateCallback(clock, scene);
+  osgUtil::UpdateVisitor visitor;
+  clock.seek(0.1 * static_cast<double>(first_bad) + 0.05);  // playing into the damaged block (frame k at 0.1 k s)
+  EXPECT_NO_THROW((*replay)(scene.root(), &visitor));
+  EXPECT_DOUBLE_EQ(clock.end_s(), run.frame_time(first_bad - 1));
+  EXPECT_DOUBLE_EQ(scene.time_s(), run.frame_time(first_bad - 1));
+  EXPECT_TRUE(clock.paused());
+  clock.seek(run.begin_time());
+  clock.play();
+  clock.advance(1.0);
+  EXPECT_NO_THROW((*replay)(scene.root(), &visitor)) << "earlier frames still play";
+  EXPECT_DOUBLE_EQ(scene.time_s(), run.begin_time() + 1.0);
 }
 
 }  // namespace
