@@ -36,7 +36,10 @@ while [ $# -gt 0 ]; do
     *) echo "fuzz.sh: unknown option '$1'" >&2; usage ;;
   esac
 done
-[[ "$time_s" =~ ^[0-9]+$ ]] && [ "$time_s" -gt 0 ] || { echo "fuzz.sh: --time needs a positive whole number of seconds" >&2; exit 2; }
+if ! [[ "$time_s" =~ ^[0-9]+$ ]] || [ "$time_s" -eq 0 ]; then
+  echo "fuzz.sh: --time needs a positive whole number of seconds" >&2
+  exit 2
+fi
 IFS=',' read -r -a target_list <<<"$targets"
 for t in "${target_list[@]}"; do
   [ -d "tests/fuzz/seeds/$t" ] || { echo "fuzz.sh: unknown target '$t' (no tests/fuzz/seeds/$t)" >&2; exit 2; }
@@ -78,8 +81,8 @@ if [ "$run_libfuzzer" = 1 ]; then
     ASAN_OPTIONS=allocator_may_return_null=$([ "$t" = otf2 ] && echo 1 || echo 0) \
     LSAN_OPTIONS=suppressions=$root/tests/lsan.supp:print_suppressions=0 \
       "$build/tests/fuzz/fuzz_$t" "${args[@]}" "$corpus" "${extra[@]}" >"$log" 2>&1 || status=$?
-    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
-    added=$(grep -o 'stat::new_units_added: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
+    execs=$(awk '/^stat::number_of_executed_units:/ { v = $2 } END { print v }' "$log")
+    added=$(awk '/^stat::new_units_added:/ { v = $2 } END { print v }' "$log")
     found=$(find "$artifacts" -maxdepth 1 -type f -name "$t-*" | wc -l)
     if [ "$status" -ne 0 ] || [ "$found" -gt 0 ]; then
       findings=$((findings + 1))
