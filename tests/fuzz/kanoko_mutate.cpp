@@ -334,7 +334,8 @@ int main(int argc, char** argv) {
         std::string line;
         for (const auto& a : args) line += (line.empty() ? "" : " ") + quoted(a);
         line = replaced(replaced(line, (slot / "in").string(), dir.string()), (slot / "out").string(), "out");
-        write_file(dir / "command.txt", "# seed " + seed.path.string() + ", round " + std::to_string(round) + "; run in an empty folder with a subfolder out/\n" + line + "\n");
+        write_file(dir / "command.txt", "# seed " + seed.path.string() + ", round " + std::to_string(round) +
+                                            "; run in an empty folder with a subfolder out/\n" + line + "\n");
         write_file(dir / "stderr.txt", r.err);
         std::string left;
         for (const auto& f : r.leftovers) left += f + "\n";
@@ -380,7 +381,9 @@ int main(int argc, char** argv) {
   }
   row("total", "", total);
   bool failed = false;
-  for (std::size_t k = 0; k < total.size(); ++k) failed = failed || (total[k] > 0 && kanoko::fuzz::is_failure(static_cast<Outcome>(k), o.strict));
+  for (std::size_t k = 0; k < total.size(); ++k) {
+    failed = failed || (total[k] > 0 && kanoko::fuzz::is_failure(static_cast<Outcome>(k), o.strict));
+  }
   std::sort(examples.begin(), examples.end());
   for (const auto& e : examples) std::printf("%s\n", e.c_str());
   std::printf("kanoko_mutate: %s (seed %llu, %.0f s); findings in %s\n", failed ? "FAILED" : "passed",
