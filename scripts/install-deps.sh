@@ -13,6 +13,7 @@ packages=(
   libcairo2-dev
   libmuparser-dev
   libopenal-dev libopenal-data
+  clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (libclang_rt.fuzzer) and clang's sanitizers
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )
 missing=()

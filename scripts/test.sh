@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite: once with warnings as errors, once under
-# AddressSanitizer + UndefinedBehaviorSanitizer. Display tests run under Xvfb; audio never
-# needs a sound card. Exits non-zero on the first failure.
+# AddressSanitizer + UndefinedBehaviorSanitizer; then fuzzes for a short while (scripts/fuzz.sh).
+# Display tests run under Xvfb; audio never needs a sound card. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -27,3 +27,6 @@ echo "== tests under ASan + UBSan"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0
 "${xvfb[@]}" ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 1800
+
+echo "== fuzzing: every libFuzzer target and the mutation harness, 10 s each"
+scripts/fuzz.sh --time 10 --build-dir build-fuzz --harness-build build-ci

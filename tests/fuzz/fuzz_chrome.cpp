@@ -1,11 +1,13 @@
-// libFuzzer target: any bytes as Chrome/Perfetto trace-event JSON, streamed into a timeline as
-// `kanoko simulate` does, with a bytes key, a counter and a small reorder window so that every
-// path of the reader runs. Accepting or throwing kanoko::InputError are the only allowed outcomes.
+// Fuzz target run_chrome (libFuzzer, and the replay test): any bytes as Chrome/Perfetto trace-event
+// JSON, streamed into a timeline as `kanoko simulate` does, with a bytes key, a counter and a small
+// reorder window so that every path of the reader runs. Accepting or throwing kanoko::InputError
+// are the only allowed outcomes.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "src/base/error.hpp"
+#include "tests/fuzz/targets.hpp"
 #include "src/trace/chrome_reader.hpp"
 #include "src/trace/timeline.hpp"
 
@@ -13,7 +15,7 @@ namespace {
 volatile double g_sink;  // results go here so that the reads cannot be optimised away
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+void kanoko::fuzz::run_chrome(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     kanoko::trace::TimelineOptions options;
@@ -31,5 +33,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     g_sink = sum;
   } catch (const kanoko::InputError&) {
   }
-  return 0;
 }

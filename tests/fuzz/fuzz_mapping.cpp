@@ -1,11 +1,12 @@
-// libFuzzer target: any bytes as a mapping file. Accepting or throwing kanoko::InputError are the
-// only allowed outcomes.
+// Fuzz target run_mapping (libFuzzer, and the replay test): any bytes as a mapping file. Accepting
+// or throwing kanoko::InputError are the only allowed outcomes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "tests/fuzz/targets.hpp"
 #include "src/mapping/mapping.hpp"
 
 // Results go here so that the reads cannot be optimised away.
@@ -13,7 +14,7 @@ namespace {
 volatile std::size_t g_sink;
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+void kanoko::fuzz::run_mapping(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     const kanoko::mapping::Mapping m = kanoko::mapping::parse_mapping_text(text, "fuzz.toml");
@@ -26,5 +27,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   } catch (const kanoko::InputError&) {
   }
-  return 0;
 }

@@ -1,13 +1,14 @@
-// libFuzzer target: any bytes as a Paraver trace, split into .prv/.pcf/.row at the first two
-// form feeds (so that the fuzzer mutates all three files), streamed into a timeline as `kanoko
-// simulate` does, with thread-level entities, a load event type and a small reorder window so that
-// every path of the reader runs. Accepting or throwing kanoko::InputError are the only allowed
-// outcomes.
+// Fuzz target run_paraver (libFuzzer, and the replay test): any bytes as a Paraver trace, split
+// into .prv/.pcf/.row at the first two form feeds (so that the fuzzer mutates all three files),
+// streamed into a timeline as `kanoko simulate` does, with thread-level entities, a load event type
+// and a small reorder window so that every path of the reader runs. Accepting or throwing
+// kanoko::InputError are the only allowed outcomes.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "src/base/error.hpp"
+#include "tests/fuzz/targets.hpp"
 #include "src/trace/paraver_reader.hpp"
 #include "src/trace/timeline.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 volatile double g_sink;
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+void kanoko::fuzz::run_paraver(const std::uint8_t* data, std::size_t size) {
   std::string_view prv(reinterpret_cast<const char*>(data), size);
   std::string_view pcf, row;
   if (const std::size_t a = prv.find('\f'); a != std::string_view::npos) {
@@ -39,12 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto summary = kanoko::trace::read_paraver_trace_text(prv, pcf, row, "fuzz.prv", builder, paraver);
     const kanoko::trace::Timeline tl = builder.take();
     double sum = static_cast<double>(summary.state_records + summary.comm_records + summary.warnings.size());
-    for (std::size_t b = 0; b < tl.bin_count; ++b) {
-      for (const auto& p : tl.traffic(b)) sum += p.bytes + p.messages + p.src + p.dst;
-      for (kanoko::trace::EntityIndex e = 0; e < tl.entity_count(); ++e) sum += tl.load_at(b, e) + tl.busy_fraction(b, e);
-    }
+    sum += kanoko::fuzz::touch(tl);
     g_sink = sum;
   } catch (const kanoko::InputError&) {
   }
-  return 0;
 }

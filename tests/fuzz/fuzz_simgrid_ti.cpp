@@ -1,12 +1,13 @@
-// libFuzzer target: any bytes as a single-file SimGrid time-independent trace, replayed into a
-// timeline as `kanoko simulate` does, with a small reorder window so that waits are split.
-// Accepting or throwing kanoko::InputError are the only allowed outcomes (deadlocks, unknown
-// actions and mismatched collectives are InputErrors).
+// Fuzz target run_simgrid_ti (libFuzzer, and the replay test): any bytes as a single-file SimGrid
+// time-independent trace, replayed into a timeline as `kanoko simulate` does, with a small reorder
+// window so that waits are split. Accepting or throwing kanoko::InputError are the only allowed
+// outcomes (deadlocks, unknown actions and mismatched collectives are InputErrors).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "src/base/error.hpp"
+#include "tests/fuzz/targets.hpp"
 #include "src/trace/simgrid_ti_reader.hpp"
 #include "src/trace/timeline.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 volatile double g_sink;
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+void kanoko::fuzz::run_simgrid_ti(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     kanoko::trace::TimelineOptions options;
@@ -26,12 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto summary = kanoko::trace::read_simgrid_ti_text(text, "fuzz.txt", builder, ti);
     const kanoko::trace::Timeline tl = builder.take();
     double sum = static_cast<double>(summary.actions + summary.collectives + summary.warnings.size()) + summary.end_s;
-    for (std::size_t b = 0; b < tl.bin_count; ++b) {
-      for (const auto& p : tl.traffic(b)) sum += p.bytes + p.messages + p.src + p.dst;
-      for (kanoko::trace::EntityIndex e = 0; e < tl.entity_count(); ++e) sum += tl.busy_fraction(b, e);
-    }
+    sum += kanoko::fuzz::touch(tl);
     g_sink = sum;
   } catch (const kanoko::InputError&) {
   }
-  return 0;
 }

@@ -1,5 +1,6 @@
-// libFuzzer target: any bytes as a trajectory file (format 2, or format 1 read as legacy), opened
-// and read through every frame. Opening or throwing kanoko::InputError are the only allowed outcomes.
+// Fuzz target run_trajectory (libFuzzer, and the replay test): any bytes as a trajectory file
+// (format 2, or format 1 read as legacy), opened and read through every frame. Opening or throwing
+// kanoko::InputError are the only allowed outcomes.
 //
 // The first input byte is a control byte: bit 0 reseals the rest (recomputes every checksum of
 // the file's format, as a forger would: tests/trajectory/reseal.hpp), so that the fuzzer also
@@ -16,6 +17,7 @@
 #include <Eigen/Core>
 
 #include "src/base/error.hpp"
+#include "tests/fuzz/targets.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/trajectory/reseal.hpp"
 
@@ -26,8 +28,8 @@ volatile double g_sink;
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0) return 0;
+void kanoko::fuzz::run_trajectory(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return;
   const std::uint8_t control = data[0];
   std::string bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   if ((control & 1U) != 0) kanoko::trajectory::testing::reseal(bytes);
@@ -35,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const int fd = ::memfd_create("kanoko-fuzz-trajectory", 0);
   static const std::string path = "/proc/self/fd/" + std::to_string(fd);
   if (fd < 0 || ::ftruncate(fd, 0) != 0 || ::pwrite(fd, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-    return 0;
+    return;
   }
   using kanoko::trajectory::Open;
   try {
@@ -59,5 +61,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     g_sink = sum;
   } catch (const kanoko::InputError&) {
   }
-  return 0;
 }

@@ -1,12 +1,13 @@
-// libFuzzer target for the companion views (src/views). The first byte chooses the input:
-// odd: a view group file (parse_view_groups); even: a native trace indexed by TraceIndexBuilder
-// (bit 1: with a tiny raw-detail limit, so that the binned fallback runs), then every view model
-// and drawing. Accepting or throwing kanoko::InputError are the only allowed outcomes.
+// libFuzzer target for the companion views (src/views). The first byte chooses the input: odd: a
+// view group file (parse_view_groups); even: a native trace indexed by TraceIndexBuilder (bit 1:
+// with a tiny raw-detail limit, so that the binned fallback runs), then every view model and
+// drawing. Accepting or throwing kanoko::InputError are the only allowed outcomes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "src/base/error.hpp"
+#include "tests/fuzz/targets.hpp"
 #include "src/trace/native_reader.hpp"
 #include "src/views/draw.hpp"
 #include "src/views/models.hpp"
@@ -17,14 +18,14 @@ namespace {
 volatile std::size_t g_sink;
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size == 0) return 0;
+void kanoko::fuzz::run_views(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return;
   const std::uint8_t flags = data[0];
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   try {
     if ((flags & 1U) != 0U) {
       g_sink = kanoko::views::parse_view_groups(text, "fuzz.toml").size();
-      return 0;
+      return;
     }
     kanoko::views::IndexOptions options;
     options.bins = 64;
@@ -32,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     kanoko::views::TraceIndexBuilder builder(options);
     kanoko::trace::read_native_trace_text(text, "fuzz.kntr", builder);
     const kanoko::views::TraceIndex index = builder.take();
-    if (index.entity_count() > 64) return 0;  // keep each input cheap
+    if (index.entity_count() > 64) return;  // keep each input cheap
     const double t0 = index.begin_s;
     const double t1 = index.end_s > t0 ? index.end_s : t0 + 1;
     g_sink = kanoko::views::state_columns(index, t0, t1, 7).cells.size() +
@@ -49,5 +50,4 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   } catch (const kanoko::InputError&) {
   }
-  return 0;
 }
