@@ -3,7 +3,7 @@
 # exits non-zero on any finding (tests/fuzz/README.md).
 #
 #   scripts/fuzz.sh [--time SECONDS] [--targets a,b,...] [--harness-only | --libfuzzer-only]
-#                   [--build-dir DIR] [--harness-build DIR] [--work DIR] [--strict]
+#                   [--build-dir DIR] [--harness-build DIR] [--work DIR] [--seed N] [--strict]
 #
 # --time          seconds for each libFuzzer target and for the harness (default 60)
 # --targets       libFuzzer targets to run (default: all; names as in tests/fuzz/targets.cpp)
@@ -11,6 +11,8 @@
 # --harness-build the ordinary build tree holding kanoko and kanoko_mutate (default build;
 #                 configured if absent, the two targets built here)
 # --work          corpus and artifacts (default ${XDG_CACHE_HOME:-~/.cache}/kanoko-fuzz)
+# --seed          random seed of libFuzzer and the harness (default: the clock); CI gives a fixed
+#                 one so that a run is repeatable on any machine
 # --strict        an unlocated error found by the harness is a finding too
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +23,8 @@ targets="native_trace,paje,chrome,mapping,trajectory,paraver,simgrid_ti,otf2,vie
 run_libfuzzer=1 run_harness=1 strict=()
 build=build-fuzz harness_build=build
 work="${XDG_CACHE_HOME:-$HOME/.cache}/kanoko-fuzz"
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+seed=""
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) time_s=${2:?}; shift 2 ;;
@@ -31,11 +34,16 @@ while [ $# -gt 0 ]; do
     --build-dir) build=${2:?}; shift 2 ;;
     --harness-build) harness_build=${2:?}; shift 2 ;;
     --work) work=${2:?}; shift 2 ;;
+    --seed) seed=${2:?}; shift 2 ;;
     --strict) strict=(--strict); shift ;;
     -h|--help) usage ;;
     *) echo "fuzz.sh: unknown option '$1'" >&2; usage ;;
   esac
 done
+if [ -n "$seed" ] && ! [[ "$seed" =~ ^[0-9]+$ ]]; then
+  echo "fuzz.sh: --seed needs a whole number" >&2
+  exit 2
+fi
 if ! [[ "$time_s" =~ ^[0-9]+$ ]] || [ "$time_s" -eq 0 ]; then
   echo "fuzz.sh: --time needs a positive whole number of seconds" >&2
   exit 2
@@ -66,6 +74,7 @@ if [ "$run_libfuzzer" = 1 ]; then
     mkdir -p "$corpus"
     args=(-max_total_time="$time_s" -rss_limit_mb=4096 -timeout=25 -print_final_stats=1
           -artifact_prefix="$artifacts/$t-")
+    [ -z "$seed" ] || args+=(-seed="$seed")
     case "$t" in
       native_trace|views) args+=(-dict=tests/fuzz/native_trace.dict) ;;
       mapping) args+=(-dict=tests/fuzz/mapping.dict) ;;
@@ -103,7 +112,7 @@ if [ "$run_harness" = 1 ]; then
   fi
   cmake --build "$harness_build" -j"$(nproc)" --target kanoko kanoko_mutate
   "$harness_build/tests/fuzz/kanoko_mutate" --kanoko "$harness_build/src/cli/kanoko" --source "$root" \
-    --time "$time_s" --jobs 2 --seed "$(date +%s)" --work "$work/harness-work" --artifacts "$artifacts/harness" \
+    --time "$time_s" --jobs 2 --seed "${seed:-$(date +%s)}" --work "$work/harness-work" --artifacts "$artifacts/harness" \
     "${strict[@]}" | tee "$artifacts/harness.log" || harness_status=$?
   [ "$harness_status" -eq 0 ] || findings=$((findings + 1))
 fi

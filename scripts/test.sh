@@ -29,4 +29,4 @@ export LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0
 "${xvfb[@]}" ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 1800
 
 echo "== fuzzing: every libFuzzer target and the mutation harness, 10 s each"
-scripts/fuzz.sh --time 10 --build-dir build-fuzz --harness-build build-ci
+scripts/fuzz.sh --time 10 --seed 1 --build-dir build-fuzz --harness-build build-ci
