@@ -199,7 +199,7 @@ std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, inte
   const auto steps = static_cast<std::uint64_t>(std::ceil(10.0 / beta / dt));
   for (std::uint64_t k = 0; k < steps; ++k) {
     stepper.step(static_cast<double>(k) * dt, dt, y);
-    if (k % 256 == 0) check_interrupt();
+    check_interrupt();
   }
   if (y.allFinite()) model.rest_at(Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols));
   y = model.initial_state();  // the rest positions, at rest
@@ -524,9 +524,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
       if (frame_bin != model.current_interval() && (step + 1) < total_steps) enter_interval(frame_bin);
       write_frame(step + 1);
     }
+    check_interrupt();  // one relaxed load: a step of a large model can take seconds
     if (step % 256 == 0) {
       bar.update(step);
-      check_interrupt();
       if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
       if (options.on_progress) options.on_progress(static_cast<double>(step) / static_cast<double>(total_steps));
     }
