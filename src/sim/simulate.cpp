@@ -463,6 +463,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   } else {
     write_frame(0);
   }
+  check_interrupt();  // a frame of a million bodies takes a while
 
   // Energy account: the powers of forcing and friction at the start of the current step, and the
   // kinetic energy that a change of masses adds or removes (velocities are kept across it).
@@ -470,6 +471,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   double forcing_power = model.forcing_power(y);
   double friction_power = model.friction_power(y);
   double max_speed2 = Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols).colwise().squaredNorm().maxCoeff();
+  check_interrupt();
   auto enter_interval = [&](std::size_t bin) {
     const double kinetic_before = model.kinetic_energy(y);
     model.set_interval(bin);
