@@ -3,6 +3,7 @@
 // folder; temporaries of dead processes are removed by the next run, those of live ones kept.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,17 +52,15 @@ pid_t start_simulate(const TempDir& dir, int err_fd) {
   return pid;
 }
 
-/// Waits until the run's temporary output exists (it is integrating), then one more second so that
-/// the first steps are done and the signal lands inside a later one.
-void wait_until_integrating(const TempDir& dir) {
-  const auto give_up = Clock::now() + std::chrono::seconds(30);
-  bool started = false;
-  while (!started && Clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    for (const auto& name : list_dir(dir.path())) started = started || name.find(".tmp-") != std::string::npos;
-  }
-  ASSERT_TRUE(started) << "the simulation never started writing";
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+/// Waits until the run has finished its first step: the progress report (stderr, read from
+/// `err_fd`) appears after it, the model being big enough for a step to outlast half a second. The
+/// next check of the old loop was 255 steps later.
+void wait_until_integrating(int err_fd) {
+  pollfd p{err_fd, POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 60'000), 1) << "no progress report within a minute";
+  char first = 0;
+  ASSERT_EQ(::read(err_fd, &first, 1), 1) << "the simulation ended without a progress report";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
 }
 
 /// How a process ended and how long after `since` (it is killed after 10 s).
@@ -87,14 +86,15 @@ Ending wait_for_exit(pid_t pid, Clock::time_point since) {
 /// Sends `sig` to a running simulation of the big model and checks the ending.
 void expect_signal_stops_run(int sig) {
   TempDir dir;
-  const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  ASSERT_GE(null_fd, 0);
-  const pid_t pid = start_simulate(dir, null_fd);
-  ::close(null_fd);
-  wait_until_integrating(dir);
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  const pid_t pid = start_simulate(dir, fds[1]);
+  ::close(fds[1]);
+  wait_until_integrating(fds[0]);
   const auto sent = Clock::now();
   ::kill(pid, sig);
   const Ending e = wait_for_exit(pid, sent);
+  ::close(fds[0]);
   ASSERT_TRUE(WIFEXITED(e.status)) << "killed by signal " << (WIFSIGNALED(e.status) ? WTERMSIG(e.status) : 0)
                                    << (WCOREDUMP(e.status) ? " (core dumped)" : "");
   EXPECT_EQ(WEXITSTATUS(e.status), 128 + sig);
