@@ -2,9 +2,9 @@
 // model size). For each body count the program writes a native trace of that many nodes (a few
 // messages, 1 s long) in a temporary folder, starts the real binary on it with
 // mappings/all-to-all-many.toml (Barnes–Hut repulsion, communication, friction), waits until it is
-// integrating (its temporary output exists, plus a delay that differs per repeat so that the signal
-// lands at different points of a step), sends the signal and measures the time until the process
-// has exited. It checks the exit status (128 + signal) and that nothing but the trace is left.
+// integrating (its progress report appears after the first step, plus a delay that differs per
+// repeat so that the signal lands at different points of a step), sends the signal and measures
+// the time until the process has exited. It checks the exit status (128 + signal) and that nothing but the trace is left.
 //
 //   build/bench/kanoko_bench_interrupt                      # 100k and 1M bodies, 3 repeats
 //   build/bench/kanoko_bench_interrupt --bodies 200000 --repeats 5
@@ -42,13 +42,6 @@ void write_inputs(const fs::path& dir, long bodies) {
   if (!trace) throw std::runtime_error("cannot write the trace in " + dir.string());
 }
 
-bool has_temporary(const fs::path& dir) {
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().filename().string().find(".tmp-") != std::string::npos) return true;
-  }
-  return false;
-}
-
 std::size_t entries(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
@@ -62,28 +55,31 @@ struct Sample {
 Sample measure(const std::string& kanoko, const fs::path& dir, int sig, double delay_s) {
   const std::string trace = (dir / "t.kntr").string(), mapping = KANOKO_BENCH_MAPPING,
                     out = (dir / "r.kntj").string();
-  std::vector<std::string> args{kanoko, "simulate", trace, "-m", mapping, "-o", out, "-q"};
+  std::vector<std::string> args{kanoko, "simulate", trace, "-m", mapping, "-o", out};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  int err[2];
+  if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
   pid_t pid = 0;
   const int failed = posix_spawn(&pid, kanoko.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  ::close(err[1]);
   if (failed != 0) throw std::runtime_error("cannot run " + kanoko + ": " + std::strerror(failed));
-  while (!has_temporary(dir)) {
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) throw std::runtime_error("kanoko simulate ended before integrating");
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  // The progress report appears after the first step (a step of these models outlasts half a
+  // second): from then on the run is in its step loop.
+  char first = 0;
+  if (::read(err[0], &first, 1) != 1) throw std::runtime_error("kanoko simulate ended without a progress report");
   std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
   const auto sent = Clock::now();
   ::kill(pid, sig);
   int status = 0;
   while (::waitpid(pid, &status, WNOHANG) == 0) std::this_thread::sleep_for(std::chrono::microseconds(500));
+  ::close(err[0]);
   Sample s;
   s.latency_s = std::chrono::duration<double>(Clock::now() - sent).count();
   s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -120,7 +116,7 @@ int main(int argc, char** argv) {
       std::vector<double> latencies;
       std::string endings;
       for (int r = 0; r < repeats; ++r) {
-        const Sample s = measure(kanoko, dir, sig, 1.0 + 0.37 * r);
+        const Sample s = measure(kanoko, dir, sig, 0.1 + 0.37 * r);
         latencies.push_back(s.latency_s);
         endings += std::to_string(s.exit_code) + (s.clean ? "" : " LEFT FILES") + (r + 1 < repeats ? ", " : "");
         ok = ok && s.exit_code == 128 + sig && s.clean;
