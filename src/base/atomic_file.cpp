@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <iostream>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "src/base/check.hpp"
@@ -19,14 +19,14 @@ namespace kanoko {
 
 namespace {
 
-/// The process id in a temporary's name "<target>.tmp-<pid>" or "<target>.tmp-<pid>-<n>" (`name`
-/// without the "<target>.tmp-" prefix), or 0 if it is not one.
+/// The process id in a temporary's name "<target>.tmp-<pid>" or "<target>.tmp-<pid>-<n>", given
+/// the part after "<target>.tmp-" as `suffix`; 0 if the name is not one of those.
 pid_t temporary_owner(std::string_view suffix) {
   const std::size_t dash = suffix.find('-');
   const std::string_view pid_text = suffix.substr(0, dash);
   long pid = 0;
   const auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
-  if (ec != std::errc() || end != pid_text.data() + pid_text.size() || pid <= 0 || pid_text[0] == '+') return 0;
+  if (ec != std::errc() || end != pid_text.data() + pid_text.size() || pid <= 0) return 0;
   if (dash != std::string_view::npos) {
     const std::string_view n = suffix.substr(dash + 1);
     unsigned long attempt = 0;
