@@ -25,6 +25,7 @@
 #include <cmath>
 
 #include "integrators/force_scratch.hpp"
+#include "src/base/interrupt.hpp"
 
 namespace kanoko::integrators::detail {
 namespace {
@@ -381,6 +382,7 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
     d.order[s] = static_cast<std::uint32_t>(s);
   }
   radix_sort(d, n);
+  check_interrupt();
 
   // Bodies in curve order.
   const std::size_t padded = n + kBlock;
@@ -405,6 +407,7 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   builder.build(0, 0, static_cast<std::uint32_t>(n), 0, false);
   stats.nodes = d.nodes.size();
   stats.groups = d.groups.size();
+  check_interrupt();
 
   // 3. Moments: leaves in parallel, then parents bottom-up.
   if (quadrupole) d.moments.resize(d.nodes.size());
@@ -414,6 +417,7 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   for (std::size_t index = d.nodes.size(); index-- > 0;) {
     if (d.nodes[index].child_count > 0) parent_moments(d, static_cast<std::uint32_t>(index), quadrupole, fault);
   }
+  check_interrupt();
 
   // 4. One walk per group, the groups shared out among threads.
   if (d.walk.size() < static_cast<std::size_t>(threads)) d.walk.resize(static_cast<std::size_t>(threads));
@@ -423,12 +427,16 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   std::uint64_t body_body = 0, body_cell = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (groups > 1) reduction(+ : body_body, body_cell)
   for (std::int64_t g = 0; g < groups; ++g) {
+    // A signal abandons the remaining groups (an exception must not leave the parallel region);
+    // the calling thread throws below.
+    if (interrupt_requested()) continue;
     WalkScratch& w = d.walk[static_cast<std::size_t>(omp_get_thread_num())];
     const auto counts = walk_group(d, w, d.groups[static_cast<std::size_t>(g)], theta2, eps2, quadrupole, potential,
                                    fault, kernels);
     body_body += counts[0];
     body_cell += counts[1];
   }
+  check_interrupt();
   stats.body_body = body_body;
   stats.body_cell = body_cell;
 

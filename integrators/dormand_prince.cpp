@@ -92,22 +92,22 @@ class DormandPrince final : public Stepper {
   /// the scaled error norm (NaN/∞ if the derivative is not finite).
   double attempt(double t, double h, const Eigen::VectorXd& y) {
     if (!k1_valid_) {
-      f_(t, y, k1_);
+      stage(f_, t, y, k1_);
       ++evaluations_;
       k1_valid_ = true;
     }
     tmp_ = y + h * (a21 * k1_);
-    f_(t + c2 * h, tmp_, k2_);
+    stage(f_, t + c2 * h, tmp_, k2_);
     tmp_ = y + h * (a31 * k1_ + a32 * k2_);
-    f_(t + c3 * h, tmp_, k3_);
+    stage(f_, t + c3 * h, tmp_, k3_);
     tmp_ = y + h * (a41 * k1_ + a42 * k2_ + a43 * k3_);
-    f_(t + c4 * h, tmp_, k4_);
+    stage(f_, t + c4 * h, tmp_, k4_);
     tmp_ = y + h * (a51 * k1_ + a52 * k2_ + a53 * k3_ + a54 * k4_);
-    f_(t + c5 * h, tmp_, k5_);
+    stage(f_, t + c5 * h, tmp_, k5_);
     tmp_ = y + h * (a61 * k1_ + a62 * k2_ + a63 * k3_ + a64 * k4_ + a65 * k5_);
-    f_(t + h, tmp_, k6_);
+    stage(f_, t + h, tmp_, k6_);
     tmp_ = y + h * (a71 * k1_ + a73 * k3_ + a74 * k4_ + a75 * k5_ + a76 * k6_);
-    f_(t + h, tmp_, k7_);
+    stage(f_, t + h, tmp_, k7_);
     evaluations_ += 6;
     err_ = h * (e1 * k1_ + e3 * k3_ + e4 * k4_ + e5 * k5_ + e6 * k6_ + e7 * k7_);
     double sum = 0;

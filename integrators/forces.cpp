@@ -9,6 +9,7 @@
 #include "integrators/force_scratch.hpp"
 #include "integrators/forces_testing.hpp"
 #include "src/base/check.hpp"
+#include "src/base/interrupt.hpp"
 
 namespace kanoko::integrators {
 
@@ -48,6 +49,7 @@ void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps
   const auto blocks = static_cast<std::int64_t>((n + kBlock - 1) / kBlock);
 #pragma omp parallel for schedule(static) num_threads(threads) if (n >= kDirectParallelMinBodies)
   for (std::int64_t b = 0; b < blocks; ++b) {
+    if (interrupt_requested()) continue;  // a signal abandons the sums; thrown below, on this thread
     const std::size_t o = static_cast<std::size_t>(b) * kBlock;
     for (std::size_t k = o; k < o + kBlock; ++k) {
       d.ax[k] = 0;
@@ -60,6 +62,7 @@ void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps
                                    potential ? d.phi.data() + o : nullptr};
     kernels.bodies(targets, sources, eps2, acc);
   }
+  check_interrupt();
 }
 
 /// The shared entry: sums into the scratch, then scales by R into `force` and/or returns the

@@ -10,10 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "src/base/interrupt.hpp"
+
 namespace kanoko::integrators {
 
 /// dy/dt = f(t, y). Writes into `dydt` (already sized like y); must not resize it.
 using DerivativeFn = std::function<void(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt)>;
+
+/// One stage of a stepper: throws Interrupted if a signal arrived, else evaluates f. Steppers call
+/// f only through this, so that a signal stops a large model between stages, not steps.
+inline void stage(const DerivativeFn& f, double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt) {
+  check_interrupt();
+  f(t, y, dydt);
+}
 
 /// Settings of a stepper that some methods use.
 struct StepperOptions {

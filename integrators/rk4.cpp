@@ -11,13 +11,13 @@ class Rk4 final : public Stepper {
 
   void step(double t, double dt, Eigen::VectorXd& y) override {
     const double half = 0.5 * dt;
-    f_(t, y, k1_);
+    stage(f_, t, y, k1_);
     tmp_ = y + half * k1_;
-    f_(t + half, tmp_, k2_);
+    stage(f_, t + half, tmp_, k2_);
     tmp_ = y + half * k2_;
-    f_(t + half, tmp_, k3_);
+    stage(f_, t + half, tmp_, k3_);
     tmp_ = y + dt * k3_;
-    f_(t + dt, tmp_, k4_);
+    stage(f_, t + dt, tmp_, k4_);
     y += (dt / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
     evaluations_ += 4;
     ++steps_;

@@ -26,7 +26,7 @@ class VelocityVerlet final : public Stepper {
   void step(double t, double dt, Eigen::VectorXd& y) override {
     const Eigen::Index m = half_;
     if (!a_valid_) {
-      f_(t, y, dydt_);
+      stage(f_, t, y, dydt_);
       a_ = dydt_.tail(m);
       ++evaluations_;
     }
@@ -35,7 +35,7 @@ class VelocityVerlet final : public Stepper {
     y.head(m) += dt * y.tail(m);            // q'
     tmp_.head(m) = y.head(m);
     tmp_.tail(m) = y.tail(m) + h2 * a_;     // ṽ
-    f_(t + dt, tmp_, dydt_);
+    stage(f_, t + dt, tmp_, dydt_);
     ++evaluations_;
     a_ = dydt_.tail(m);
     y.tail(m) += h2 * a_;                   // v'

@@ -1,11 +1,14 @@
 #include "src/base/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "src/base/check.hpp"
@@ -14,7 +17,51 @@
 
 namespace kanoko {
 
+namespace {
+
+/// The process id in a temporary's name "<target>.tmp-<pid>" or "<target>.tmp-<pid>-<n>", given
+/// the part after "<target>.tmp-" as `suffix`; 0 if the name is not one of those.
+pid_t temporary_owner(std::string_view suffix) {
+  const std::size_t dash = suffix.find('-');
+  const std::string_view pid_text = suffix.substr(0, dash);
+  long pid = 0;
+  const auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+  if (ec != std::errc() || end != pid_text.data() + pid_text.size() || pid <= 0) return 0;
+  if (dash != std::string_view::npos) {
+    const std::string_view n = suffix.substr(dash + 1);
+    unsigned long attempt = 0;
+    const auto [n_end, n_ec] = std::from_chars(n.data(), n.data() + n.size(), attempt);
+    if (n.empty() || n_ec != std::errc() || n_end != n.data() + n.size()) return 0;
+  }
+  return static_cast<pid_t>(pid);
+}
+
+/// Removes the temporaries "<target>.tmp-<P>[-n]" beside `target` whose process P no longer
+/// exists (a run killed by SIGKILL or a crash), one line on stderr for each. Those of live
+/// processes, and this process's own, are kept: they may still be written.
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  const std::string prefix = target.filename().string() + ".tmp-";
+  const std::filesystem::path folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  std::error_code ec;
+  std::filesystem::directory_iterator it(folder, ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const pid_t owner = temporary_owner(std::string_view(name).substr(prefix.size()));
+    if (owner == 0 || owner == ::getpid()) continue;
+    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    std::error_code removed;
+    if (std::filesystem::remove(it->path(), removed)) {
+      std::cerr << "kanoko: removed " << it->path().string() << ", left by process " << owner
+                << " which no longer runs\n";
+    }
+  }
+}
+
+}  // namespace
+
 AtomicOutputFile::AtomicOutputFile(std::filesystem::path target) : target_(std::move(target)) {
+  remove_stale_temporaries(target_);
   // "<target>.tmp-<pid>", created exclusively: a second writer to the same target in this process
   // (or a stale file of an earlier process with the same pid) gets "-1", "-2", ... appended
   // instead of truncating a temporary that is still in use.

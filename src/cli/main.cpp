@@ -74,9 +74,13 @@ int main(int argc, char** argv) {
     } catch (const kanoko::RunError& e) {
       std::cerr << "kanoko " << name << ": error: " << e.what() << '\n';
       return 1;
-    } catch (const kanoko::Interrupted&) {
-      std::cerr << "kanoko " << name << ": interrupted; no output was written\n";
-      return 130;
+    } catch (const kanoko::Interrupted& e) {
+      // Exit as a shell reports death by the signal (130 SIGINT, 143 SIGTERM, ...); the message
+      // may go nowhere when stderr is the closed pipe that raised SIGPIPE.
+      const char* abbrev = ::sigabbrev_np(e.signal());
+      std::cerr << "kanoko " << name << ": interrupted (SIG" << (abbrev != nullptr ? abbrev : "?")
+                << "); no output was written\n";
+      return e.exit_code();
     } catch (const std::exception& e) {
       std::cerr << "kanoko " << name << ": error: " << e.what() << '\n';
       return 1;

@@ -199,7 +199,7 @@ std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, inte
   const auto steps = static_cast<std::uint64_t>(std::ceil(10.0 / beta / dt));
   for (std::uint64_t k = 0; k < steps; ++k) {
     stepper.step(static_cast<double>(k) * dt, dt, y);
-    if (k % 256 == 0) check_interrupt();
+    check_interrupt();
   }
   if (y.allFinite()) model.rest_at(Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols));
   y = model.initial_state();  // the rest positions, at rest
@@ -463,6 +463,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   } else {
     write_frame(0);
   }
+  check_interrupt();  // a frame of a million bodies takes a while
 
   // Energy account: the powers of forcing and friction at the start of the current step, and the
   // kinetic energy that a change of masses adds or removes (velocities are kept across it).
@@ -470,6 +471,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   double forcing_power = model.forcing_power(y);
   double friction_power = model.friction_power(y);
   double max_speed2 = Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols).colwise().squaredNorm().maxCoeff();
+  check_interrupt();
   auto enter_interval = [&](std::size_t bin) {
     const double kinetic_before = model.kinetic_energy(y);
     model.set_interval(bin);
@@ -524,9 +526,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
       if (frame_bin != model.current_interval() && (step + 1) < total_steps) enter_interval(frame_bin);
       write_frame(step + 1);
     }
+    check_interrupt();  // one relaxed load: a step of a large model can take seconds
     if (step % 256 == 0) {
       bar.update(step);
-      check_interrupt();
       if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
       if (options.on_progress) options.on_progress(static_cast<double>(step) / static_cast<double>(total_steps));
     }

@@ -327,6 +327,27 @@ TEST(InterruptDeathTest, FirstSignalAsksSecondExitsAndRemovesTemporaries) {
   EXPECT_FALSE(std::filesystem::exists(temp));
 }
 
+TEST(InterruptDeathTest, InterruptedCarriesTheSignalAndRepeatedSigpipesCountOnce) {
+  // Every write to a closed pipe raises SIGPIPE: the second must not exit; a SIGTERM after it
+  // does, with its own code.
+  EXPECT_EXIT(
+      {
+        install_interrupt_handlers();
+        std::raise(SIGPIPE);
+        std::raise(SIGPIPE);
+        if (interrupt_signal() != SIGPIPE) std::_Exit(3);
+        try {
+          check_interrupt();
+          std::_Exit(4);
+        } catch (const Interrupted& e) {
+          if (e.signal() != SIGPIPE || e.exit_code() != 141) std::_Exit(5);
+        }
+        std::raise(SIGTERM);
+        std::_Exit(6);
+      },
+      ::testing::ExitedWithCode(128 + SIGTERM), "");
+}
+
 TEST(InterruptDeathTest, UnregisteredTemporariesAreNotTouched) {
   test::TempDir dir;
   const auto keep = dir / "keep.tmp";
