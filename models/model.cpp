@@ -14,7 +14,10 @@ using mapping::CommunicationQuantity;
 
 Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mapping_(m), timeline_(timeline) {
   const std::size_t n = timeline.entity_count();
-  if (n == 0) throw InputError(FileLoc{m.path}, "the trace declares no nodes, so there are no bodies to simulate");
+  if (n == 0) {
+    throw InputError(m.where("bodies"), "no body to simulate: the trace declares no entity or [bodies] leaves them all "
+                                        "out (expected at least one body)");
+  }
   Layout layout = build_layout(m, n, &timeline);
   initial_positions_ = std::move(layout.positions);
   initial_centroid_ = initial_positions_.rowwise().mean();

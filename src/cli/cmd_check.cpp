@@ -10,6 +10,7 @@
 #include "src/mapping/mapping.hpp"
 #include "src/ingest/checks.hpp"
 #include "src/ingest/schema.hpp"
+#include "src/trace/readers.hpp"
 
 namespace kanoko::cli {
 
@@ -78,7 +79,9 @@ void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, 
 
   const std::size_t n = tl.entity_count();
   if (n == 0) {
-    problems.push_back({FileLoc{trace_path}, "the trace declares no entities, so there are no bodies"});
+    problems.push_back({FileLoc{trace_path}, report.entities.empty() ? trace::no_entities_message(report.format)
+                                                                     : "the mapping's [bodies] leave out every entity, so "
+                                                                       "there are no bodies"});
     return;
   }
   try {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <new>
 #include <string>
 
 #include "src/base/error.hpp"
@@ -49,6 +50,13 @@ void print_usage(std::ostream& out) {
          "  kanoko view ring.kntj          # or: kanoko render ring.kntj -o ring.png\n";
 }
 
+/// The one line an error without a location of its own prints: the command, what went wrong and
+/// what it was working on (CurrentInput), so that the input is always named.
+std::string failure_line(const std::string& command, const std::string& what) {
+  const std::string context = kanoko::CurrentInput::describe();
+  return kanoko::message_line("kanoko " + command + ": error: " + what + (context.empty() ? "" : " (" + context + ")"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,7 +80,7 @@ int main(int argc, char** argv) {
       std::cerr << e.what() << '\n';
       return 1;
     } catch (const kanoko::RunError& e) {
-      std::cerr << "kanoko " << name << ": error: " << e.what() << '\n';
+      std::cerr << failure_line(name, e.what()) << '\n';
       return 1;
     } catch (const kanoko::Interrupted& e) {
       // Exit as a shell reports death by the signal (130 SIGINT, 143 SIGTERM, ...); the message
@@ -81,8 +89,11 @@ int main(int argc, char** argv) {
       std::cerr << "kanoko " << name << ": interrupted (SIG" << (abbrev != nullptr ? abbrev : "?")
                 << "); no output was written\n";
       return e.exit_code();
+    } catch (const std::bad_alloc&) {
+      std::cerr << failure_line(name, "out of memory") << '\n';
+      return 1;
     } catch (const std::exception& e) {
-      std::cerr << "kanoko " << name << ": error: " << e.what() << '\n';
+      std::cerr << failure_line(name, e.what()) << '\n';
       return 1;
     }
   }

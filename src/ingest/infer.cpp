@@ -9,6 +9,7 @@
 #include "src/base/suggest.hpp"
 #include "src/ingest/schema.hpp"
 #include "src/mapping/edit.hpp"
+#include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
 
 namespace kanoko::ingest {
@@ -79,8 +80,7 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
   const std::string format = s.read.format;
   const std::size_t n = s.entities.size();
   if (n == 0) {
-    throw InputError(FileLoc{s.path}, "the trace declares no entity (process, rank or host), so there is nothing to "
-                                      "show; check that it is a complete " +
+    throw InputError(FileLoc{s.path}, trace::no_entities_message(format) + "; check that it is a complete " +
                                           (format.empty() ? std::string("trace") : format + " trace"));
   }
   const PurposeInfo& purpose = purposes()[static_cast<std::size_t>(o.purpose)];

@@ -126,8 +126,15 @@ const char* to_string(Multipole m) {
 }
 
 FileLoc Mapping::where(const std::string& key) const {
-  const auto it = locations.find(key);
-  return it != locations.end() ? it->second : FileLoc{path.empty() ? std::string("<mapping>") : path};
+  // A key not given is expected in its table (the closest enclosing one given), else in the file
+  // from its top.
+  for (std::string k = key;;) {
+    if (const auto it = locations.find(k); it != locations.end()) return it->second;
+    const std::size_t dot = k.rfind('.');
+    if (dot == std::string::npos) break;
+    k.resize(dot);
+  }
+  return FileLoc{path.empty() ? std::string("<mapping>") : path, 1, 1};
 }
 
 namespace {
@@ -229,7 +236,7 @@ class Section {
     if (it == options.end()) {
       std::string valid;
       for (const auto& o : options) valid += (valid.empty() ? "" : ", ") + o;
-      error(*v, "'" + key + "' = \"" + s + "\" is not valid" + did_you_mean(s, options) + "; valid: " + valid);
+      error(*v, "'" + key + "' = \"" + escaped_excerpt(s) + "\" is not valid" + did_you_mean(s, options) + "; valid: " + valid);
       return std::nullopt;
     }
     return static_cast<std::size_t>(it - options.begin());
@@ -494,7 +501,7 @@ class Section {
     });
     for (const auto& [loc, key] : unknown) {
       const std::string where = path_.empty() ? std::string("at the top level") : "in [" + path_ + "]";
-      diag_.add(loc, "unknown key '" + key + "' " + where + did_you_mean(key, used_));
+      diag_.add(loc, "unknown key '" + escaped_excerpt(key) + "' " + where + did_you_mean(key, used_));
     }
   }
 
@@ -972,7 +979,8 @@ Mapping parse_mapping_text(const std::string& text, const std::string& name) {
     throw InputError(FileLoc{name, static_cast<std::int64_t>(l.line()), static_cast<std::int64_t>(l.column())},
                      syntax_message(e.what()));
   } catch (const std::exception& e) {
-    throw InputError(FileLoc{name}, syntax_message(e.what()));
+    // toml11 names no place for these (a file it cannot read at all): the top of the file.
+    throw InputError(FileLoc{name, 1, 1}, syntax_message(e.what()));
   }
   DiagnosticList diag;
   Section top(&root, "", name, diag, m);
@@ -989,7 +997,10 @@ Mapping parse_mapping_text(const std::string& text, const std::string& name) {
   top.report_unknown_keys();
   if (diag.empty() && !m.repulsion && !m.communication && !m.friction && !m.centre &&
       m.springs.topology == SpringTopology::None) {
-    diag.add(FileLoc{name}, "the mapping defines no force: add [springs] or a [forces.*] table");
+    // Where a force was expected: the [forces] table, else [springs], else the top of the file.
+    diag.add(m.where(m.locations.count("forces") == 0 && m.locations.count("springs") != 0 ? "springs" : "forces"),
+             "the mapping defines no force (expected a [springs] topology or a [forces.*] table such as "
+             "[forces.communication])");
   }
   diag.throw_if_any();
   return m;

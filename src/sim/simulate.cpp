@@ -312,6 +312,8 @@ mapping::Mapping effective_mapping(const SimulateOptions& options) {
 SimulateSummary simulate(const SimulateOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   mapping::Mapping m = effective_mapping(options);
+  const CurrentInput simulating("simulating", options.trace.string() + " with mapping " + m.path + " into " +
+                                                  options.output.string());
   const integrators::IntegratorInfo* integrator = integrators::find_integrator(m.simulation.integrator);
   if (integrator == nullptr) {
     throw InputError(m.where("simulation.integrator"),
@@ -347,6 +349,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
 
   ingest::SelectionReport selection;
   const trace::Timeline timeline = ingest::read_body_timeline(options.trace, m, &selection);
+  if (selection.entities.empty()) throw InputError(FileLoc{options.trace.string()}, trace::no_entities_message(selection.format));
   summary.notes = selection.notes;
   summary.warnings = ingest::prepare_run(m, timeline, selection);
   apply_overrides(options, m);  // prepare_run may have parsed the mapping again
@@ -506,8 +509,8 @@ SimulateSummary simulate(const SimulateOptions& options) {
                      meta.bodies[static_cast<std::size_t>(body)].name + "' " +
                      (x.col(body).allFinite() ? "flew off" : "has a non-finite position") +
                      ". The step dt = " + format_g(dt) +
-                     " s is probably too large for these forces: lower 'dt' in [simulation] of " +
-                     options.mapping.string() + ", or raise the friction 'beta', or lower the force gains");
+                     " s is probably too large for these forces: lower 'dt' in [simulation] (" +
+                     m.where("simulation.dt").str() + "), or raise the friction 'beta', or lower the force gains");
     }
     {
       const double forcing_after = model.forcing_power(y);

@@ -160,8 +160,9 @@ class Otf2Reader {
     if (!e) return;
     const auto it = region_names_.find(region);
     if (!stacks_.push(*e, seconds(time), it != region_names_.end() ? std::string_view(it->second) : "region")) {
-      throw InputError(FileLoc{name_}, "regions nested deeper than " + std::to_string(StateStacks::kMaxDepth) +
-                                           " on location " + std::to_string(loc));
+      throw InputError(FileLoc::in_record(name_, "events of location " + std::to_string(loc) + ", event " +
+                                                     std::to_string(summary_.enters + summary_.leaves)),
+                       "regions nested deeper than " + std::to_string(StateStacks::kMaxDepth));
     }
   }
   void leave(OTF2_LocationRef loc, OTF2_TimeStamp time) {
@@ -297,7 +298,7 @@ class Otf2Reader {
       } catch (const InputError& e) {
         // A sink refusing an event (a timeline too long to bin) does not know the file.
         const auto& ds = e.diagnostics();
-        if (ds.size() == 1 && ds[0].loc.file.empty()) throw InputError(FileLoc{name_}, ds[0].message);
+        if (ds.size() == 1 && ds[0].loc.file.empty()) throw InputError(at(), ds[0].message);
         throw;
       }
     }
@@ -307,8 +308,10 @@ class Otf2Reader {
     std::string msg = "cannot read the OTF2 archive: " + what;
     if (rc != OTF2_SUCCESS) msg += ": " + std::string(OTF2_Error_GetDescription(rc));
     if (!t_last_error.empty()) msg += " (" + t_last_error + ")";
-    throw InputError(FileLoc{name_}, msg);
+    throw InputError(at(), msg);
   }
+  /// The part of the archive being read, as a binary location (libotf2 gives no byte offsets).
+  [[nodiscard]] FileLoc at() const { return FileLoc::in_record(name_, part_); }
 
   void warn(std::string_view what) { warnings_.add(what, FileLoc{name_}); }
 
@@ -371,6 +374,8 @@ class Otf2Reader {
   void choose_metric();
 
   std::string name_;
+  /// The part being read, for error locations: "anchor file", "global definitions", ...
+  std::string part_ = "anchor file";
   TraceSink& sink_;
   const Otf2Options& options_;
   EventWindow window_;
@@ -473,7 +478,7 @@ void Otf2Reader::choose_metric() {
     if (!chosen_member_) {
       std::string list;
       for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-      throw InputError(FileLoc{name_}, "metric '" + options_.metric + "' is not defined in this trace" +
+      throw InputError(FileLoc::in_record(name_, "global definitions"), "metric '" + options_.metric + "' is not defined in this trace" +
                                            did_you_mean(options_.metric, names) +
                                            "; metrics: " + (list.empty() ? "none" : list));
     }
@@ -498,6 +503,7 @@ Otf2Summary Otf2Reader::read() {
   check(OTF2_Reader_SetSerialCollectiveCallbacks(reader), "setting up the reader");
 
   // Global definitions.
+  part_ = "global definitions";
   OTF2_GlobalDefReader* defs = OTF2_Reader_GetGlobalDefReader(reader);
   if (defs == nullptr) fail("the global definitions (traces.def) do not open", OTF2_SUCCESS);
   OTF2_GlobalDefReaderCallbacks* dcb = OTF2_GlobalDefReaderCallbacks_New();
@@ -560,14 +566,19 @@ Otf2Summary Otf2Reader::read() {
   check(OTF2_Reader_ReadAllGlobalDefinitions(reader, defs, &count), "reading the global definitions");
   check(OTF2_Reader_CloseGlobalDefReader(reader, defs), "closing the global definitions");
   if (!have_clock_ || resolution_ == 0) {
-    throw InputError(FileLoc{name_}, "the OTF2 archive defines no clock (ClockProperties with a timer resolution)");
+    throw InputError(at(), "the OTF2 archive defines no clock (expected ClockProperties with a timer resolution in "
+                           "the global definitions)");
   }
-  if (locations_.empty()) throw InputError(FileLoc{name_}, "the OTF2 archive defines no locations");
+  if (locations_.empty()) {
+    throw InputError(at(), "the OTF2 archive defines no locations (expected Location definitions in the global "
+                           "definitions)");
+  }
   summary_.timer_resolution = resolution_;
   choose_metric();
   define_entities();
 
   // Local definitions (id mappings) and the event readers of every location.
+  part_ = "local definitions";
   for (const auto& [ref, loc] : locations_) check(OTF2_Reader_SelectLocation(reader, ref), "selecting a location");
   const bool have_local_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
   check(OTF2_Reader_OpenEvtFiles(reader), "opening the event files");
@@ -584,6 +595,7 @@ Otf2Summary Otf2Reader::read() {
   if (have_local_defs) check(OTF2_Reader_CloseDefFiles(reader), "closing the local definition files");
 
   // Events, merged in time order by the library.
+  part_ = "events";
   OTF2_GlobalEvtReader* events = OTF2_Reader_GetGlobalEvtReader(reader);
   if (events == nullptr) fail("the event files do not open", OTF2_SUCCESS);
   OTF2_GlobalEvtReaderCallbacks* ecb = OTF2_GlobalEvtReaderCallbacks_New();
@@ -660,7 +672,7 @@ Otf2Summary Otf2Reader::read() {
     sink_.on_end(end);
   } catch (const InputError& e) {
     const auto& ds = e.diagnostics();
-    if (ds.size() == 1 && ds[0].loc.file.empty()) throw InputError(FileLoc{name_}, ds[0].message);
+    if (ds.size() == 1 && ds[0].loc.file.empty()) throw InputError(at(), ds[0].message);
     throw;
   }
   if (window_.late_events() > 0) {
@@ -681,9 +693,11 @@ std::filesystem::path otf2_anchor(const std::filesystem::path& path) {
     if (entry.path().extension() == ".otf2" && entry.is_regular_file(ec)) anchors.push_back(entry.path());
   }
   if (anchors.size() != 1) {
-    throw InputError(FileLoc{path.string()}, anchors.empty() ? std::string("directory holds no OTF2 anchor file (*.otf2)")
-                                                             : std::string("directory holds several OTF2 anchor files; "
-                                                                           "name one"));
+    throw InputError(FileLoc{path.string()}, anchors.empty()
+                                                 ? std::string("directory holds no OTF2 anchor file (expected one *.otf2 "
+                                                               "file directly in it)")
+                                                 : std::string("directory holds several OTF2 anchor files (expected one; "
+                                                               "name one)"));
   }
   return anchors.front();
 }
@@ -732,7 +746,8 @@ Otf2Summary read_otf2_trace(const std::filesystem::path& path, TraceSink& sink, 
   std::ifstream in(anchor, std::ios::binary);
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   if (!looks_like_otf2_anchor(head.substr(0, static_cast<std::size_t>(in.gcount())))) {
-    throw InputError(FileLoc{anchor.string()}, "not an OTF2 anchor file (it does not start with OTF2's magic bytes)");
+    throw InputError(FileLoc::in_record(anchor.string(), "header", 0),
+                     "not an OTF2 anchor file (it does not start with OTF2's magic bytes)");
   }
   Otf2Reader reader(anchor.string(), sink, options);
   return reader.read();

@@ -613,7 +613,8 @@ class PajeParser {
           valid += (valid.empty() ? "" : ", ") + t.name;
         }
       }
-      throw InputError(FileLoc{name_}, "entity type '" + options_.entity_type + "' is not a container type of this trace" +
+      throw InputError(FileLoc{name_}, "entity type '" + options_.entity_type + "' is not a container type of this trace (expected a "
+                                           "PajeDefineContainerType of that name)" +
                                            did_you_mean(options_.entity_type, names) + "; container types: " +
                                            (valid.empty() ? "none" : valid));
     }

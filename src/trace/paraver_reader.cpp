@@ -182,14 +182,15 @@ class ParaverParser {
     }
     if (!summary_.have_pcf) {
       throw InputError(FileLoc{pcf_name}, "the load event '" + shown(options_.load_event) +
-                                              "' is named by its .pcf label, but there is no .pcf: give its type number");
+                                              "' is named by its .pcf label, but there is no .pcf (expected next to the .prv): give its type number");
     }
     std::vector<std::string> labels;
     for (const auto& [label, type] : event_labels_) labels.push_back(label);
     std::sort(labels.begin(), labels.end());
     throw InputError(FileLoc{pcf_name}, "the .pcf defines no event type labelled '" + shown(options_.load_event) + "'" +
                                             did_you_mean(options_.load_event, labels) +
-                                            " (give the label's first word, the whole label, or the type number)");
+                                            " (expected in an EVENT_TYPE block; give the label's first word, the "
+                                            "whole label, or the type number)");
   }
 
   // ---- .prv ----

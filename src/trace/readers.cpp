@@ -53,6 +53,7 @@ bool looks_paje(std::string_view head) {
 struct Reader {
   const char* name;
   const char* description;
+  const char* entities_expected;  ///< what declares the entities, for "the trace declares no entity"
   FormatFacts facts;
   bool (*detect)(std::string_view head);
   std::function<void(const std::filesystem::path&, TraceSink&, const ReaderOptions&, ReadReport&)> read;
@@ -62,12 +63,12 @@ struct Reader {
 
 const std::vector<Reader>& readers() {
   static const std::vector<Reader> table{{
-      {"native", "Kanoko native text trace (.kntr)",
+      {"native", "Kanoko native text trace (.kntr)", "'node' lines after the 'kntr 1' header",
        {{{"compute"}, {"send", "recv"}, {"idle"}}, true, false, false, false}, looks_native,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport&) {
          read_native_trace(p, sink, TextReadOptions{o.threads});
        }},
-      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", {{{"computing", "compute"}, {}, {}}, true, true, true, false}, looks_paje,
+      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", "PajeCreateContainer events", {{{"computing", "compute"}, {}, {}}, true, true, true, false}, looks_paje,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          PajeOptions paje = o.paje;
          paje.read.threads = o.threads;
@@ -75,6 +76,7 @@ const std::vector<Reader>& readers() {
          r.has_paje = true;
        }},
       {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory",
+       "Location definitions in the global definitions",
        {{{"compute"}, {}, {}}, true, false, true, false}, looks_like_otf2_anchor,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const Otf2Summary s = read_otf2_trace(p, sink, o.otf2);
@@ -89,7 +91,7 @@ const std::vector<Reader>& readers() {
                       {"load metric", s.metric.empty() ? std::string("none") : s.metric}};
        },
        [](const std::filesystem::path& p, const ReaderOptions&) { return otf2_trace_files(p); }},
-      {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})",
+      {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})", "events with a \"pid\"",
        {{{"compute"}, {}, {}}, false, false, true, true}, looks_like_chrome_json,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
@@ -104,6 +106,7 @@ const std::vector<Reader>& readers() {
          if (s.truncated_at >= 0) r.details.emplace_back("truncated at byte", std::to_string(s.truncated_at));
        }},
       {"paraver", "Paraver trace (.prv with its .pcf and .row; Extrae, nsys2prv, Dimemas)",
+       "tasks in the .prv header's application list",
        {{{"Running"}, {}, {"Idle", "Not created", "Blocked"}}, true, true, true, false}, looks_like_paraver,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ParaverSummary s = read_paraver_trace(p, sink, o.paraver);
@@ -123,6 +126,7 @@ const std::vector<Reader>& readers() {
        },
        [](const std::filesystem::path& p, const ReaderOptions& o) { return paraver_trace_files(p, o.paraver); }},
       {"simgrid-ti", "SimGrid time-independent trace (actions file or per-rank index), replayed",
+       "action lines starting with a rank number",
        {{{"compute"}, {"communication"}, {"sleep"}}, true, false, false, false}, looks_like_simgrid_ti,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const SimgridTiSummary s = read_simgrid_ti_trace(p, sink, o.simgrid_ti);
@@ -188,6 +192,15 @@ const FormatFacts& format_facts(std::string_view format) {
   return readers().front().facts;
 }
 
+std::string no_entities_message(std::string_view format) {
+  const char* expected = "entity declarations";
+  for (const Reader& r : readers()) {
+    if (format == r.name) expected = r.entities_expected;
+  }
+  return "the trace declares no entity (process, rank or host), so there are no bodies (expected " +
+         std::string(expected) + ")";
+}
+
 std::vector<std::string> reader_names() {
   std::vector<std::string> names;
   for (const Reader& r : readers()) names.emplace_back(r.name);
@@ -201,9 +214,10 @@ std::string detect_format_text(std::string_view head) {
   return {};
 }
 
-std::string detect_format(const std::filesystem::path& path) {
-  if (is_otf2_directory(path)) return "otf2";
-  // A compressed file is judged by its decompressed head.
+namespace {
+
+/// The first 64 KiB of a file, decompressed.
+std::string file_head(const std::filesystem::path& path) {
   DecompressedInput input(path);
   std::string head(64 * 1024, '\0');
   std::size_t have = 0;
@@ -213,7 +227,15 @@ std::string detect_format(const std::filesystem::path& path) {
     have += n;
   }
   head.resize(have);
-  return detect_format_text(head);
+  return head;
+}
+
+}  // namespace
+
+std::string detect_format(const std::filesystem::path& path) {
+  if (is_otf2_directory(path)) return "otf2";
+  // A compressed file is judged by its decompressed head.
+  return detect_format_text(file_head(path));
 }
 
 namespace {
@@ -224,9 +246,13 @@ const Reader& reader_for(const std::filesystem::path& path, const std::string& f
   if (format == "auto") {
     chosen = detect_format(path);
     if (chosen.empty()) {
-      throw InputError(FileLoc{path.string()}, "unknown trace format: no reader recognises the content (native "
-                                               "traces start with 'kntr 1', Pajé traces with %EventDef lines); "
-                                               "name one with --format: " + valid_list());
+      const std::string head = file_head(path);
+      throw InputError(FileLoc{path.string(), 1, 1},
+                       "unknown trace format: " +
+                           (head.empty() ? std::string("the file is empty")
+                                         : "no reader recognises content starting '" + escaped_excerpt(head, 60) + "'") +
+                           " (tried " + valid_list() +
+                           "; native traces start with 'kntr 1', Pajé traces with %EventDef lines); name one with --format");
     }
   }
   for (const Reader& r : readers()) {
@@ -246,6 +272,7 @@ const Reader& reader_for(const std::filesystem::path& path, const std::string& f
 
 ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const std::string& format,
                       const ReaderOptions& options) {
+  const CurrentInput reading("reading the trace", path.string());
   const Reader& r = reader_for(path, format);
   ReadReport report;
   report.format = r.name;

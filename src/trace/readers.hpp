@@ -67,6 +67,10 @@ struct ReadReport {
   [[nodiscard]] std::vector<std::string> warning_lines() const;
 };
 
+/// The whole-file problem "the trace declares no entity", saying what declares them in `format`
+/// (a reader name; another name gets a generic text).
+std::string no_entities_message(std::string_view format);
+
 /// The registered formats, in table order ("native", "paje").
 std::vector<std::string> reader_names();
 

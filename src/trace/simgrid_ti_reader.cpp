@@ -1023,7 +1023,7 @@ std::vector<std::pair<std::filesystem::path, std::string>> index_files(const std
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec)) {
       throw InputError(FileLoc{name, line, static_cast<std::int64_t>(toks[0].column)},
-                       "rank " + std::to_string(files.size()) + "'s action file " + p.string() +
+                       "rank " + std::to_string(files.size()) + "'s action file " + escaped_excerpt(p.string()) +
                            (std::filesystem::exists(p, ec) ? " is not a regular file" : " does not exist"));
     }
     files.emplace_back(p, p.string());

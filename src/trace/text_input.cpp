@@ -1,6 +1,5 @@
 #include "src/trace/text_input.hpp"
 
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -34,22 +33,7 @@ void for_each_file_chunk(const std::filesystem::path& path, const std::function<
   });
 }
 
-std::string shown(std::string_view s) {
-  constexpr std::size_t kMaxShown = 40;
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < kMaxShown; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (s.size() > kMaxShown) out += "...";
-  return out;
-}
+std::string shown(std::string_view s) { return escaped_excerpt(s, 40); }
 
 ChunkLineSplitter::ChunkLineSplitter(std::string name, std::function<void(std::string_view)> on_line, std::size_t max_bytes)
     : name_(std::move(name)), on_line_(std::move(on_line)), max_bytes_(max_bytes) {}

@@ -55,7 +55,7 @@ inline bool parse_double(std::string_view s, double& out) {
   return r.ec == std::errc() && r.ptr == end;
 }
 
-/// User text for an error message: at most 40 bytes, control characters escaped as \xNN.
+/// User text for an error message: at most 40 bytes, control characters escaped (escaped_excerpt).
 std::string shown(std::string_view s);
 
 /// Splits successive chunks of a text file into lines (without the '\n'; a '\r' before it is

@@ -161,9 +161,9 @@ void TimelineBuilder::check_size(std::size_t bins, std::size_t entities) const {
   if (bins <= kMaxBins && (entities == 0 || bins <= kMaxCells / entities)) return;
   throw InputError(FileLoc{}, "the trace is too long for an interval of " + format_seconds(tl_.interval_s) +
                                   " s: " + std::to_string(entities) + " nodes over " + std::to_string(bins) +
-                                  "+ intervals exceed kanoko's limit of " + std::to_string(kMaxBins) +
-                                  " intervals and " + std::to_string(kMaxCells) +
-                                  " node-intervals; use a larger 'interval' in the mapping");
+                                  "+ intervals, where at most " + std::to_string(kMaxBins) + " intervals and " +
+                                  std::to_string(kMaxCells) +
+                                  " node-intervals are expected; use a larger 'interval' in the mapping");
 }
 
 std::size_t TimelineBuilder::bin_index(double t) const {

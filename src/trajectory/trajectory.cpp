@@ -545,11 +545,11 @@ struct Reader::Impl {
     if (base != nullptr) ::munmap(const_cast<unsigned char*>(base), size);
     base = nullptr;
   }
-  [[nodiscard]] FileLoc loc(const std::string& record = {}) const {
-    FileLoc l{path};
-    if (!record.empty()) l.file += " (" + record + ")";
-    return l;
+  [[nodiscard]] FileLoc loc(const std::string& record, std::int64_t byte = -1) const {
+    return FileLoc::in_record(path, record, byte);
   }
+  /// The end of the file, where a truncated file's missing bytes were expected.
+  [[nodiscard]] FileLoc end_loc() const { return loc("end of file", static_cast<std::int64_t>(size)); }
   [[nodiscard]] std::uint64_t frame_offset(std::size_t k) const {
     return frames_offset + (k / block_frames) * block_stride + (k % block_frames) * frame_stride;
   }
@@ -654,8 +654,8 @@ void map_file(Reader::Impl& r) {
   r.unmap();
   r.size = size;
   if (r.size < sizeof(HeaderV1)) {
-    throw InputError(FileLoc{r.path}, "not a Kanoko trajectory: file is " + std::to_string(r.size) +
-                                          " bytes, shorter than the 96-byte header");
+    throw InputError(r.end_loc(), "not a Kanoko trajectory: file is " + std::to_string(r.size) +
+                                      " bytes, shorter than the 96-byte header");
   }
   void* p = ::mmap(nullptr, r.size, PROT_READ, MAP_SHARED, r.fd, 0);
   if (p == MAP_FAILED) throw InputError(FileLoc{r.path}, std::string("cannot map: ") + std::strerror(errno));
@@ -772,7 +772,7 @@ void read_sections(Reader::Impl& r, std::size_t pos, std::uint32_t section_count
     // Unknown sections (written by a newer minor version) are skipped.
   }
   if (!have_meta || !have_bodies || !have_edges || !have_stats) {
-    throw InputError(r.loc(), "a required section (meta, bodies, edges, stats) is missing");
+    throw InputError(r.loc("section table"), "a required section (meta, bodies, edges, stats) is missing");
   }
   for (const std::string& name : r.meta.stat_names) r.stat_ranges.push_back(range_of(name));
 }
@@ -785,7 +785,7 @@ void open_v1(Reader::Impl& r) {
     throw InputError(r.loc("header"), "header is corrupt (header checksum mismatch)");
   }
   if (h.file_size != r.size) {
-    throw InputError(r.loc(), "truncated or extended: header says " + std::to_string(h.file_size) +
+    throw InputError(r.end_loc(), "truncated or extended: header says " + std::to_string(h.file_size) +
                                   " bytes, file has " + std::to_string(r.size) +
                                   " (interrupted copy?); re-simulate to recreate it");
   }
@@ -799,7 +799,7 @@ void open_v1(Reader::Impl& r) {
       frames_bytes != h.frame_count * h.frame_stride) {
     throw InputError(r.loc("header"), "frame count does not match the file size");
   }
-  if (h.frame_count == 0) throw InputError(r.loc(), "trajectory has no frames");
+  if (h.frame_count == 0) throw InputError(r.loc("header"), "trajectory has no frames");
   adopt_header(r, h);
   r.frame_count = h.frame_count;
   r.block_frames = h.frame_count;
@@ -852,14 +852,14 @@ void scan_blocks(Reader::Impl& r) {
   if (done) {
     if (std::memcmp(c.magic, kCompletionMagic, sizeof kCompletionMagic) != 0 ||
         c.record_hash != digest_prefix(c, sizeof c - sizeof c.record_hash)) {
-      throw InputError(r.loc("completion record, byte 96"), "completion record is corrupt (checksum mismatch)");
+      throw InputError(r.loc("completion record", 96), "completion record is corrupt (checksum mismatch)");
     }
     if (c.file_size != r.size) {
-      throw InputError(r.loc(), "truncated or extended: the completion record says " + std::to_string(c.file_size) +
+      throw InputError(r.end_loc(), "truncated or extended: the completion record says " + std::to_string(c.file_size) +
                                     " bytes, file has " + std::to_string(r.size) +
                                     " (interrupted copy?); re-simulate to recreate it");
     }
-    if (c.frame_count == 0) throw InputError(r.loc(), "trajectory has no frames");
+    if (c.frame_count == 0) throw InputError(r.loc("header"), "trajectory has no frames");
     const std::uint64_t block_count = (c.frame_count - 1) / r.block_frames + 1;
     const std::uint64_t last_frames = c.frame_count - (block_count - 1) * r.block_frames;
     // The size must be exactly the blocks (the last one shorter): this also bounds block_count.
@@ -867,7 +867,7 @@ void scan_blocks(Reader::Impl& r) {
     if (__builtin_mul_overflow(block_count - 1, r.block_stride, &expected) ||
         __builtin_add_overflow(expected, last_frames * r.frame_stride + sizeof(BlockFooter), &expected) ||
         r.size - r.frames_offset != expected) {
-      throw InputError(r.loc("completion record, byte 96"), "frame count does not match the file size");
+      throw InputError(r.loc("completion record", 96), "frame count does not match the file size");
     }
     Fnv1a64 footers;
     r.blocks.clear();
@@ -883,7 +883,7 @@ void scan_blocks(Reader::Impl& r) {
       r.blocks.push_back(*blk);
     }
     if (footers.digest() != c.footers_hash) {
-      throw InputError(r.loc("completion record, byte 96"), "the block footers do not match the completion record");
+      throw InputError(r.loc("completion record", 96), "the block footers do not match the completion record");
     }
     r.complete = true;
   } else {
@@ -919,8 +919,8 @@ void scan_blocks(Reader::Impl& r) {
 /// Format 2: header, sections and the block index; the frames are checked as they are read.
 void open_v2(Reader::Impl& r) {
   if (r.size < kSectionsOffset) {
-    throw InputError(FileLoc{r.path}, "not a Kanoko trajectory: file is " + std::to_string(r.size) +
-                                          " bytes, shorter than the header and completion record");
+    throw InputError(r.end_loc(), "not a Kanoko trajectory: file is " + std::to_string(r.size) +
+                                      " bytes, shorter than the header and completion record");
   }
   Header h{};
   std::memcpy(&h, r.base, sizeof h);
@@ -934,7 +934,7 @@ void open_v2(Reader::Impl& r) {
       block_bytes > (std::uint64_t{1} << 50)) {
     throw InputError(r.loc("header"), "inconsistent frame layout");
   }
-  if (h.frames_offset > r.size) throw InputError(r.loc(), "truncated: the file ends inside its sections");
+  if (h.frames_offset > r.size) throw InputError(r.end_loc(), "truncated: the file ends inside its sections");
   Fnv1a64 sh;
   sh.update(r.base + kSectionsOffset, h.frames_offset - kSectionsOffset);
   if (sh.digest() != h.sections_hash) throw InputError(r.loc("sections"), "sections are corrupt (checksum mismatch)");
@@ -964,7 +964,7 @@ Reader::Reader(const std::filesystem::path& path, Open open) : impl_(open_file(p
     open_v2(*impl_);
   }
   if (open == Open::complete && !impl_->complete) {
-    throw InputError(impl_->loc(), "the run " + incomplete_text(*impl_) +
+    throw InputError(impl_->loc("completion record", 96), "the run " + incomplete_text(*impl_) +
                                        "; wait for 'kanoko simulate' to finish or re-simulate it");
   }
 }

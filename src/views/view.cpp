@@ -195,14 +195,14 @@ std::vector<std::pair<std::string, std::vector<std::string>>> parse_view_groups(
       const std::string table = line.key();
       line.expect(']', "']'");
       if (!line.at_end_or_comment()) line.fail("unexpected text after the table header");
-      if (table != "groups") line.fail("unknown table '" + table + "'" + did_you_mean(table, {"groups"}) + "; the file has one table, [groups]");
+      if (table != "groups") line.fail("unknown table '" + escaped_excerpt(table) + "'" + did_you_mean(table, {"groups"}) + "; the file has one table, [groups]");
       in_groups = true;
       continue;
     }
     if (!in_groups) line.fail("a group must come after the [groups] header");
     const std::string group = line.key();
     for (const auto& g : groups) {
-      if (g.first == group) line.fail("group '" + group + "' is defined twice");
+      if (g.first == group) line.fail("group '" + escaped_excerpt(group) + "' is defined twice");
     }
     line.expect('=', "'=' after the group name");
     line.expect('[', "'[' starting the list of views");
@@ -215,7 +215,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> parse_view_groups(
         for (const auto& n : view_names()) known = known || n == view;
         if (!known) {
           throw InputError(FileLoc{name, line_no, static_cast<std::int64_t>(col)},
-                           "unknown view '" + view + "'" + did_you_mean(view, view_names()));
+                           "unknown view '" + escaped_excerpt(view) + "'" + did_you_mean(view, view_names()));
         }
         views.push_back(view);
         if (line.accept(']')) break;
@@ -223,7 +223,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> parse_view_groups(
       }
     }
     if (!line.at_end_or_comment()) line.fail("unexpected text after the list");
-    if (views.empty()) line.fail("group '" + group + "' has no views");
+    if (views.empty()) line.fail("group '" + escaped_excerpt(group) + "' has no views");
     groups.emplace_back(group, std::move(views));
   }
   return groups;
@@ -242,8 +242,9 @@ std::vector<std::string> load_view_group(const std::filesystem::path& path, cons
   }
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  throw InputError(FileLoc{path.string()}, "no view group '" + group + "'" + did_you_mean(group, names) +
-                                               (list.empty() ? "; the file has none" : "; it has: " + list));
+  throw InputError(FileLoc{path.string()}, "no view group '" + escaped_excerpt(group) + "'" + did_you_mean(group, names) +
+                                               (list.empty() ? "; the file has none" : "; it has: " + list) +
+                                               " (expected a line '" + escaped_excerpt(group) + " = [...]' under [groups])");
 }
 
 void save_view_group(const std::filesystem::path& path, const std::string& group, const std::vector<std::string>& views) {

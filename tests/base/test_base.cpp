@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
+#include <new>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -72,6 +73,64 @@ TEST(Errors, FileLocFormats) {
   EXPECT_EQ((FileLoc{"", 2, 1}).str(), "<input>:2:1");
   EXPECT_EQ(FileLoc{}.str(), "<input>");
   EXPECT_EQ((FileLoc{"dir with space/a.toml", 10, 20}).str(), "dir with space/a.toml:10:20");
+}
+
+TEST(Errors, BinaryLocationsNameTheRecordAndByte) {
+  FileLoc loc{"r.kntj"};
+  EXPECT_FALSE(loc.located());
+  loc.record = "header";
+  EXPECT_EQ(loc.str(), "r.kntj (header)");
+  EXPECT_TRUE(loc.located());
+  loc.byte = 96;
+  EXPECT_EQ(loc.str(), "r.kntj (header, byte 96)");
+  loc.record.clear();
+  EXPECT_EQ(loc.str(), "r.kntj (byte 96)");
+  EXPECT_TRUE((FileLoc{"t.kntr", 2}).located());
+}
+
+TEST(Errors, ExcerptsAreEscapedAndCapped) {
+  EXPECT_EQ(escaped_excerpt("a\nb\tc\x7f"), "a\\x0ab\\x09c\\x7f");
+  EXPECT_EQ(escaped_excerpt(std::string(250, 'x')), std::string(200, 'x') + "...(50 more bytes)");
+  EXPECT_EQ(escaped_excerpt("abc", 2), "ab...(1 more bytes)");
+  // A UTF-8 character is never cut: "é" is two bytes.
+  EXPECT_EQ(escaped_excerpt("a\xC3\xA9", 2), "a...(2 more bytes)");
+}
+
+TEST(Errors, EveryMessageIsOneLineWithinTheCap) {
+  const Diagnostic multi{FileLoc{"m.toml", 2, 6}, "bad 'a\nb'\r"};
+  EXPECT_EQ(multi.str(), "m.toml:2:6: error: bad 'a\\x0ab'\\x0d");
+  const Diagnostic huge{FileLoc{"t.txt", 1, 1}, "unknown action '" + std::string(180 * 1024, 'a') + "'"};
+  const std::string line = huge.str();
+  EXPECT_LE(line.size(), kMaxMessageLine);
+  EXPECT_EQ(line.rfind("t.txt:1:1: error: unknown action 'aaa", 0), 0U) << line.substr(0, 80);
+  EXPECT_NE(line.find("more bytes)"), std::string::npos);
+  const InputError e(std::vector<Diagnostic>{multi, huge});
+  EXPECT_EQ(std::string(e.what()), multi.str() + "\n" + line);
+}
+
+TEST(Errors, CurrentInputNamesTheInnermostScope) {
+  EXPECT_EQ(CurrentInput::describe(), "");
+  {
+    const CurrentInput outer("reading the trace", "t.kntr");
+    EXPECT_EQ(CurrentInput::describe(), "while reading the trace t.kntr");
+    {
+      const CurrentInput inner("simulating", "t.kntr with mapping m.toml");
+      EXPECT_EQ(CurrentInput::describe(), "while simulating t.kntr with mapping m.toml");
+    }
+    EXPECT_EQ(CurrentInput::describe(), "while reading the trace t.kntr");
+  }
+  EXPECT_EQ(CurrentInput::describe(), "");
+  // A handler outside every scope still learns which one the exception left (the innermost).
+  try {
+    const CurrentInput outer("simulating", "a.kntr");
+    const CurrentInput inner("reading the trace", "a.kntr");
+    throw std::bad_alloc();
+  } catch (const std::bad_alloc&) {
+    EXPECT_EQ(CurrentInput::describe(), "while reading the trace a.kntr");
+  }
+  // ... until the next scope opens.
+  { const CurrentInput next("reading the mapping", "m.toml"); }
+  EXPECT_EQ(CurrentInput::describe(), "");
 }
 
 TEST(Errors, DiagnosticAndInputError) {

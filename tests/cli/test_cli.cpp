@@ -94,6 +94,27 @@ TEST(Cli, CheckReportsEveryProblemWithLocations) {
   EXPECT_TRUE(contains(ok.out, "3 bodies")) << ok.out;
 }
 
+// Issue 17: a numerical blow-up prints one located line naming the run, the mapping's dt, the
+// body, the time and the step, and what was being simulated.
+TEST(Cli, NumericalBlowUpIsOneLocatedLine) {
+  TempDir dir;
+  write_text(dir / "t.kntr", kTrace);
+  write_text(dir / "m.toml",
+             "[simulation]\ninterval = 0.1\ndt = 0.1\n[bodies]\nplacement = \"ring\"\nsize = 0.01\n"
+             "[forces.repulsion]\nstrength = 1e6\n");
+  const auto r = run_kanoko({"simulate", (dir / "t.kntr").string(), "-m", (dir / "m.toml").string(), "-o",
+                             (dir / "r.kntj").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // one line
+  EXPECT_TRUE(contains(r.err, "kanoko simulate: error: numerical blow-up at step 1 (t = 0.1 s): body 0")) << r.err;
+  EXPECT_TRUE(contains(r.err, "lower 'dt' in [simulation] (" + (dir / "m.toml").string() + ":3:6)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "(while simulating " + (dir / "t.kntr").string() + " with mapping " +
+                                  (dir / "m.toml").string() + " into " + (dir / "r.kntj").string() + ")"))
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.kntj"));
+}
+
 TEST(Cli, SimulateThenExportCsv) {
   TempDir dir;
   write_text(dir / "m.toml", kMapping);

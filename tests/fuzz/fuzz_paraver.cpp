@@ -11,6 +11,7 @@
 #include "tests/fuzz/targets.hpp"
 #include "src/trace/paraver_reader.hpp"
 #include "src/trace/timeline.hpp"
+#include "tests/trace/mutation.hpp"
 
 // Results go here so that the reads cannot be optimised away.
 namespace {
@@ -18,16 +19,8 @@ volatile double g_sink;
 }  // namespace
 
 void kanoko::fuzz::run_paraver(const std::uint8_t* data, std::size_t size) {
-  std::string_view prv(reinterpret_cast<const char*>(data), size);
-  std::string_view pcf, row;
-  if (const std::size_t a = prv.find('\f'); a != std::string_view::npos) {
-    pcf = prv.substr(a + 1);
-    prv = prv.substr(0, a);
-    if (const std::size_t b = pcf.find('\f'); b != std::string_view::npos) {
-      row = pcf.substr(b + 1);
-      pcf = pcf.substr(0, b);
-    }
-  }
+  const auto [prv, pcf, row] =
+      kanoko::trace::testing::split_paraver_bundle(std::string_view(reinterpret_cast<const char*>(data), size));
   try {
     kanoko::trace::TimelineOptions options;
     options.busy_states = {"Running", "state 1"};

@@ -240,11 +240,12 @@ TEST(Mapping, ASpringTopologyAloneIsAForce) {
   EXPECT_NO_THROW(parse("[forces.centre]\n"));
 }
 
-TEST(Mapping, WhereFallsBackToTheFile) {
-  const Mapping m = parse("[simulation]\ndt = 0.01\n" + kForce);
-  EXPECT_EQ(m.where("simulation.dt").str(), "m.toml:2:6");
-  EXPECT_EQ(m.where("bodies.lattice").str(), "m.toml");
-  EXPECT_EQ(m.where("no.such.key").line, 0);
+TEST(Mapping, WhereFallsBackToTheTableThenTheTopOfTheFile) {
+  const Mapping m = parse("# m\n[simulation]\ndt = 0.01\n" + kForce);
+  EXPECT_EQ(m.where("simulation.dt").str(), "m.toml:3:6");
+  EXPECT_EQ(m.where("simulation.intervals").line, 2);
+  EXPECT_EQ(m.where("bodies.lattice").str(), "m.toml:1:1");
+  EXPECT_EQ(m.where("no.such.key").line, 1);
   const Mapping unnamed = parse_mapping_text(kForce, "");
   EXPECT_EQ(unnamed.where("bodies.lattice").file, "<mapping>");
 }
@@ -369,13 +370,19 @@ TEST(MappingErrors, ChoicesThatNeedMoreKeys) {
 }
 
 TEST(MappingErrors, AMappingWithoutForcesIsRefused) {
-  for (const std::string& text : {std::string(""), std::string("# nothing\n"), std::string("[simulation]\ndt = 0.01\n"),
-                                 std::string("[springs]\nk = 2\n"), std::string("[forces]\n")}) {
+  // Located where a force was expected: the [forces] or [springs] table, else the top of the file.
+  const std::pair<std::string, std::int64_t> cases[] = {{"", 1},
+                                                        {"# nothing\n", 1},
+                                                        {"[simulation]\ndt = 0.01\n", 1},
+                                                        {"[simulation]\ndt = 0.01\n[springs]\nk = 2\n", 3},
+                                                        {"# x\n[forces]\n", 2}};
+  for (const auto& [text, line] : cases) {
     const auto ds = errors_of(text);
     ASSERT_EQ(ds.size(), 1U) << text;
     EXPECT_EQ(ds[0].loc.file, kName);
-    EXPECT_EQ(ds[0].loc.line, 0);
-    EXPECT_NE(ds[0].message.find("the mapping defines no force"), std::string::npos) << ds[0].message;
+    EXPECT_EQ(ds[0].loc.line, line) << text;
+    EXPECT_NE(ds[0].message.find("the mapping defines no force (expected a [springs]"), std::string::npos)
+        << ds[0].message;
   }
 }
 

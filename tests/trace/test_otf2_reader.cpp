@@ -364,16 +364,20 @@ TEST(Otf2Reader, MissingPiecesAreErrorsNamingTheFile) {
     return "(no error)";
   };
   fs::create_directories(dir / "empty");
-  EXPECT_EQ(error_of(dir / "empty"), (dir / "empty").string() + ": error: directory holds no OTF2 anchor file (*.otf2)");
+  EXPECT_EQ(error_of(dir / "empty"), (dir / "empty").string() +
+                                           ": error: directory holds no OTF2 anchor file (expected one *.otf2 file "
+                                           "directly in it)");
   fs::copy(shared_archive("ping-pong-otf2"), dir / "nodefs", fs::copy_options::recursive);
   fs::permissions(dir / "nodefs", fs::perms::owner_all, fs::perm_options::add);
   fs::remove(dir / "nodefs/traces.def");
-  EXPECT_NE(error_of(dir / "nodefs").find((dir / "nodefs/traces.otf2").string() + ": error: cannot read the OTF2 archive"),
+  EXPECT_NE(error_of(dir / "nodefs").find((dir / "nodefs/traces.otf2").string() +
+                                           " (global definitions): error: cannot read the OTF2 archive"),
             std::string::npos)
       << error_of(dir / "nodefs");
   test::write_text(dir / "junk.otf2", "not an archive");
   EXPECT_EQ(error_of(dir / "junk.otf2"),
-            (dir / "junk.otf2").string() + ": error: not an OTF2 anchor file (it does not start with OTF2's magic bytes)");
+            (dir / "junk.otf2").string() +
+                " (header, byte 0): error: not an OTF2 anchor file (it does not start with OTF2's magic bytes)");
 }
 
 TEST(Otf2Reader, RegistryDetectsAnchorAndDirectoryAndInfoReads) {
@@ -408,7 +412,7 @@ TEST(Otf2Reader, SinkRefusalNamesTheFile) {
     read_otf2_trace(anchor, builder);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(anchor.string() + ": error: the trace is too long", 0), 0U) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(anchor.string() + " (events): error: the trace is too long", 0), 0U) << e.what();
   }
 }
 
