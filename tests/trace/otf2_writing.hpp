@@ -3,7 +3,9 @@
 
 #include <otf2/otf2.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <vector>
 
 namespace kanoko::trace::testing {
 
@@ -21,6 +23,25 @@ inline OTF2_Archive* open_otf2_for_writing(const std::filesystem::path& dir) {
   OTF2_Archive_SetSerialCollectiveCallbacks(a);
   OTF2_Archive_OpenEvtFiles(a);
   return a;
+}
+
+/// Closes the event writers of locations 0, 1, ... (in that order), the event files and empty
+/// local definition files; returns each location's event count, for its Location definition.
+inline std::vector<std::uint64_t> close_otf2_events(OTF2_Archive* a, const std::vector<OTF2_EvtWriter*>& writers) {
+  std::vector<std::uint64_t> counts;
+  for (OTF2_EvtWriter* w : writers) {
+    std::uint64_t n = 0;
+    OTF2_EvtWriter_GetNumberOfEvents(w, &n);
+    counts.push_back(n);
+    OTF2_Archive_CloseEvtWriter(a, w);
+  }
+  OTF2_Archive_CloseEvtFiles(a);
+  OTF2_Archive_OpenDefFiles(a);
+  for (std::size_t l = 0; l < writers.size(); ++l) {
+    OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, static_cast<OTF2_LocationRef>(l)));
+  }
+  OTF2_Archive_CloseDefFiles(a);
+  return counts;
 }
 
 }  // namespace kanoko::trace::testing

@@ -183,17 +183,7 @@ void write_archive(const fs::path& dir) {
   OTF2_EvtWriter* w3 = OTF2_Archive_GetEvtWriter(a, 3);
   OTF2_EvtWriter_Enter(w3, nullptr, 1100, kWork);
   OTF2_EvtWriter_Leave(w3, nullptr, 1900, kWork);
-  std::vector<std::uint64_t> counts;
-  for (OTF2_EvtWriter* w : {w0, w1, w2, w3}) {
-    std::uint64_t n = 0;
-    OTF2_EvtWriter_GetNumberOfEvents(w, &n);
-    counts.push_back(n);
-    OTF2_Archive_CloseEvtWriter(a, w);
-  }
-  OTF2_Archive_CloseEvtFiles(a);
-  OTF2_Archive_OpenDefFiles(a);
-  for (OTF2_LocationRef l = 0; l < 4; ++l) OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, l));
-  OTF2_Archive_CloseDefFiles(a);
+  const std::vector<std::uint64_t> counts = testing::close_otf2_events(a, {w0, w1, w2, w3});
 
   OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000, 1000, 1000, OTF2_UNDEFINED_TIMESTAMP);

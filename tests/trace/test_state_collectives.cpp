@@ -140,17 +140,7 @@ void write_otf2(const fs::path& dir, bool records) {
     }
     OTF2_EvtWriter_Leave(w, nullptr, e, region);
   }
-  std::vector<std::uint64_t> counts;
-  for (OTF2_EvtWriter* w : writers) {
-    std::uint64_t n = 0;
-    OTF2_EvtWriter_GetNumberOfEvents(w, &n);
-    counts.push_back(n);
-    OTF2_Archive_CloseEvtWriter(a, w);
-  }
-  OTF2_Archive_CloseEvtFiles(a);
-  OTF2_Archive_OpenDefFiles(a);
-  for (int r = 0; r < kRanks; ++r) OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, static_cast<OTF2_LocationRef>(r)));
-  OTF2_Archive_CloseDefFiles(a);
+  const std::vector<std::uint64_t> counts = testing::close_otf2_events(a, writers);
   OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
   OTF2_GlobalDefWriter_WriteClockProperties(g, static_cast<std::uint64_t>(kTicks), 0, 10 * static_cast<std::uint64_t>(kTicks),
                                             OTF2_UNDEFINED_TIMESTAMP);
