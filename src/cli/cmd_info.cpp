@@ -8,6 +8,7 @@
 
 #include "src/cli/options.hpp"
 #include "src/ingest/schema.hpp"
+#include "src/ingest/survey.hpp"
 #include "src/trace/efficiency.hpp"
 #include "src/trace/readers.hpp"
 
@@ -225,7 +226,8 @@ int cmd_info(const Args& args) {
       "info", "TRACE [--format F] [--entity-type T] [--json]",
       "Reads a trace and summarises it: its format, the entities (bodies) and, for Pajé, the\n"
       "containers by type, the time span, the number of events, states, messages and bytes, and the\n"
-      "top five sender -> receiver pairs by bytes, and the POP efficiency metrics (load balance,\n"
+      "top five sender -> receiver pairs by bytes, the iteration markers (name, count, mean period;\n"
+      "--from iter:K counts them), and the POP efficiency metrics (load balance,\n"
       "communication and parallel efficiency) with the outlier entities, from the format's default\n"
       "state classes (docs/efficiency.md). Recoverable problems (unmatched links, pops without\n"
       "pushes) are listed as warnings with the line of their first occurrence.",
@@ -260,7 +262,11 @@ int cmd_info(const Args& args) {
   if (vm.count("bandwidth") != 0U) reader_options.simgrid_ti.bandwidth = vm["bandwidth"].as<double>();
   if (vm.count("latency") != 0U) reader_options.simgrid_ti.latency_s = vm["latency"].as<double>();
   InfoSink sink;
-  const trace::ReadReport report = trace::read_trace(path, sink, format, reader_options);
+  ingest::TraceMarkers markers;
+  ingest::MarkerSink marker_sink(markers);
+  ingest::TeeSink both(sink, marker_sink);
+  const trace::ReadReport report = trace::read_trace(path, both, format, reader_options);
+  const ingest::MarkerSeries* detected = markers.detected();
   const double begin = sink.first_s <= sink.end_s ? sink.first_s : 0.0;
 
   std::vector<std::pair<std::uint64_t, InfoSink::Pair>> top(sink.pairs.begin(), sink.pairs.end());
@@ -307,6 +313,14 @@ int cmd_info(const Args& args) {
            ",\"dst\":" + json_string(name_of(top[i].first & 0xffffffffU)) + ",\"bytes\":" +
            std::to_string(top[i].second.bytes) + ",\"messages\":" + std::to_string(top[i].second.messages) + "}";
     }
+    j += "],\"collectives_from_states\":" + std::to_string(report.collectives_from_states) + ",\"markers\":[";
+    for (std::size_t i = 0; i < markers.series.size(); ++i) {
+      const ingest::MarkerSeries& m = markers.series[i];
+      j += (i > 0 ? "," : "") + std::string("{\"name\":") + json_string(m.name) + ",\"from_states\":" +
+           (m.from_states ? "true" : "false") + ",\"count\":" + std::to_string(m.count()) + ",\"entities\":" +
+           std::to_string(m.entities()) + ",\"iterations\":" + std::to_string(m.iterations()) +
+           ",\"mean_period_s\":" + number(m.mean_period()) + ",\"detected\":" + (&m == detected ? "true" : "false") + "}";
+    }
     j += "],\"efficiency\":" + efficiency_json(efficiency, sink.names) + ",\"warnings\":[";
     for (std::size_t i = 0; i < warnings.size(); ++i) j += (i > 0 ? "," : "") + json_string(warnings[i]);
     j += "]}\n";
@@ -333,6 +347,17 @@ int cmd_info(const Args& args) {
               << report.paje.variable_events << " variable events on all containers\n";
   }
   for (const auto& [label, value] : report.details) std::cout << label << ": " << value << '\n';
+  if (report.collectives_from_states > 0) {
+    std::cout << "collectives: " << report.collectives_from_states
+              << " made from states naming collective MPI calls (docs/trace-formats.md)\n";
+  }
+  std::cout << "markers:     " << (markers.series.empty() ? "none (iter:K windows need them; docs/zero-configuration.md)" : "")
+            << '\n';
+  for (const ingest::MarkerSeries& m : markers.series) {
+    std::cout << "  " << m.name << (m.from_states ? " (state)" : "") << ": " << m.count() << " on " << m.entities()
+              << " entities, " << m.iterations() << " iterations, mean period " << number(m.mean_period()) << " s"
+              << (&m == detected ? "; iter:K counts these" : "") << '\n';
+  }
   if (!top.empty()) {
     std::cout << "top talkers:\n";
     for (const auto& [key, p] : top) {

@@ -29,8 +29,10 @@ int cmd_init(const Args& args) {
   std::string trace, output;
   options.add_options()("trace", po::value(&trace)->required(), "trace file (any format of kanoko info)")(
       "purpose", po::value<std::string>()->default_value("balance"), "balance, communication, waiting or placement")(
-      "from", po::value<double>(), "start of the time window (trace seconds), written into [trace]")(
-      "to", po::value<double>(), "end of the time window (trace seconds)")(
+      "from", po::value<std::string>(),
+      "start of the time window, written into [trace]: trace seconds, or iter:K (the start of iteration K)")(
+      "to", po::value<std::string>(), "end of the time window: trace seconds, or iter:K (the end of iteration K)")(
+      "marker", po::value<std::string>(), "the marker or state name whose occurrences iter:K counts (default: detected)")(
       "format", po::value<std::string>()->default_value("auto"), "trace format: auto or a reader name")(
       "output,o", po::value(&output), "mapping file to write (default: standard output)");
   po::positional_options_description positional;
@@ -41,7 +43,7 @@ int cmd_init(const Args& args) {
   ingest::InferOptions io;
   io.purpose = ingest::find_purpose(vm["purpose"].as<std::string>(), FileLoc{"--purpose"}).purpose;
   io.format = vm["format"].as<std::string>();
-  io.window = window_from(vm);
+  io.window = window_from(vm, trace);
   if (!output.empty()) {
     std::error_code ec;
     if (std::filesystem::equivalent(output, trace, ec)) {

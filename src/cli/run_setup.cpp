@@ -1,12 +1,13 @@
 #include "src/cli/run_setup.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "src/base/error.hpp"
 #include "src/base/hash.hpp"
+#include "src/ingest/survey.hpp"
 
 namespace kanoko::cli {
 
@@ -15,8 +16,11 @@ void add_mapping_options(po::options_description& options, bool calibrate_like) 
                         "mapping file (.toml); without it a mapping is inferred from the trace (kanoko init shows it)")(
       "purpose", po::value<std::string>(),
       "with no --mapping: what the inferred mapping shows: balance (default), communication, waiting, placement")(
-      "from", po::value<double>(), "start of the time window (trace seconds); calibration follows the window")(
-      "to", po::value<double>(), "end of the time window (trace seconds)");
+      "from", po::value<std::string>(),
+      "start of the time window: trace seconds, or iter:K (the start of iteration K by the trace's markers); "
+      "calibration follows the window")(
+      "to", po::value<std::string>(), "end of the time window: trace seconds, or iter:K (the end of iteration K)")(
+      "marker", po::value<std::string>(), "the marker or state name whose occurrences iter:K counts (default: detected)");
   if (calibrate_like) {
     options.add_options()("calibrate-like", po::value<std::string>(),
                           "take the interval, step and force constants of this earlier run (for a fair before/after "
@@ -24,19 +28,27 @@ void add_mapping_options(po::options_description& options, bool calibrate_like) 
   }
 }
 
-ingest::TimeWindow window_from(const po::variables_map& vm) {
-  ingest::TimeWindow w;
-  if (vm.count("from") != 0U) w.from_s = vm["from"].as<double>();
-  if (vm.count("to") != 0U) w.to_s = vm["to"].as<double>();
-  if (!std::isfinite(w.from_s)) throw InputError(FileLoc{"--from"}, "expected a finite time in trace seconds");
-  if (vm.count("to") != 0U && !std::isfinite(w.to_s)) throw InputError(FileLoc{"--to"}, "expected a finite time in trace seconds");
-  if (!(w.to_s > w.from_s)) throw InputError(FileLoc{"--to"}, "the window is empty: --to must be later than --from");
-  return w;
+ingest::TimeWindow window_from(const po::variables_map& vm, const std::string& trace) {
+  std::optional<ingest::WindowBound> from, to;
+  if (vm.count("from") != 0U) from = ingest::parse_window_bound(vm["from"].as<std::string>(), FileLoc{"--from"});
+  if (vm.count("to") != 0U) to = ingest::parse_window_bound(vm["to"].as<std::string>(), FileLoc{"--to"});
+  const bool iterations = (from && from->is_iteration()) || (to && to->is_iteration());
+  const std::string marker = vm.count("marker") != 0U ? vm["marker"].as<std::string>() : std::string();
+  if (!iterations) {
+    if (!marker.empty()) throw InputError(FileLoc{"--marker"}, "names the markers of iter:K bounds; give --from or --to iter:K");
+    ingest::TimeWindow w;
+    if (from) w.from_s = from->seconds;
+    if (to) w.to_s = to->seconds;
+    if (!(w.to_s > w.from_s)) throw InputError(FileLoc{"--to"}, "the window is empty: --to must be later than --from");
+    return w;
+  }
+  const std::string format = vm.count("format") != 0U ? vm["format"].as<std::string>() : std::string("auto");
+  return ingest::resolve_window(from, to, trace, format, {}, marker);
 }
 
 void choose_mapping(const po::variables_map& vm, const std::string& trace, const std::string& command, bool quiet,
                     sim::SimulateOptions& so) {
-  const ingest::TimeWindow window = window_from(vm);
+  const ingest::TimeWindow window = window_from(vm, trace);
   if (vm.count("from") != 0U) so.from_s = window.from_s;
   if (vm.count("to") != 0U) so.to_s = window.to_s;
   if (vm.count("calibrate-like") != 0U) so.calibrate_like = vm["calibrate-like"].as<std::string>();
@@ -80,13 +92,9 @@ std::filesystem::path cache_folder() {
 std::filesystem::path cached_run(const std::string& trace, const po::variables_map& vm) {
   Fnv1a64 h;
   h.update(std::filesystem::absolute(trace).lexically_normal().string());
-  for (const char* key : {"mapping", "purpose", "format", "calibrate-like"}) {
+  for (const char* key : {"mapping", "purpose", "format", "calibrate-like", "from", "to", "marker"}) {
     h.update(key);
     h.update(vm.count(key) != 0U ? vm[key].as<std::string>() : std::string("\x01"));
-  }
-  for (const char* key : {"from", "to"}) {
-    h.update(key);
-    h.update_value(vm.count(key) != 0U ? vm[key].as<double>() : -1e300);
   }
   char name[32];
   std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(h.digest()));

@@ -13,11 +13,13 @@
 
 namespace kanoko::cli {
 
-/// Adds --mapping, --purpose, --from, --to and (when `calibrate_like`) --calibrate-like.
+/// Adds --mapping, --purpose, --from, --to, --marker and (when `calibrate_like`) --calibrate-like.
 void add_mapping_options(po::options_description& options, bool calibrate_like);
 
-/// The window of --from / --to (whole trace when absent). Throws InputError for an empty window.
-ingest::TimeWindow window_from(const po::variables_map& vm);
+/// The window of --from / --to (whole trace when absent): trace seconds, or iter:K resolved by
+/// the markers of `trace` (--marker's name, or the detected one; --format's reader). Throws
+/// InputError for a malformed bound, an empty window, or iter:K on a trace without markers.
+ingest::TimeWindow window_from(const po::variables_map& vm, const std::string& trace);
 
 /// The mapping the options choose for `trace`: --mapping's file, or one inferred for --purpose
 /// (default "balance"), whose one-line summary and warnings are printed on stderr prefixed with

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
+
+#include "src/base/error.hpp"
+#include "src/trace/markers.hpp"
 
 namespace kanoko::ingest {
 
@@ -99,6 +103,160 @@ void SurveySink::on_end(double end_s) {
   for (const auto& kv : pairs_) out_.pairs.push_back(kv.second);
   std::sort(out_.pairs.begin(), out_.pairs.end(),
             [](const PairTotal& a, const PairTotal& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
+}
+
+std::uint64_t MarkerSeries::count() const {
+  std::uint64_t n = 0;
+  for (const auto& t : times) n += t.size();
+  return n;
+}
+
+std::size_t MarkerSeries::entities() const {
+  return static_cast<std::size_t>(std::count_if(times.begin(), times.end(), [](const auto& t) { return !t.empty(); }));
+}
+
+std::size_t MarkerSeries::iterations() const {
+  std::size_t n = 0;
+  for (const auto& t : times) n = std::max(n, t.size());
+  return n;
+}
+
+double MarkerSeries::start(std::size_t k) const {
+  double first = std::numeric_limits<double>::infinity();
+  for (const auto& t : times) {
+    if (k >= 1 && t.size() >= k) first = std::min(first, t[k - 1]);
+  }
+  return first;
+}
+
+double MarkerSeries::end(std::size_t k) const { return k < iterations() ? start(k + 1) : std::max(end_s, start(k)); }
+
+double MarkerSeries::mean_period() const {
+  const std::size_t n = iterations();
+  return n < 2 ? 0.0 : (start(n) - start(1)) / static_cast<double>(n - 1);
+}
+
+const MarkerSeries* TraceMarkers::find(std::string_view name) const {
+  for (const MarkerSeries& s : series) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const MarkerSeries* TraceMarkers::detected() const {
+  // series is sorted: iteration names first, each group by count.
+  if (!series.empty() && trace::names_iteration(series.front().name)) return &series.front();
+  for (const MarkerSeries& s : series) {
+    if (!s.from_states && s.count() >= 2) return &s;
+  }
+  return nullptr;
+}
+
+void MarkerSink::on_entity(const trace::Entity& e) { entities_ = std::max(entities_, std::size_t{e.index} + 1); }
+
+MarkerSeries* MarkerSink::series(std::string_view name, bool from_states) {
+  if (!from_states) {
+    if (!wanted_.empty() && name != wanted_) return nullptr;
+    auto it = point_index_.find(name);
+    if (it == point_index_.end()) {
+      it = point_index_.emplace(std::string(name), out_.series.size()).first;
+      out_.series.push_back(MarkerSeries{std::string(name), false, {}, 0});
+    }
+    return &out_.series[it->second];
+  }
+  auto it = state_index_.find(name);
+  if (it == state_index_.end()) {
+    const bool wanted = wanted_.empty() ? trace::names_iteration(name) : name == wanted_;
+    it = state_index_.emplace(std::string(name), wanted ? static_cast<std::ptrdiff_t>(out_.series.size()) : -1).first;
+    if (wanted) out_.series.push_back(MarkerSeries{std::string(name), true, {}, 0});
+  }
+  return it->second < 0 ? nullptr : &out_.series[static_cast<std::size_t>(it->second)];
+}
+
+void MarkerSink::on_state(const trace::StateInterval& s) {
+  if (MarkerSeries* m = series(s.name, true)) {
+    if (m->times.size() <= s.entity) m->times.resize(std::size_t{s.entity} + 1);
+    m->times[s.entity].push_back(s.begin_s);
+  }
+}
+
+void MarkerSink::on_marker(const trace::Marker& mk) {
+  if (MarkerSeries* m = series(mk.name, false)) {
+    if (m->times.size() <= mk.entity) m->times.resize(std::size_t{mk.entity} + 1);
+    m->times[mk.entity].push_back(mk.time_s);
+  }
+}
+
+void MarkerSink::on_end(double end_s) {
+  for (MarkerSeries& m : out_.series) {
+    m.end_s = end_s;
+    if (m.times.size() < entities_) m.times.resize(entities_);
+  }
+  std::stable_sort(out_.series.begin(), out_.series.end(), [](const MarkerSeries& a, const MarkerSeries& b) {
+    const bool ia = trace::names_iteration(a.name);
+    const bool ib = trace::names_iteration(b.name);
+    return ia != ib ? ia : a.count() > b.count();
+  });
+}
+
+TraceMarkers find_markers(const std::filesystem::path& path, const std::string& format,
+                          const trace::ReaderOptions& options, const std::string& marker) {
+  TraceMarkers out;
+  MarkerSink sink(out, marker);
+  trace::read_trace(path, sink, format, options);
+  return out;
+}
+
+namespace {
+
+std::string seconds_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g s", s);
+  return b;
+}
+
+}  // namespace
+
+TimeWindow resolve_window(const std::optional<WindowBound>& from, const std::optional<WindowBound>& to,
+                          const std::filesystem::path& path, const std::string& format,
+                          const trace::ReaderOptions& options, const std::string& marker) {
+  TimeWindow w;
+  if (from) w.from_s = from->seconds;
+  if (to) w.to_s = to->seconds;
+  if ((from && from->is_iteration()) || (to && to->is_iteration())) {
+    const TraceMarkers markers = find_markers(path, format, options, marker);
+    const MarkerSeries* s = marker.empty() ? markers.detected() : markers.find(marker);
+    if (s == nullptr) {
+      std::string words;
+      for (const std::string_view word : trace::kIterationWords) words += (words.empty() ? "'" : ", '") + std::string(word) + "'";
+      throw InputError(FileLoc{path.string()},
+                       marker.empty()
+                           ? "iter:K needs iteration markers and this trace has none: looked for instant events, Pajé "
+                             "point events and Paraver user events seen at least twice, and for states, regions and "
+                             "event types whose name contains " + words + " (name one with --marker)"
+                           : "iter:K: no marker and no state named '" + marker + "' in this trace");
+    }
+    const auto check = [&](std::size_t k) {
+      if (k > s->iterations()) {
+        throw InputError(FileLoc{path.string()}, "iter:" + std::to_string(k) + ": the trace has only " +
+                                                     std::to_string(s->iterations()) + " iterations by its '" + s->name +
+                                                     "' markers");
+      }
+    };
+    if (from && from->is_iteration()) {
+      check(from->iteration);
+      w.from_s = s->start(from->iteration);
+    }
+    if (to && to->is_iteration()) {
+      check(to->iteration);
+      w.to_s = s->end(to->iteration);
+    }
+  }
+  if (!(w.to_s > w.from_s)) {
+    throw InputError(FileLoc{path.string()}, "the time window is empty: its end (" + seconds_text(w.to_s) +
+                                                 ") is not later than its start (" + seconds_text(w.from_s) + ")");
+  }
+  return w;
 }
 
 std::size_t auto_interval_count(std::uint64_t events, std::size_t entities) {

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -127,6 +129,10 @@ class TeeSink final : public trace::TraceSink {
     a_.on_collective(c);
     b_.on_collective(c);
   }
+  void on_marker(const trace::Marker& m) override {
+    a_.on_marker(m);
+    b_.on_marker(m);
+  }
   void on_end(double end_s) override {
     a_.on_end(end_s);
     b_.on_end(end_s);
@@ -136,6 +142,74 @@ class TeeSink final : public trace::TraceSink {
   trace::TraceSink& a_;
   trace::TraceSink& b_;
 };
+
+/// The markers of one name: point markers (trace::Marker) or the begins of states of that name,
+/// per entity in time order. Iteration K starts at the K-th marker of the entity that reaches it
+/// first.
+struct MarkerSeries {
+  std::string name;
+  bool from_states = false;                ///< begins of states (else point markers)
+  std::vector<std::vector<double>> times;  ///< per entity index
+  double end_s = 0;                        ///< the trace's end (where the last iteration ends)
+  /// Markers of all entities.
+  [[nodiscard]] std::uint64_t count() const;
+  /// Entities that have at least one.
+  [[nodiscard]] std::size_t entities() const;
+  /// Iterations: the most markers one entity has.
+  [[nodiscard]] std::size_t iterations() const;
+  /// Start of iteration k (1 <= k <= iterations()): the earliest k-th marker over the entities.
+  [[nodiscard]] double start(std::size_t k) const;
+  /// End of iteration k: the start of iteration k + 1, or the trace's end for the last one.
+  [[nodiscard]] double end(std::size_t k) const;
+  /// Mean time between iteration starts; 0 with fewer than two iterations.
+  [[nodiscard]] double mean_period() const;
+};
+
+/// The markers a trace holds: every point-marker name, and state names that name iterations
+/// (trace::names_iteration), or only the one asked for.
+struct TraceMarkers {
+  std::vector<MarkerSeries> series;  ///< iteration names first, then by count, most first
+  /// The series named `name`, or nullptr.
+  [[nodiscard]] const MarkerSeries* find(std::string_view name) const;
+  /// The series that marks iterations when no name is given: the most frequent name that names
+  /// iterations, else the most frequent point marker seen at least twice; nullptr when none.
+  [[nodiscard]] const MarkerSeries* detected() const;
+};
+
+/// Collects markers from a stream. With `wanted` set, only markers and states of that name.
+class MarkerSink final : public trace::TraceSink {
+ public:
+  explicit MarkerSink(TraceMarkers& out, std::string wanted = {}) : out_(out), wanted_(std::move(wanted)) {}
+  void on_entity(const trace::Entity& e) override;
+  void on_link(const trace::Link&) override {}
+  void on_message(const trace::Message&) override {}
+  void on_load(const trace::LoadSample&) override {}
+  void on_state(const trace::StateInterval& s) override;
+  void on_marker(const trace::Marker& m) override;
+  void on_end(double end_s) override;
+
+ private:
+  /// The series of `name` (point markers or state begins), or nullptr when it is not collected.
+  MarkerSeries* series(std::string_view name, bool from_states);
+  TraceMarkers& out_;
+  std::string wanted_;
+  std::size_t entities_ = 0;
+  std::map<std::string, std::size_t, std::less<>> point_index_;  ///< marker name → series
+  std::map<std::string, std::ptrdiff_t, std::less<>> state_index_;  ///< state name → series, -1: not one
+};
+
+/// Reads the markers of `path` (`marker`: only that name, "" all candidates).
+TraceMarkers find_markers(const std::filesystem::path& path, const std::string& format,
+                          const trace::ReaderOptions& options, const std::string& marker = {});
+
+/// The window [from, to) for bounds as written (absent: the trace's start / end). Iteration bounds
+/// are looked up in the markers of `path`: the series named `marker`, or the detected one; `from
+/// iter:K` is the start of iteration K, `to iter:K` its end. Throws InputError naming the trace
+/// (and the words looked for) when it has no markers or fewer iterations than asked, and for an
+/// empty window.
+TimeWindow resolve_window(const std::optional<WindowBound>& from, const std::optional<WindowBound>& to,
+                          const std::filesystem::path& path, const std::string& format,
+                          const trace::ReaderOptions& options, const std::string& marker = {});
 
 /// How many intervals a run with `events` events over `entities` entities gets when the mapping
 /// says `interval = "auto"`: about two events per entity and interval, between 200 and 1000, so

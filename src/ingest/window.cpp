@@ -1,8 +1,31 @@
 #include "src/ingest/window.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
 
 namespace kanoko::ingest {
+
+WindowBound parse_window_bound(std::string_view text, const FileLoc& where) {
+  WindowBound b;
+  const std::string_view iter = "iter:";
+  if (text.substr(0, iter.size()) == iter) {
+    const std::string_view k = text.substr(iter.size());
+    const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), b.iteration);
+    if (ec != std::errc() || end != k.data() + k.size() || k.empty() || b.iteration == 0) {
+      throw InputError(where, "expected iter:K with K a whole number from 1 (the K-th iteration marker), got '" +
+                                  std::string(text) + "'");
+    }
+    return b;
+  }
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), b.seconds);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(b.seconds)) {
+    throw InputError(where, "expected a finite time in trace seconds or iter:K (the K-th iteration marker), got '" +
+                                std::string(text) + "'");
+  }
+  return b;
+}
 
 void WindowSink::make_room(trace::EntityIndex e) {
   if (held_loads_.size() <= e) {
@@ -80,6 +103,13 @@ void WindowSink::on_collective(const trace::Collective& c) {
   out.begin_s -= window_.from_s;
   out.end_s = std::min(c.end_s, window_.to_s) - window_.from_s;
   down_.on_collective(out);
+}
+
+void WindowSink::on_marker(const trace::Marker& m) {
+  if (m.time_s < window_.from_s || m.time_s >= window_.to_s) return;
+  trace::Marker out = m;
+  out.time_s -= window_.from_s;
+  down_.on_marker(out);
 }
 
 void WindowSink::on_end(double end_s) {

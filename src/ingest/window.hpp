@@ -4,9 +4,12 @@
 // sample before the window holds at its start.
 #pragma once
 
+#include <cstddef>
 #include <limits>
+#include <string_view>
 #include <vector>
 
+#include "src/base/error.hpp"
 #include "src/trace/event.hpp"
 
 namespace kanoko::ingest {
@@ -17,6 +20,18 @@ struct TimeWindow {
   double to_s = std::numeric_limits<double>::infinity();
   [[nodiscard]] bool whole() const { return from_s == 0 && to_s == std::numeric_limits<double>::infinity(); }
 };
+
+/// One end of a window as written: trace seconds ("1.5"), or `iter:K`, the K-th iteration
+/// (counted from 1) by the trace's markers (resolve_window in survey.hpp).
+struct WindowBound {
+  double seconds = 0;
+  std::size_t iteration = 0;  ///< K of `iter:K`; 0 for a time in seconds
+  [[nodiscard]] bool is_iteration() const { return iteration > 0; }
+};
+
+/// Reads a window bound: a finite number of seconds or `iter:K` with K >= 1. Throws InputError at
+/// `where` ("--from", "map.toml:3:8") saying what is expected.
+WindowBound parse_window_bound(std::string_view text, const FileLoc& where);
 
 /// Forwards the part of a stream that falls in a window, shifted by -from_s.
 class WindowSink final : public trace::TraceSink {
@@ -29,6 +44,7 @@ class WindowSink final : public trace::TraceSink {
   void on_load(const trace::LoadSample& s) override;
   void on_state(const trace::StateInterval& s) override;
   void on_collective(const trace::Collective& c) override;
+  void on_marker(const trace::Marker& m) override;
   void on_end(double end_s) override;
 
   /// Events (messages, states, samples, collectives) left out because they fall outside.

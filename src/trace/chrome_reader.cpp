@@ -586,6 +586,12 @@ class ChromeParser {
         break;
       }
       case 'C': counter(e, t); break;
+      case 'i':
+      case 'I':
+      case 'R':  // instant events and marks: markers (iteration starts), docs/trace-formats.md
+        window_.marker(Marker{t, e, event_.name});
+        ++summary_.markers;
+        break;
       case 's':
       case 't':
       case 'f': flow_v1(ph, e, t); break;

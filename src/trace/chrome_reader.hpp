@@ -35,7 +35,8 @@ struct ChromeSummary {
   std::uint64_t flow_messages = 0; ///< messages from flows (v1 s→t→f hops and v2 bind_id pairs)
   std::uint64_t counter_samples = 0;  ///< load samples from the chosen counter
   std::uint64_t metadata = 0;      ///< M events
-  std::uint64_t ignored = 0;       ///< events of phases Kanoko does not read (instants, async, ...)
+  std::uint64_t markers = 0;       ///< instant events and marks (`i`, `I`, `R`), delivered as markers
+  std::uint64_t ignored = 0;       ///< events of phases Kanoko does not read (async, ...)
   std::string counter;             ///< the counter series read as load ("" if none)
   std::int64_t truncated_at = -1;  ///< byte offset where a truncated file ends; -1 if complete
   std::vector<ReaderWarning> warnings;

@@ -65,6 +65,14 @@ struct Collective {
   std::string_view group;   ///< the operation instance ("w.12"), "" if unknown; valid during the callback
 };
 
+/// A point in time an entity marks: an iteration or step start (Chrome instant events, Paraver user
+/// events whose type names an iteration). Sinks that have no use for markers ignore them.
+struct Marker {
+  double time_s = 0;
+  EntityIndex entity = 0;
+  std::string_view name;  ///< what it marks ("iteration"); valid only during the callback
+};
+
 /// Consumer of a trace stream. Readers call these in non-decreasing time order of the events'
 /// first time stamps; entities are announced before they are used.
 class TraceSink {
@@ -77,6 +85,12 @@ class TraceSink {
   virtual void on_state(const StateInterval& s) = 0;
   /// A node's part in a collective. Sinks that have no use for collectives ignore them.
   virtual void on_collective(const Collective& /*c*/) {}
+  /// The trace records collective operations as events of their own (OTF2 MpiCollectiveBegin/End,
+  /// Extrae's MPI collective events), so states naming collective calls are not collectives again
+  /// (CollectivesFromStates). Readers call it before the first such state leaves them.
+  virtual void on_collective_records() {}
+  /// A marker (iteration start). Sinks that have no use for markers ignore them.
+  virtual void on_marker(const Marker& /*m*/) {}
   /// The end of the trace; `end_s` is the declared or observed end time.
   virtual void on_end(double end_s) = 0;
 };

@@ -77,6 +77,12 @@ void EventWindow::collective(const Collective& c) {
   push(std::move(h));
 }
 
+void EventWindow::marker(const Marker& m) {
+  Held h = held(Kind::Marker, m.time_s, m.entity, m.time_s);
+  h.name = m.name;
+  push(std::move(h));
+}
+
 void EventWindow::push(Held h) {
   const std::uint64_t seq = seq_++;
   std::uint32_t index = 0;
@@ -121,6 +127,7 @@ void EventWindow::pop_and_emit() {
     case Kind::Message: sink_.on_message(Message{h.t, h.t2, h.a, h.b, h.bytes, h.number}); break;
     case Kind::Load: sink_.on_load(LoadSample{h.t, h.a, h.value}); break;
     case Kind::Collective: sink_.on_collective(Collective{h.t, h.t2, h.a, h.name, h.bytes, h.number, h.group}); break;
+    case Kind::Marker: sink_.on_marker(Marker{h.t, h.a, h.name}); break;
   }
   free_.push_back(index);  // only now: the sink saw the event's strings
 }

@@ -53,6 +53,7 @@ class EventWindow {
   void message(const Message& m);
   void load(const LoadSample& s);
   void collective(const Collective& c);
+  void marker(const Marker& m);
   /// Passes on everything held (end of trace).
   void flush();
 
@@ -60,7 +61,7 @@ class EventWindow {
   [[nodiscard]] std::size_t held() const { return heap_.size(); }
 
  private:
-  enum class Kind : std::uint8_t { State, Message, Load, Collective };
+  enum class Kind : std::uint8_t { State, Message, Load, Collective, Marker };
   struct Held {
     double t = 0;
     Kind kind = Kind::State;

@@ -211,7 +211,14 @@ class Otf2Reader {
       p.receives.push_back(t);
     }
   }
+  /// The archive records collectives itself: its collective regions are not collectives again.
+  void saw_collective_record() {
+    if (collective_records_) return;
+    collective_records_ = true;
+    sink_.on_collective_records();
+  }
   void collective_begin(OTF2_LocationRef loc, OTF2_TimeStamp time) {
+    saw_collective_record();
     const auto e = entity_of(loc);
     if (!e) return;
     if (*e >= collective_begin_.size()) collective_begin_.resize(std::size_t{*e} + 1);
@@ -219,6 +226,7 @@ class Otf2Reader {
   }
   void collective_end(OTF2_LocationRef loc, OTF2_TimeStamp time, OTF2_CollectiveOp op, OTF2_CommRef comm,
                       std::uint32_t root, std::uint64_t sent) {
+    saw_collective_record();
     ++summary_.collectives;
     const auto e = entity_of(loc);
     if (!e) return;
@@ -405,6 +413,7 @@ class Otf2Reader {
   std::unordered_map<MatchKey, Pending, MatchKeyHash> pending_;
   std::vector<std::vector<double>> collective_begin_;
   std::unordered_map<std::uint64_t, std::uint64_t> collective_count_;
+  bool collective_records_ = false;  ///< an MpiCollectiveBegin/End has been read
   std::uint64_t events_ = 0;
   double last_s_ = 0;
 };

@@ -1,6 +1,5 @@
 #include "src/trace/paje_reader.hpp"
 #include "src/trace/line_batches.hpp"
-#include "src/trace/mpi_calls.hpp"
 #include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
@@ -176,12 +175,12 @@ constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
 struct Held {
   double t;
   std::uint64_t seq;
-  enum class What : std::uint8_t { State, Message, Load } what;
+  enum class What : std::uint8_t { State, Message, Load, Marker } what;
   int a;  ///< container (the state's, the load's, the message's sender)
   int b;  ///< the message's receiver container
   double t2;
   std::uint64_t bytes;
-  std::uint32_t name;  ///< the state's value (index in the parser's value names)
+  std::uint32_t name;  ///< the state's or marker's value (index in the parser's value names)
 };
 struct HeldLater {
   bool operator()(const Held& x, const Held& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
@@ -899,7 +898,11 @@ class PajeParser {
       case Ev::SubVariable: variable(d, t, c, type); break;
       case Ev::StartLink:
       case Ev::EndLink: link(d, t, c); break;
-      case Ev::NewEvent: ++point_events_; break;
+      case Ev::NewEvent:
+        ++point_events_;
+        // Point events are markers (iteration starts): docs/trace-formats.md.
+        hold(Held{t, seq_++, Held::What::Marker, c, 0, t, 0, state_value(type, field(d, fValue))});
+        break;
       default: break;
     }
     drain(watermark());
@@ -1382,7 +1385,6 @@ class PajeParser {
           s.entity = static_cast<EntityIndex>(a.entity);
           s.name = value_names_[h.name];
           sink_.on_state(s);
-          if (const MpiCall* call = collective_call(h.name)) emit_collective(s, *call);
           break;
         }
         case Held::What::Message: {
@@ -1400,41 +1402,12 @@ class PajeParser {
         case Held::What::Load:
           if (a.is_entity) sink_.on_load(LoadSample{h.t, static_cast<EntityIndex>(a.entity), h.t2});
           break;
+        case Held::What::Marker:
+          if (a.is_entity) sink_.on_marker(Marker{h.t, static_cast<EntityIndex>(a.entity), value_names_[h.name]});
+          break;
       }
       held_.pop();
     }
-  }
-
-  /// The collective MPI call a state value names (`PMPI_Allreduce`), or nullptr. Only names with
-  /// an MPI prefix count, so that a runtime's own "barrier" state stays a state.
-  const MpiCall* collective_call(std::uint32_t value) {
-    if (value_call_.size() <= value) value_call_.resize(value_names_.size(), {false, nullptr});
-    auto& [known, call] = value_call_[value];
-    if (!known) {
-      known = true;
-      const std::string& name = value_names_[value];
-      const MpiCall* c = has_mpi_prefix(name) ? find_mpi_call(name) : nullptr;
-      call = c != nullptr && c->collective != CollectiveKind::None ? c : nullptr;
-    }
-    return call;
-  }
-
-  /// A collective recorded only as a state (SMPI without tracing/smpi/internals): the k-th call
-  /// of an operation on each rank is instance k of that operation, among the ranks that made it
-  /// (all of MPI_COMM_WORLD by assumption; SMPI's states name neither communicator nor root).
-  void emit_collective(const StateInterval& s, const MpiCall& call) {
-    const auto op = static_cast<std::uint64_t>(&call - mpi_calls().data());
-    std::uint64_t& calls = collective_calls_[(std::uint64_t{s.entity} << 32U) | op];
-    group_.assign(call.name);
-    group_ += '#';
-    group_ += std::to_string(calls++);
-    Collective c;
-    c.begin_s = s.begin_s;
-    c.end_s = s.end_s;
-    c.entity = s.entity;
-    c.name = s.name;
-    c.group = group_;
-    sink_.on_collective(c);
   }
 
   /// Too much held back: emit the oldest open state up to now and drop the oldest pending start.
@@ -1502,9 +1475,6 @@ class PajeParser {
   std::vector<std::vector<OpenState>> stacks_;
   std::unordered_map<std::uint64_t, double> values_;
   PendingLinks pending_;
-  std::vector<std::pair<bool, const MpiCall*>> value_call_;  ///< per state value: looked up, its collective call
-  std::unordered_map<std::uint64_t, std::uint64_t> collective_calls_;  ///< (entity << 32 | call row) → calls so far
-  std::string group_;  ///< the group text of the collective being emitted
   std::string key_;
   std::priority_queue<Held, std::vector<Held>, HeldLater> held_;
   RingQueue<Blocker> blockers_;

@@ -13,6 +13,7 @@
 #include "src/base/suggest.hpp"
 #include "src/trace/decompress.hpp"
 #include "src/trace/event_window.hpp"
+#include "src/trace/markers.hpp"
 #include "src/trace/text_input.hpp"
 
 namespace kanoko::trace {
@@ -117,6 +118,9 @@ class ParaverParser {
           return bad("malformed EVENT_TYPE line in the .pcf (ignored)");
         }
         pcf_types_.push_back(type);
+        if (sp2 != std::string_view::npos && names_iteration(trim(rest.substr(sp2)))) {
+          marker_types_.emplace(type, std::string(trim(rest.substr(sp2))));  // user events marking iterations
+        }
         if (sp2 != std::string_view::npos && !options_.load_event.empty()) {
           const std::string_view label = trim(rest.substr(sp2));
           const std::string_view word = label.substr(0, label.find_first_of(" \t"));
@@ -539,8 +543,18 @@ class ParaverParser {
       if (e < 0) continue;
       if (type == options_.load_event_type && options_.load_event_type != 0) {
         window_.load(LoadSample{t, static_cast<EntityIndex>(e), v});
+      } else if (const auto m = marker_types_.empty() ? marker_types_.end() : marker_types_.find(type);
+                 m != marker_types_.end()) {
+        if (v != 0) {
+          window_.marker(Marker{t, static_cast<EntityIndex>(e), m->second});
+          ++summary_.markers;
+        }
       } else if (type == kCollectiveType) {
         coll = value;
+        if (!collective_records_) {
+          collective_records_ = true;  // Extrae records collectives: states are not collectives again
+          sink_.on_collective_records();
+        }
       } else if (type == kCollectiveSendSize) {
         coll_bytes = value > 0 ? static_cast<std::uint64_t>(value) : big;
       } else if (type == kCollectiveComm) {
@@ -601,6 +615,7 @@ class ParaverParser {
   std::unordered_map<std::string, std::int64_t> event_labels_;  ///< label and first word → type (load_event only)
   std::unordered_map<std::int64_t, std::string> state_names_;
   std::unordered_map<std::int64_t, std::string> collective_names_;
+  std::unordered_map<std::int64_t, std::string> marker_types_;  ///< event types whose label names iterations → label
   std::uint64_t summary_colors_ = 0;
   // .row
   std::vector<std::string>* row_level_ = nullptr;
@@ -614,6 +629,7 @@ class ParaverParser {
   std::size_t entity_count_ = 0;
   std::vector<Field> fields_;
   std::vector<OpenCollective> open_colls_;
+  bool collective_records_ = false;  ///< an MPI collective call event has been read
   std::vector<std::unordered_map<std::int64_t, std::uint64_t>> coll_counts_;
   double max_time_ = 0;
 };

@@ -56,6 +56,7 @@ struct ParaverSummary {
   std::uint64_t global_op_records = 0;  ///< old type-4 records, counted and skipped
   std::uint64_t comm_bytes = 0;
   std::uint64_t collectives = 0;  ///< MPI collective calls found in the events (type 50000002)
+  std::uint64_t markers = 0;      ///< user events (value ≠ 0) of a type whose .pcf label names iterations
   bool have_pcf = false;
   bool have_row = false;
   std::vector<ReaderWarning> warnings;  ///< recoverable problems, one entry per kind

@@ -9,6 +9,7 @@
 #include "src/base/suggest.hpp"
 #include "src/trace/decompress.hpp"
 #include "src/trace/native_reader.hpp"
+#include "src/trace/state_collectives.hpp"
 
 namespace kanoko::trace {
 namespace {
@@ -68,7 +69,7 @@ const std::vector<Reader>& readers() {
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport&) {
          read_native_trace(p, sink, TextReadOptions{o.threads});
        }},
-      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", "PajeCreateContainer events", {{{"computing", "compute"}, {}, {}}, true, true, true, false}, looks_paje,
+      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", "PajeCreateContainer events", {{{"computing", "compute"}, {}, {}}, true, true, true, false, true}, looks_paje,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          PajeOptions paje = o.paje;
          paje.read.threads = o.threads;
@@ -77,7 +78,7 @@ const std::vector<Reader>& readers() {
        }},
       {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory",
        "Location definitions in the global definitions",
-       {{{"compute"}, {}, {}}, true, false, true, false}, looks_like_otf2_anchor,
+       {{{"compute"}, {}, {}}, true, false, true, false, true}, looks_like_otf2_anchor,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const Otf2Summary s = read_otf2_trace(p, sink, o.otf2);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -92,14 +93,14 @@ const std::vector<Reader>& readers() {
        },
        [](const std::filesystem::path& p, const ReaderOptions&) { return otf2_trace_files(p); }},
       {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})", "events with a \"pid\"",
-       {{{"compute"}, {}, {}}, false, false, true, true}, looks_like_chrome_json,
+       {{{"compute"}, {}, {}}, false, false, true, true, true}, looks_like_chrome_json,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
          r.details = {{"chrome", std::to_string(s.events) + " events, " + std::to_string(s.processes) + " processes, " +
                                      std::to_string(s.threads) + " threads"},
                       {"chrome events", std::to_string(s.states) + " slices, " + std::to_string(s.flow_messages) +
-                                            " flow messages, " + std::to_string(s.counter_samples) + " counter samples, " +
+                                            " flow messages, " + std::to_string(s.counter_samples) + " counter samples, " + std::to_string(s.markers) + " markers, " +
                                             std::to_string(s.metadata) + " metadata, " + std::to_string(s.ignored) +
                                             " not read"},
                       {"load counter", s.counter.empty() ? std::string("none") : s.counter}};
@@ -107,7 +108,7 @@ const std::vector<Reader>& readers() {
        }},
       {"paraver", "Paraver trace (.prv with its .pcf and .row; Extrae, nsys2prv, Dimemas)",
        "tasks in the .prv header's application list",
-       {{{"Running"}, {}, {"Idle", "Not created", "Blocked"}}, true, true, true, false}, looks_like_paraver,
+       {{{"Running"}, {}, {"Idle", "Not created", "Blocked"}}, true, true, true, false, true}, looks_like_paraver,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ParaverSummary s = read_paraver_trace(p, sink, o.paraver);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -120,7 +121,8 @@ const std::vector<Reader>& readers() {
                                               std::to_string(s.comm_records) + " communication (" +
                                               std::to_string(s.comm_bytes) + " bytes), " +
                                               std::to_string(s.global_op_records) + " global-op (skipped); " +
-                                              std::to_string(s.collectives) + " MPI collective calls"},
+                                              std::to_string(s.collectives) + " MPI collective calls, " +
+                                              std::to_string(s.markers) + " iteration markers"},
                       {"paraver files", std::string(s.have_pcf ? ".pcf read" : "no .pcf") + ", " +
                                             (s.have_row ? ".row read" : "no .row")}};
        },
@@ -160,6 +162,8 @@ class MessageSizeCounter final : public TraceSink {
   void on_load(const LoadSample& s) override { down_.on_load(s); }
   void on_state(const StateInterval& s) override { down_.on_state(s); }
   void on_collective(const Collective& c) override { down_.on_collective(c); }
+  void on_collective_records() override { down_.on_collective_records(); }
+  void on_marker(const Marker& m) override { down_.on_marker(m); }
   void on_end(double end_s) override { down_.on_end(end_s); }
 
  private:
@@ -277,7 +281,13 @@ ReadReport read_trace(const std::filesystem::path& path, TraceSink& sink, const 
   ReadReport report;
   report.format = r.name;
   MessageSizeCounter counter(sink, report);
-  r.read(path, counter, options, report);
+  if (r.facts.collectives_from_states) {
+    CollectivesFromStates collectives(counter);
+    r.read(path, collectives, options, report);
+    report.collectives_from_states = collectives.added();
+  } else {
+    r.read(path, counter, options, report);
+  }
   const Compression c = file_compression(path);
   if (c != Compression::none) report.details.insert(report.details.begin(), {"compression", compression_name(c)});
   return report;

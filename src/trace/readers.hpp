@@ -45,6 +45,10 @@ struct FormatFacts {
   bool entity_type = false;    ///< the [trace] key `entity_type` applies
   bool load_variable = false;  ///< the [trace] key `load_variable` applies
   bool message_bytes = false;  ///< the [trace] key `message_bytes` applies
+  /// States naming collective MPI calls become collectives (CollectivesFromStates) unless the
+  /// trace shows collectives of its own; false for formats whose collectives are always records
+  /// (native `coll` lines, SimGrid TI replay).
+  bool collectives_from_states = false;
 };
 
 /// The facts of the reader named `format`; an unknown name gets native's.
@@ -63,6 +67,8 @@ struct ReadReport {
   /// flows without `message_bytes`; a message of 0 bytes counts as without).
   std::uint64_t messages_with_bytes = 0;
   std::uint64_t messages_without_bytes = 0;
+  /// Collectives made from states naming collective calls (CollectivesFromStates).
+  std::uint64_t collectives_from_states = 0;
   /// One line per kind of recoverable problem ("file:line: warning: N× what"), empty if none.
   [[nodiscard]] std::vector<std::string> warning_lines() const;
 };

@@ -277,7 +277,7 @@ TEST(ChromeReader, MalformedJsonIsAnErrorWithLineColumnAndOffset) {
 TEST(ChromeReader, SkippedEventsAreWarningsWithTheirLocation) {
   StreamRecorder rec;
   const ChromeSummary s = read_text("[{\"ph\":\"X\",\"pid\":1,\"dur\":1},\n 7,\n {\"pid\":1,\"ts\":1},\n"
-                                    " {\"ph\":\"i\",\"pid\":1,\"ts\":1},{\"ph\":\"X\",\"pid\":1,\"ts\":1}]",
+                                    " {\"ph\":\"b\",\"pid\":1,\"ts\":1},{\"ph\":\"X\",\"pid\":1,\"ts\":1}]",
                                     rec);
   EXPECT_TRUE(has_warning(s, "t.json:1:2: warning: 1x event without a numeric \"ts\""));
   EXPECT_TRUE(has_warning(s, "t.json:2:3: warning: 1x element of the event array that is not an object"));

@@ -18,6 +18,7 @@
 #include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
 #include "tests/support/test_support.hpp"
+#include "tests/trace/otf2_writing.hpp"
 #include "tests/trace/stream_recorder.hpp"
 
 // Debian's libopen-trace-format2 (3.0.2) does not free everything on some of its error paths (a
@@ -139,21 +140,13 @@ TEST(Otf2Reader, MetricOption) {
 
 // ---- an archive written with the library ----
 
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
-OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
-
 /// Three MPI ranks on node0 (rank 2 with a second thread), a sub-communicator listing ranks 2 and 0
 /// (so its rank 0 is location 2), an Isend/Irecv pair, a blocking pair on the sub-communicator,
 /// an allreduce on everyone and a bcast on the sub-communicator, an absolute metric on rank 2.
 /// Clock: 1000 ticks/s, offset 1000.
 void write_archive(const fs::path& dir) {
-  OTF2_Archive* a = OTF2_Archive_Open(dir.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  OTF2_Archive* a = testing::open_otf2_for_writing(dir);
   ASSERT_NE(a, nullptr);
-  OTF2_FlushCallbacks flush{pre_flush, post_flush};
-  OTF2_Archive_SetFlushCallbacks(a, &flush, nullptr);
-  OTF2_Archive_SetSerialCollectiveCallbacks(a);
-  OTF2_Archive_OpenEvtFiles(a);
   enum : OTF2_CommRef { kWorld = 0, kSub = 1 };
   enum : OTF2_RegionRef { kMain = 0, kWork = 1 };
   OTF2_EvtWriter* w0 = OTF2_Archive_GetEvtWriter(a, 0);
@@ -190,17 +183,7 @@ void write_archive(const fs::path& dir) {
   OTF2_EvtWriter* w3 = OTF2_Archive_GetEvtWriter(a, 3);
   OTF2_EvtWriter_Enter(w3, nullptr, 1100, kWork);
   OTF2_EvtWriter_Leave(w3, nullptr, 1900, kWork);
-  std::vector<std::uint64_t> counts;
-  for (OTF2_EvtWriter* w : {w0, w1, w2, w3}) {
-    std::uint64_t n = 0;
-    OTF2_EvtWriter_GetNumberOfEvents(w, &n);
-    counts.push_back(n);
-    OTF2_Archive_CloseEvtWriter(a, w);
-  }
-  OTF2_Archive_CloseEvtFiles(a);
-  OTF2_Archive_OpenDefFiles(a);
-  for (OTF2_LocationRef l = 0; l < 4; ++l) OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, l));
-  OTF2_Archive_CloseDefFiles(a);
+  const std::vector<std::uint64_t> counts = testing::close_otf2_events(a, {w0, w1, w2, w3});
 
   OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000, 1000, 1000, OTF2_UNDEFINED_TIMESTAMP);
