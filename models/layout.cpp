@@ -6,12 +6,12 @@
 #include <limits>
 #include <map>
 #include <numbers>
-#include <regex>
 #include <set>
 
 #include "models/graph_layout.hpp"
 #include "src/base/error.hpp"
 #include "src/base/suggest.hpp"
+#include "src/mapping/pattern.hpp"
 
 namespace kanoko::models {
 
@@ -234,16 +234,16 @@ std::vector<std::uint32_t> body_slots(const mapping::Mapping& m, std::size_t cou
     }
     for (std::size_t k = 0; k < count; ++k) wanted[sorted[k]] = static_cast<std::int64_t>(k);
   } else if (order == BodyOrder::Pattern) {
-    const std::regex re(m.bodies.pattern);
+    const mapping::Pattern re = mapping::mapping_pattern(m, "bodies.pattern", m.bodies.pattern);
     for (std::size_t i = 0; i < count; ++i) {
-      std::smatch match;
       const std::string& name = ents[i].name;
       std::int64_t v = -1;
-      if (!std::regex_search(name, match, re) || !match[1].matched) {
+      const std::optional<std::string> group = re.group_in(name, 1);
+      if (!group) {
         diag.add(m.where(key), "pattern \"" + m.bodies.pattern + "\" does not match body '" + name + "'");
         continue;
       }
-      const std::string digits = match[1].str();
+      const std::string& digits = *group;
       const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
       if (r.ec != std::errc() || r.ptr != digits.data() + digits.size() || v < 0) {
         diag.add(m.where(key), "pattern \"" + m.bodies.pattern + "\" takes '" + digits + "' from body '" + name +

@@ -12,6 +12,7 @@ packages=(
   libopen-trace-format2-dev otf2-tools rapidjson-dev
   libcairo2-dev
   libmuparser-dev
+  libre2-dev  # the mapping's patterns: linear-time matching
   libopenal-dev libopenal-data
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (libclang_rt.fuzzer) and clang's sanitizers
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies

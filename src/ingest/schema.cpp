@@ -13,31 +13,20 @@ namespace kanoko::ingest {
 using namespace mapping;  // NOLINT: the mapping vocabulary (GroupBy, TraceSpec, ...) throughout
 
 BodySelector::BodySelector(const Mapping& m, trace::TraceSink& downstream) : mapping_(m), down_(downstream) {
-  // The patterns compiled when the mapping was parsed; they compile again here.
-  if (!m.trace.rename[0].empty()) {
-    rename_ = std::regex(m.trace.rename[0]);
-    has_rename_ = true;
-  }
-  if (!m.trace.host_from_name[0].empty()) {
-    host_rule_ = std::regex(m.trace.host_from_name[0]);
-    has_host_rule_ = true;
-  }
-  if (!m.trace.select.empty()) {
-    select_ = std::regex(m.trace.select);
-    has_select_ = true;
-  }
-  if (!m.trace.exclude.empty()) {
-    exclude_ = std::regex(m.trace.exclude);
-    has_exclude_ = true;
-  }
+  // The patterns were checked when the mapping was parsed; a mapping built otherwise gets the
+  // same located errors here.
+  if (!m.trace.rename[0].empty()) rename_ = mapping_rewrite(m, "trace.rename", m.trace.rename);
+  if (!m.trace.host_from_name[0].empty()) host_rule_ = mapping_rewrite(m, "trace.host_from_name", m.trace.host_from_name);
+  if (!m.trace.select.empty()) select_ = mapping_pattern(m, "trace.select", m.trace.select);
+  if (!m.trace.exclude.empty()) exclude_ = mapping_pattern(m, "trace.exclude", m.trace.exclude);
 }
 
 std::string BodySelector::body_key(const trace::Entity& e, std::string& why) const {
-  if (has_select_ && !std::regex_search(e.name, select_)) {
+  if (select_ && !select_->found_in(e.name)) {
     why = "name does not match [trace] select \"" + mapping_.trace.select + "\"";
     return {};
   }
-  if (has_exclude_ && std::regex_search(e.name, exclude_)) {
+  if (exclude_ && exclude_->found_in(e.name)) {
     why = "name matches [trace] exclude \"" + mapping_.trace.exclude + "\"";
     return {};
   }
@@ -67,12 +56,11 @@ void BodySelector::on_entity(const trace::Entity& given) {
   // [trace] host_from_name and rename rewrite the entity first (both from the trace's name);
   // select, exclude, groups and group_by see the result.
   trace::Entity e = given;
-  std::smatch match;
-  if (has_host_rule_ && std::regex_search(given.name, match, host_rule_)) {
-    e.host = match.format(mapping_.trace.host_from_name[1]);
+  if (host_rule_) {
+    if (auto host = host_rule_->apply(given.name)) e.host = std::move(*host);
   }
-  if (has_rename_ && std::regex_search(given.name, match, rename_)) {
-    e.name = match.format(mapping_.trace.rename[1]);
+  if (rename_) {
+    if (auto name = rename_->apply(given.name)) e.name = std::move(*name);
   }
   if (body_of_.size() <= e.index) {
     body_of_.resize(e.index + 1, kNone);

@@ -7,13 +7,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
-#include <regex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "src/ingest/survey.hpp"
 #include "src/ingest/window.hpp"
 #include "src/mapping/mapping.hpp"
+#include "src/mapping/pattern.hpp"
 #include "src/trace/event.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
@@ -75,14 +76,10 @@ class BodySelector final : public trace::TraceSink {
 
   const Mapping& mapping_;
   trace::TraceSink& down_;
-  bool has_rename_ = false;
-  bool has_host_rule_ = false;
-  std::regex rename_;
-  std::regex host_rule_;
-  bool has_select_ = false;
-  bool has_exclude_ = false;
-  std::regex select_;
-  std::regex exclude_;
+  std::optional<mapping::Rewrite> rename_;     ///< [trace] rename, when given
+  std::optional<mapping::Rewrite> host_rule_;  ///< [trace] host_from_name, when given
+  std::optional<mapping::Pattern> select_;     ///< [trace] select, when given
+  std::optional<mapping::Pattern> exclude_;    ///< [trace] exclude, when given
   std::vector<std::uint32_t> body_of_;            ///< entity index → body, kNone if left out
   std::map<std::string, std::uint32_t> body_index_;
   std::vector<std::vector<std::uint32_t>> members_;  ///< body → entities

@@ -1,7 +1,7 @@
 #include "src/mapping/edit.hpp"
 
 #include <cstdio>
-#include <regex>
+#include <string_view>
 #include <vector>
 
 namespace kanoko::mapping {
@@ -29,6 +29,52 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+/// True when `line` is the table header of `section` ("forces.friction"): `[forces.friction]`,
+/// with blanks allowed around the brackets and dots, and a comment after. One pass, no
+/// backtracking: a long line costs its length.
+bool is_header(std::string_view line, std::string_view section) {
+  std::size_t i = 0;
+  auto skip_blanks = [&] {
+    while (i < line.size() && is_blank(line[i])) ++i;
+  };
+  skip_blanks();
+  if (i == line.size() || line[i] != '[') return false;
+  ++i;
+  for (std::size_t from = 0;;) {
+    const std::size_t dot = section.find('.', from);
+    const std::string_view part = section.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from);
+    skip_blanks();
+    if (line.substr(i, part.size()) != part) return false;
+    i += part.size();
+    skip_blanks();
+    if (dot == std::string_view::npos) break;
+    if (i == line.size() || line[i] != '.') return false;
+    ++i;
+    from = dot + 1;
+  }
+  if (i == line.size() || line[i] != ']') return false;
+  ++i;
+  skip_blanks();
+  return i == line.size() || line[i] == '#';
+}
+
+/// The end (one past the closing quote) of the one-line TOML string starting at `begin`, or npos
+/// when it does not close on this line. Basic strings ("...") skip backslash escapes; literal
+/// strings ('...') have none.
+std::size_t string_end(const std::string& line, std::size_t begin) {
+  const char quote = line[begin];
+  for (std::size_t i = begin + 1; i < line.size(); ++i) {
+    if (quote == '"' && line[i] == '\\') {
+      ++i;
+    } else if (line[i] == quote) {
+      return i + 1;
+    }
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 std::string toml_float(double v, int digits) {
@@ -49,16 +95,15 @@ std::string set_value(const std::string& text, const Mapping& m, const std::stri
     const auto begin = static_cast<std::size_t>(std::max<std::int64_t>(at->second.column - 1, 0));
     if (begin >= line.size()) throw InputError(at->second, "cannot rewrite '" + dotted + "' here");
     std::size_t end = begin;
-    if (line[begin] == '"' || line[begin] == '\'') {
-      const char quote = line[begin];
-      end = line.find(quote, begin + 1);
+    if (line.compare(begin, 3, "\"\"\"") == 0 || line.compare(begin, 3, "'''") == 0) {
+      throw InputError(at->second, "'" + dotted + "' holds a multi-line string; not rewritten");
+    } else if (line[begin] == '"' || line[begin] == '\'') {
+      end = string_end(line, begin);
       if (end == std::string::npos) throw InputError(at->second, "cannot rewrite the string value of '" + dotted + "'");
-      ++end;
     } else if (line[begin] == '[' || line[begin] == '{') {
       throw InputError(at->second, "'" + dotted + "' holds an array or table; not rewritten");
     } else {
-      while (end < line.size() && line[end] != ' ' && line[end] != '\t' && line[end] != '#' && line[end] != ',' &&
-             line[end] != '}') {
+      while (end < line.size() && !is_blank(line[end]) && line[end] != '#' && line[end] != ',' && line[end] != '}') {
         ++end;
       }
     }
@@ -66,10 +111,8 @@ std::string set_value(const std::string& text, const Mapping& m, const std::stri
     return join_lines(lines);
   }
   // Missing: under the section's header, or a new section at the end.
-  const std::regex header("^\\s*\\[\\s*" + std::regex_replace(section, std::regex("\\."), "\\s*\\.\\s*") +
-                          "\\s*\\]\\s*(#.*)?$");
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (std::regex_match(lines[i], header)) {
+    if (is_header(lines[i], section)) {
       lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(i + 1), key + " = " + value + "  # added by kanoko suggest");
       return join_lines(lines);
     }

@@ -1,5 +1,6 @@
 // Rewriting values in a mapping's text while keeping everything else (comments, order, layout):
-// used by `kanoko suggest -o`.
+// used by `kanoko suggest -o` and the viewer's save. A hand-written scanner, no regular
+// expressions: a line of any length costs its length.
 #pragma once
 
 #include <string>

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <regex>
 #include <sstream>
 #include <toml.hpp>
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/suggest.hpp"
+#include "src/mapping/pattern.hpp"
 
 namespace kanoko::mapping {
 
@@ -386,26 +386,27 @@ class Section {
     return int_array(*v, "'" + key + "'", v->as_array().size(), min, max);
   }
 
-  /// A regular expression (ECMAScript syntax), compiled now to report mistakes at load time.
-  std::optional<std::string> regex(const std::string& key, unsigned min_groups) {
+  /// A regular expression (RE2 syntax, src/mapping/pattern.hpp), compiled now to report
+  /// mistakes at load time.
+  std::optional<std::string> regex(const std::string& key, int min_groups) {
     const toml::value* v = get(key);
     if (v == nullptr) return std::nullopt;
     const auto text = string(key);
     if (!text) return std::nullopt;
     try {
-      const std::regex re(*text);
-      if (re.mark_count() < min_groups) {
+      if (Pattern(*text).groups() < min_groups) {
         error(*v, "'" + key + "' needs a capture group ( ... ) around the number, as in \"pe(\\\\d+)\"");
         return std::nullopt;
       }
-    } catch (const std::regex_error& e) {
+    } catch (const PatternError& e) {
       error(*v, "'" + key + "' is not a valid regular expression: " + e.what());
       return std::nullopt;
     }
     return text;
   }
 
-  /// [pattern, replacement]: two strings, the first a valid regular expression.
+  /// [pattern, replacement]: two strings, the first a valid pattern, the second a replacement
+  /// using only groups the pattern has.
   std::optional<std::array<std::string, 2>> rewrite(const std::string& key) {
     const auto list = string_list(key);
     if (!list) return std::nullopt;
@@ -414,10 +415,17 @@ class Section {
       error(*v, "'" + key + "' must be [pattern, replacement], two strings, as in [\"^node(\\\\d+)-.*$\", \"n$1\"]");
       return std::nullopt;
     }
+    int groups = 0;
     try {
-      const std::regex re((*list)[0]);
-    } catch (const std::regex_error& e) {
+      groups = Pattern((*list)[0]).groups();
+    } catch (const PatternError& e) {
       error(v->as_array()[0], "'" + key + "': the pattern is not a valid regular expression: " + e.what());
+      return std::nullopt;
+    }
+    try {
+      re2_rewrite((*list)[1], groups);
+    } catch (const PatternError& e) {
+      error(v->as_array()[1], "'" + key + "': the replacement is not valid: " + e.what());
       return std::nullopt;
     }
     return std::array<std::string, 2>{(*list)[0], (*list)[1]};

@@ -82,7 +82,7 @@ struct BodiesSpec {
   double radius = 0.08;                    ///< display radius at base mass
   bool placement_given = false;            ///< `placement` was written (else chosen from the topology)
   BodyOrder order = BodyOrder::Declaration;
-  std::string pattern;                     ///< BodyOrder::Pattern: regex with one capture group
+  std::string pattern;                     ///< BodyOrder::Pattern: RE2 pattern with one capture group
   std::map<std::string, int> table;        ///< BodyOrder::Table: name → position
 };
 
@@ -159,13 +159,14 @@ struct TraceSpec {
   std::string load_variable;
   std::string message_bytes;       ///< Chrome: the `args` key whose number is a message's bytes
   /// [pattern, replacement]: where the pattern is found in an entity's name, the name becomes the
-  /// replacement with $1, $2, ... (and $&) taken from that match. Empty: names as the trace gives.
+  /// replacement with $1 … $9, $& and $$ taken from that match (src/mapping/pattern.hpp: RE2
+  /// syntax). Empty: names as the trace gives.
   std::array<std::string, 2> rename;
   /// [pattern, replacement]: the same from the (original) name, giving the entity's host; entities
   /// whose name does not match keep the trace's host. Empty: hosts as the trace gives.
   std::array<std::string, 2> host_from_name;
-  std::string select;              ///< regex: only entities whose name matches become bodies
-  std::string exclude;             ///< regex: entities whose name matches are left out
+  std::string select;              ///< RE2 pattern: only entities whose name matches become bodies
+  std::string exclude;             ///< RE2 pattern: entities whose name matches are left out
   GroupBy group_by = GroupBy::Entity;
   std::map<std::string, std::string> groups;  ///< child name → parent name
   int level = 1;                   ///< GroupBy::Table: steps up the groups table

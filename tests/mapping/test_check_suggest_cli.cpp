@@ -57,6 +57,31 @@ TEST(CheckCommand, FindsADivisionByZeroInALaterInterval) {
             std::string::npos) << r.err;
 }
 
+TEST(CheckCommand, HostilePatternsAndNamesEndAtOnce) {
+  // A 30,000-character name under "^.*$" (a crash with a backtracking engine) and "^(a+)+$"
+  // against 33 'a' and a 'b' (minutes of CPU with one).
+  test::TempDir dir;
+  const std::string long_name(30000, 'a');
+  const std::string near_miss = std::string(33, 'a') + "b";
+  test::write_text(dir / "t.kntr", "kntr 1\nnode 0 0 name=" + long_name + "\nnode 0 1 name=" + near_miss +
+                                       "\nmsg 0.01 0 1 10\nend 0.1\n");
+  test::write_text(dir / "dot.toml", "[trace]\nselect = \"^.*$\"\n[forces.friction]\nbeta = 1\n");
+  const auto dot = test::run_kanoko({"check", (dir / "dot.toml").string(), "--trace", (dir / "t.kntr").string()});
+  EXPECT_EQ(dot.exit_code, 0) << dot.err;
+  EXPECT_NE(dot.out.find("2 entities → 2 bodies"), std::string::npos) << dot.out.substr(0, 2000);
+  test::write_text(dir / "nested.toml", "[trace]\nselect = \"^(a+)+$\"\n[forces.friction]\nbeta = 1\n");
+  const auto nested = test::run_kanoko({"check", (dir / "nested.toml").string(), "--trace", (dir / "t.kntr").string()});
+  EXPECT_EQ(nested.exit_code, 0) << nested.err;
+  EXPECT_NE(nested.out.find("2 entities → 1 bodies, 1 left out"), std::string::npos) << nested.out.substr(0, 2000);
+  EXPECT_NE(nested.out.find(near_miss + ": name does not match [trace] select"), std::string::npos);
+  test::write_text(dir / "ahead.toml", "[trace]\nselect = \"a(?!b)\"\n[forces.friction]\nbeta = 1\n");
+  const auto ahead = test::run_kanoko({"check", (dir / "ahead.toml").string(), "--trace", (dir / "t.kntr").string()});
+  EXPECT_EQ(ahead.exit_code, 1);
+  EXPECT_NE(ahead.err.find("ahead.toml:2:10: error: 'select' is not a valid regular expression: look-ahead is not supported"),
+            std::string::npos)
+      << ahead.err;
+}
+
 TEST(SuggestCommand, PrintsReasoningAndWritesACopy) {
   test::TempDir dir;
   const std::string out = (dir / "tuned.toml").string();
