@@ -76,7 +76,8 @@ class FfmpegPipe {
     const std::string ext = temp_output.extension().string();
     const bool h264 = ext == ".mp4" || ext == ".mkv" || ext == ".mov";
     std::vector<std::string> args = {
-        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "rawvideo",
+        // -xerror: without it ffmpeg exits 0 after failing to write the file's end (disk full).
+        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-xerror", "-y", "-f", "rawvideo",
         "-pix_fmt", "rgb24", "-s",
         std::to_string(size.width_px) + "x" + std::to_string(size.height_px), "-framerate",
         format_rate(fps), "-i", "pipe:0",
