@@ -14,6 +14,7 @@
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/base/output_target.hpp"
 
 namespace kanoko {
 
@@ -60,13 +61,14 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
 
 }  // namespace
 
-AtomicOutputFile::AtomicOutputFile(std::filesystem::path target) : target_(std::move(target)) {
-  remove_stale_temporaries(target_);
+AtomicOutputFile::AtomicOutputFile(std::filesystem::path target)
+    : target_(std::move(target)), destination_(checked_output_target(target_)) {
+  remove_stale_temporaries(destination_);
   // "<target>.tmp-<pid>", created exclusively: a second writer to the same target in this process
   // (or a stale file of an earlier process with the same pid) gets "-1", "-2", ... appended
   // instead of truncating a temporary that is still in use.
   for (unsigned attempt = 0;; ++attempt) {
-    temp_ = target_;
+    temp_ = destination_;
     temp_ += ".tmp-" + std::to_string(::getpid()) + (attempt == 0 ? std::string() : "-" + std::to_string(attempt));
     const int fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
@@ -94,11 +96,7 @@ AtomicOutputFile::~AtomicOutputFile() {
 void AtomicOutputFile::write(const void* data, std::size_t bytes) {
   if (bytes == 0) return;
   KANOKO_ASSERT(file_ != nullptr, "write after commit() or discard()");
-  if (std::fwrite(data, 1, bytes, file_) != bytes) {
-    const std::string why = std::strerror(errno);
-    discard();
-    throw RunError("writing " + target_.string() + " failed: " + why);
-  }
+  if (std::fwrite(data, 1, bytes, file_) != bytes) fail(std::strerror(errno));
   size_ += bytes;
 }
 
@@ -106,39 +104,41 @@ void AtomicOutputFile::write_at(std::uint64_t offset, const void* data, std::siz
   KANOKO_ASSERT(file_ != nullptr, "write after commit() or discard()");
   if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0 ||
       std::fwrite(data, 1, bytes, file_) != bytes || std::fseek(file_, 0, SEEK_END) != 0) {
-    const std::string why = std::strerror(errno);
-    discard();
-    throw RunError("writing " + target_.string() + " failed: " + why);
+    fail(std::strerror(errno));
   }
 }
 
 void AtomicOutputFile::flush(bool durable) {
   KANOKO_ASSERT(file_ != nullptr, "flush after commit() or discard()");
-  if (std::fflush(file_) != 0 || (durable && ::fdatasync(::fileno(file_)) != 0)) {
-    const std::string why = std::strerror(errno);
-    discard();
-    throw RunError("writing " + target_.string() + " failed: " + why);
-  }
+  if (std::fflush(file_) != 0 || (durable && ::fdatasync(::fileno(file_)) != 0)) fail(std::strerror(errno));
+}
+
+void AtomicOutputFile::close() {
+  if (file_ == nullptr) throw RunError("output " + target_.string() + " was already discarded");
+  // Each result is checked where it happens: a full disk often shows only at the flush or close.
+  int error = 0;
+  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) error = errno;
+  if (std::fclose(file_) != 0 && error == 0) error = errno;
+  file_ = nullptr;
+  if (error != 0) fail(std::strerror(error));
+  closed_ = true;
 }
 
 void AtomicOutputFile::commit() {
-  if (file_ == nullptr) throw RunError("output " + target_.string() + " was already discarded");
-  const bool flushed = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
-  const bool closed = std::fclose(file_) == 0;
-  file_ = nullptr;
-  if (!flushed || !closed) {
-    const std::string why = std::strerror(errno);
-    discard();
-    throw RunError("writing " + target_.string() + " failed: " + why);
-  }
+  if (!closed_) close();
   std::error_code ec;
-  std::filesystem::rename(temp_, target_, ec);
+  std::filesystem::rename(temp_, destination_, ec);
   if (ec) {
     discard();
-    throw RunError("cannot move output into place at " + target_.string() + ": " + ec.message());
+    throw RunError("cannot move output into place at " + destination_.string() + ": " + ec.message());
   }
   unregister_temporary_file(temp_);
   committed_ = true;
+}
+
+void AtomicOutputFile::fail(const std::string& why) {
+  discard();
+  throw RunError("writing " + target_.string() + " failed: " + why);
 }
 
 void AtomicOutputFile::discard() noexcept {
@@ -146,6 +146,7 @@ void AtomicOutputFile::discard() noexcept {
     std::fclose(file_);
     file_ = nullptr;
   }
+  closed_ = false;
   if (!committed_) {
     std::error_code ec;
     std::filesystem::remove(temp_, ec);

@@ -11,11 +11,13 @@
 namespace kanoko {
 
 /// A file being written under a temporary name. commit() renames it into place; destruction
-/// without commit() removes it.
+/// without commit() removes it. The target is checked first (src/base/output_target.hpp): a
+/// symbolic link is written through, a FIFO, device, folder or input of the command is refused.
 class AtomicOutputFile {
  public:
   /// Opens "<target>.tmp-<pid>" for binary writing ("-1", "-2", ... appended if that name is
-  /// taken, by another writer to the same target). Throws InputError if the folder is not writable.
+  /// taken, by another writer to the same target). Throws InputError if the target must not be
+  /// replaced or the folder is not writable.
   explicit AtomicOutputFile(std::filesystem::path target);
   AtomicOutputFile(const AtomicOutputFile&) = delete;
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
@@ -31,20 +33,31 @@ class AtomicOutputFile {
   void flush(bool durable = false);
   /// Bytes written so far.
   [[nodiscard]] std::uint64_t size() const { return size_; }
-  /// Flushes, syncs and renames into place.
+  /// Flushes, syncs and closes the temporary file without moving it into place yet (a set of files
+  /// that appears together: close each, then commit each). Throws RunError on failure.
+  void close();
+  /// Flushes, syncs, closes (unless close() did) and renames into place.
   void commit();
   /// Removes the temporary file now (also done by the destructor).
   void discard() noexcept;
 
+  /// The name the output was given.
   [[nodiscard]] const std::filesystem::path& target() const { return target_; }
+  /// The file commit() replaces: the target, or the file a symbolic target points to.
+  [[nodiscard]] const std::filesystem::path& destination() const { return destination_; }
+  /// The temporary file being written.
   [[nodiscard]] const std::filesystem::path& temporary() const { return temp_; }
 
  private:
+  [[noreturn]] void fail(const std::string& why);
+
   std::filesystem::path target_;
+  std::filesystem::path destination_;
   std::filesystem::path temp_;
   std::FILE* file_ = nullptr;
   std::uint64_t size_ = 0;
   bool committed_ = false;
+  bool closed_ = false;
 };
 
 /// Writes a whole text file atomically.

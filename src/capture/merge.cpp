@@ -375,9 +375,15 @@ MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::file
 
   std::filesystem::path tmp = output;
   tmp += ".tmp";
+  // A failed write (full disk, `ulimit -f`) leaves neither the temporary nor a partial trace.
+  const auto fail = [&](const std::string& why) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw std::runtime_error("writing " + output.string() + " failed: " + why);
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    if (!out) fail(std::strerror(errno));
     out << "kntr 1\n# captured by libkanoko-capture from " << sum.ranks << " of " << sum.size << " ranks\n";
     if (sum.partial) {
       out << "# partial trace:";
@@ -402,7 +408,9 @@ MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::file
     for (const auto& l : lines) out << l.text << '\n';
     out << "end " << fmt_time(end) << '\n';
     out.flush();
-    if (!out) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    if (!out) fail(std::strerror(errno));
+    out.close();
+    if (!out) fail(std::strerror(errno));
   }
   std::filesystem::rename(tmp, output, ec);
   if (ec) {

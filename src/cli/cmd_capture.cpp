@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "src/base/error.hpp"
+#include "src/base/output_target.hpp"
 #include "src/capture/merge.hpp"
 #include "src/cli/options.hpp"
 
@@ -98,10 +99,12 @@ int cmd_capture(const Args& all_args) {
   }
   if (!(load_period > 0 && load_period <= 3600)) throw InputError(where, "--load-period must be in (0, 3600] seconds");
 
+  // A symbolic link is written through; a FIFO, device or folder is refused (src/base/output_target.hpp).
+  const fs::path destination = checked_output_target(output);
   if (vm.count("merge") != 0U) {
     if (!command.empty()) throw InputError(where, "--merge takes no command after --");
     try {
-      report(capture::merge_capture_dir(merge_dir, output), output);
+      report(capture::merge_capture_dir(merge_dir, destination), output);
     } catch (const std::runtime_error& e) {
       throw RunError(e.what());
     }
@@ -116,7 +119,7 @@ int cmd_capture(const Args& all_args) {
     throw RunError("libkanoko-capture is not available" + (library.empty() ? std::string(" (kanoko was built without MPI)") : ": " + library + " does not exist") +
                    "; pass --library PATH or set KANOKO_CAPTURE_LIBRARY");
   }
-  const fs::path out_path = fs::absolute(output);
+  const fs::path out_path = fs::absolute(destination);
   const fs::path dir_path = fs::absolute(dir.empty() ? output + ".ranks" : dir);
   std::error_code ec;
   fs::remove(out_path, ec);

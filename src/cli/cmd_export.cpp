@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "src/base/atomic_file.hpp"
+#include "src/base/output_target.hpp"
 #include "src/cli/options.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -42,6 +43,7 @@ int cmd_export(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
+  note_command_input(run);
   const trajectory::Reader reader(run);
   const auto& meta = reader.meta();
   AtomicOutputFile out(output);

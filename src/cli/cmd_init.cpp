@@ -4,6 +4,7 @@
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/error.hpp"
+#include "src/base/output_target.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
@@ -44,12 +45,8 @@ int cmd_init(const Args& args) {
   io.purpose = ingest::find_purpose(vm["purpose"].as<std::string>(), FileLoc{"--purpose"}).purpose;
   io.format = vm["format"].as<std::string>();
   io.window = window_from(vm, trace);
-  if (!output.empty()) {
-    std::error_code ec;
-    if (std::filesystem::equivalent(output, trace, ec)) {
-      throw InputError(FileLoc{output}, "-o names the trace itself; choose another file for the mapping");
-    }
-  }
+  note_command_input(trace);
+  if (!output.empty()) (void)checked_output_target(output);  // before the (slow) inference
   const ingest::InferredMapping inferred = ingest::infer_mapping(trace, io);
   // The text must read back as a mapping: a failure here is ours, reported with the text's line.
   (void)mapping::parse_mapping_text(inferred.text, output.empty() ? std::string("(inferred mapping)") : output);

@@ -7,12 +7,14 @@
 #include <string>
 
 #include "src/base/error.hpp"
+#include "src/base/output_target.hpp"
 #include "src/base/suggest.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/views/draw.hpp"
 #include "src/views/run_source.hpp"
 #include "src/views/trace_index.hpp"
+#include "src/trace/readers.hpp"
 #include "src/views/view.hpp"
 
 namespace kanoko::cli {
@@ -124,11 +126,15 @@ int cmd_plot(const Args& args) {
                                             " pixels, got " + size_text);
   }
   const std::filesystem::path trace = views::trace_for(input, trace_override);
+  note_command_input(input);
+  note_command_input(trace);
+  (void)checked_output_target(output);  // before the (slow) index
 
   views::IndexOptions index_options;
   if (vm.count("busy-states") != 0U) index_options.rules.busy = name_list(busy);
   if (vm.count("idle-states") != 0U) index_options.rules.idle = name_list(idle);
   const views::TraceIndex index = views::build_trace_index(trace, index_options, format);
+  note_command_inputs(trace::trace_files(trace, format));  // a Paraver .pcf/.row, OTF2 archive files
 
   views::ViewState state = views::default_view_state(index);
   state.cumulative = cumulative;

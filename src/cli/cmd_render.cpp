@@ -8,6 +8,7 @@
 #include <string>
 
 #include "src/base/error.hpp"
+#include "src/base/output_target.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/scene/inspect.hpp"
@@ -132,6 +133,7 @@ int cmd_render(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
+  note_command_input(run);
   const bool animation = is_video_file(output) || scene::is_image_sequence(output);
   if (vm.count("frame") != 0U && vm.count("time") != 0U) {
     throw InputError(FileLoc{"kanoko render"}, "give the time with --frame or --time, not both");

@@ -4,6 +4,7 @@
 #include "integrators/forces.hpp"
 #include "integrators/integrator.hpp"
 #include "src/base/error.hpp"
+#include "src/base/output_target.hpp"
 #include "src/base/progress.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
@@ -72,6 +73,7 @@ int cmd_simulate(const Args& args) {
   sim::SimulateOptions so;
   so.trace = trace;
   choose_mapping(vm, trace, "simulate", quiet, so);
+  (void)checked_output_target(output);  // before the reuse check reads it and before the (slow) run
   so.output = output;
   so.force = vm["force"].as<bool>();
   if (vm.count("format") != 0U) so.format = vm["format"].as<std::string>();

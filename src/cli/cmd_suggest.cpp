@@ -6,6 +6,7 @@
 
 #include "models/suggest.hpp"
 #include "src/base/atomic_file.hpp"
+#include "src/base/output_target.hpp"
 #include "src/cli/commands.hpp"
 #include "src/base/progress.hpp"
 #include "src/cli/options.hpp"
@@ -49,17 +50,11 @@ int cmd_suggest(const Args& args) {
 
   sim::SimulateOptions so;
   choose_mapping(vm, trace, "suggest", false, so);
-  const std::string mapping_path = so.mapping.string();
   mapping::Mapping m = so.mapping_text ? mapping::parse_mapping_text(*so.mapping_text, so.mapping_label)
                                        : mapping::parse_mapping_file(so.mapping);
   if (so.from_s) m.trace.from_s = so.from_s;
   if (so.to_s) m.trace.to_s = so.to_s;
-  if (!output.empty() && !mapping_path.empty()) {
-    std::error_code ec;
-    if (std::filesystem::equivalent(output, mapping_path, ec)) {
-      throw InputError(FileLoc{output}, "-o names the mapping itself; suggest writes a copy (choose another file)");
-    }
-  }
+  if (!output.empty()) (void)checked_output_target(output);  // before the (slow) read
   ingest::SelectionReport report;
   const trace::Timeline tl = ingest::read_body_timeline(trace, m, &report);
   for (const auto& note : report.notes) std::cerr << "kanoko suggest: " << note << '\n';

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "src/base/error.hpp"
+#include "src/base/output_target.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
@@ -165,6 +166,7 @@ int cmd_view(const Args& args) {
     throw InputError(FileLoc{run}, "is a simulated run: --mapping, --purpose, --from, --to and --calibrate-like "
                                    "apply to a trace (simulate it again, or give the trace)");
   }
+  note_command_input(run);  // a --screenshot must not replace the run
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);
   view.title = "Kanoko - " + run;
@@ -183,6 +185,7 @@ int cmd_view(const Args& args) {
     }
   }
   if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
+  note_command_input(view.panels.trace);
   view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
   scene::run_viewer(reader, view);
   return 0;

@@ -1,4 +1,5 @@
 // kanoko: turn a parallel program's trace into a physical system, simulate it, watch and hear it.
+#include <csignal>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
   for (const auto& c : subcommands()) {
     if (name != c.name) continue;
     kanoko::install_interrupt_handlers();
+    // Past `ulimit -f` a write fails with EFBIG instead of killing the process, so the error path
+    // reports it and removes the temporary files (docs/outputs.md).
+    std::signal(SIGXFSZ, SIG_IGN);
     try {
       return c.run(args);
     } catch (const kanoko::InputError& e) {

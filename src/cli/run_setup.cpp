@@ -7,6 +7,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/hash.hpp"
+#include "src/base/output_target.hpp"
 #include "src/ingest/survey.hpp"
 
 namespace kanoko::cli {
@@ -48,6 +49,10 @@ ingest::TimeWindow window_from(const po::variables_map& vm, const std::string& t
 
 void choose_mapping(const po::variables_map& vm, const std::string& trace, const std::string& command, bool quiet,
                     sim::SimulateOptions& so) {
+  note_command_input(trace);
+  for (const char* input : {"mapping", "calibrate-like"}) {
+    if (vm.count(input) != 0U) note_command_input(vm[input].as<std::string>());
+  }
   const ingest::TimeWindow window = window_from(vm, trace);
   if (vm.count("from") != 0U) so.from_s = window.from_s;
   if (vm.count("to") != 0U) so.to_s = window.to_s;

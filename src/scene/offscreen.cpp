@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <optional>
 #include <osg/GL>
 #include <osg/GLExtensions>
@@ -23,6 +24,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/base/output_target.hpp"
 
 namespace kanoko::scene {
 
@@ -330,33 +332,30 @@ void check_image_output(const std::filesystem::path& target) {
     throw RunError("cannot write " + target.string() + ": folder " + folder.string() +
                    " does not exist");
   }
-  if (std::filesystem::is_directory(target, ec)) {
-    throw RunError("cannot write " + target.string() + ": it is a folder");
+  (void)checked_output_target(target);  // a FIFO, device, folder or input of the command
+}
+
+std::unique_ptr<AtomicOutputFile> stage_image(const osg::Image& image, const std::filesystem::path& target) {
+  check_image_output(target);
+  // Encoded in memory, then written through AtomicOutputFile so that every write is checked (a
+  // plugin writing a file itself does not report a full disk).
+  osgDB::ReaderWriter* writer =
+      osgDB::Registry::instance()->getReaderWriterForExtension(target.extension().string().substr(1));
+  std::ostringstream bytes(std::ios::binary);
+  const osgDB::ReaderWriter::WriteResult written = writer->writeImage(image, bytes);
+  const std::string encoded = std::move(bytes).str();
+  if (!written.success() || encoded.empty()) {
+    throw RunError("cannot encode the image for " + target.string() +
+                   (written.message().empty() ? std::string() : ": " + written.message()));
   }
+  auto out = std::make_unique<AtomicOutputFile>(target);
+  out->write(encoded);
+  out->close();
+  return out;
 }
 
 void write_image_atomically(const osg::Image& image, const std::filesystem::path& target) {
-  check_image_output(target);
-  const std::string ext = target.extension().string();
-  std::error_code ec;
-  // Same extension as the target so osgDB picks the same writer.
-  std::filesystem::path temp = target;
-  temp += ".tmp-" + std::to_string(::getpid()) + ext;
-  register_temporary_file(temp);
-  const bool written = osgDB::writeImageFile(image, temp.string());
-  if (!written || !std::filesystem::is_regular_file(temp, ec)) {
-    std::filesystem::remove(temp, ec);
-    unregister_temporary_file(temp);
-    throw RunError("cannot write " + target.string() + " (is the folder writable?)");
-  }
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    unregister_temporary_file(temp);
-    throw RunError("cannot move the image into place at " + target.string() + ": " + ec.message());
-  }
-  unregister_temporary_file(temp);
+  stage_image(image, target)->commit();
 }
 
 osg::ref_ptr<osg::Image> downsample_rgb(const osg::Image& image, int factor) {

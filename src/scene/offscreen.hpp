@@ -6,12 +6,15 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <osg/Camera>
 #include <osg/Image>
 #include <osg/Matrixd>
 #include <osg/Node>
 #include <osg/Vec4>
 #include <string_view>
+
+#include "src/base/atomic_file.hpp"
 
 namespace kanoko::scene {
 
@@ -89,12 +92,17 @@ Backend draw_offscreen_frames(const OffscreenRequest& request, std::size_t frame
 void keep_gl_driver_loaded();
 
 /// Checks before any drawing that `target` can take an image: an extension osgDB can write
-/// (InputError otherwise) and an existing folder (RunError otherwise).
+/// (InputError otherwise), an existing folder (RunError otherwise) and a name that may be replaced
+/// (checked_output_target: no FIFO, device, folder or input of the command).
 void check_image_output(const std::filesystem::path& target);
 
-/// Writes an image atomically: osgDB writes it under a temporary name beside `target` (same
-/// extension, so the same plugin), then it is renamed into place. Throws InputError if the format
-/// is unknown and RunError if the file cannot be written.
+/// Encodes an image in the format of `target`'s extension and writes it, every write checked,
+/// into a closed temporary file beside `target`; commit() moves it into place, destruction without
+/// commit() removes it. Throws InputError if the format is unknown or the target must not be
+/// replaced, RunError if the image cannot be encoded or written (disk full, file too large).
+std::unique_ptr<AtomicOutputFile> stage_image(const osg::Image& image, const std::filesystem::path& target);
+
+/// Writes an image atomically (stage_image, then commit). Throws as stage_image does.
 void write_image_atomically(const osg::Image& image, const std::filesystem::path& target);
 
 /// Box-filters an RGB image down by an integer factor (supersampling anti-aliasing).

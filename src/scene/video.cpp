@@ -11,12 +11,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <numbers>
 #include <vector>
 
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/base/output_target.hpp"
 #include "sonify/offline.hpp"
 #include "src/base/progress.hpp"
 #include "src/scene/audio_link.hpp"
@@ -68,12 +70,14 @@ std::optional<SequencePattern> split_pattern(const std::string& name) {
 // A running `ffmpeg` reading raw RGB frames on its standard input.
 class FfmpegPipe {
  public:
-  FfmpegPipe(const ImageSize& size, double fps, const std::filesystem::path& temp_output,
-             const std::filesystem::path& audio) {
+  FfmpegPipe(const ImageSize& size, double fps, const std::filesystem::path& output,
+             const std::filesystem::path& temp_output, const std::filesystem::path& audio)
+      : output_(output) {
     const std::string ext = temp_output.extension().string();
     const bool h264 = ext == ".mp4" || ext == ".mkv" || ext == ".mov";
     std::vector<std::string> args = {
-        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "rawvideo",
+        // -xerror: without it ffmpeg exits 0 after failing to write the file's end (disk full).
+        "ffmpeg", "-hide_banner", "-nostdin", "-loglevel", "error", "-xerror", "-y", "-f", "rawvideo",
         "-pix_fmt", "rgb24", "-s",
         std::to_string(size.width_px) + "x" + std::to_string(size.height_px), "-framerate",
         format_rate(fps), "-i", "pipe:0",
@@ -128,7 +132,9 @@ class FfmpegPipe {
     while (left > 0) {
       const ssize_t n = ::write(fd_, data, left);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw RunError("ffmpeg stopped reading frames (see its message above)");
+      if (n <= 0) {
+        throw RunError("writing " + output_.string() + " failed: ffmpeg stopped reading frames (see its message above)");
+      }
       data += n;
       left -= static_cast<std::size_t>(n);
     }
@@ -143,7 +149,11 @@ class FfmpegPipe {
     }
     pid_ = -1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      throw RunError("ffmpeg failed to write the video (see its message above)");
+      // A full disk or `ulimit -f` ends here too: ffmpeg names the cause on its standard error.
+      throw RunError("writing " + output_.string() + " failed: ffmpeg " +
+                     (WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                        : "was killed by signal " + std::to_string(WTERMSIG(status))) +
+                     " (see its message above)");
     }
   }
 
@@ -154,6 +164,7 @@ class FfmpegPipe {
     return buf;
   }
 
+  std::filesystem::path output_;  ///< the name the user gave, for messages
   pid_t pid_ = -1;
   int fd_ = -1;
 };
@@ -283,6 +294,7 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
   }
   const bool sequence = is_image_sequence(output);
   std::filesystem::path temp;
+  std::filesystem::path destination;  // the output, or the file it links to
   if (sequence) {
     check_image_output(sequence_frame_path(output, 0));  // pattern, extension and folder
   } else {
@@ -299,7 +311,8 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
       throw RunError("cannot write " + output.string() + ": folder " + folder.string() +
                      " does not exist");
     }
-    temp = output;
+    destination = checked_output_target(output);
+    temp = destination;
     temp += ".tmp-" + std::to_string(::getpid()) + ext;  // same extension: same muxer
   }
 
@@ -344,11 +357,16 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
     if (!sequence && ext != ".gif") audio_track = options.audio_output;
   }
   if (sequence) {
+    // The frames appear together: each is written and closed under a temporary name, and all are
+    // moved into place once the last is written; on any failure the destructors remove them all.
+    std::vector<std::unique_ptr<AtomicOutputFile>> staged;
+    staged.reserve(frames);
     result.backend_used =
         draw_offscreen_frames(request, frames, prepare, [&](std::size_t k, const osg::Image& i) {
-          write_image_atomically(i, sequence_frame_path(output, k));
+          staged.push_back(stage_image(i, sequence_frame_path(output, k)));
           progress.update(k + 1);
         });
+    for (const auto& frame : staged) frame->commit();
     progress.finish();
     return result;
   }
@@ -356,7 +374,7 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
   register_temporary_file(temp);
   try {
     const IgnoreSigpipe no_sigpipe;
-    FfmpegPipe ffmpeg(options.size, options.fps, temp, audio_track);
+    FfmpegPipe ffmpeg(options.size, options.fps, output, temp, audio_track);
     result.backend_used =
         draw_offscreen_frames(request, frames, prepare, [&](std::size_t k, const osg::Image& i) {
           ffmpeg.write_frame(i);
@@ -366,8 +384,8 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
     result.audio_muxed = !audio_track.empty();
     progress.finish();
     std::error_code ec;
-    std::filesystem::rename(temp, output, ec);
-    if (ec) throw RunError("cannot move the video into place at " + output.string() + ": " + ec.message());
+    std::filesystem::rename(temp, destination, ec);
+    if (ec) throw RunError("cannot move the video into place at " + destination.string() + ": " + ec.message());
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(temp, ignored);

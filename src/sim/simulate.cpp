@@ -18,6 +18,7 @@
 #include "src/base/error.hpp"
 #include "src/base/hash.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/base/output_target.hpp"
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
 #include "src/ingest/schema.hpp"
@@ -133,6 +134,7 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
   h.update_value(trajectory::kVersionMajor);
   std::vector<char> buf(1 << 20);
   for (const std::filesystem::path& file : ingest::body_trace_files(trace, m)) {
+    note_command_input(file);  // the run must not replace any file of its trace
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(FileLoc{file.string()}, "cannot open trace");
     h.update(file.filename().string());

@@ -1,10 +1,14 @@
 // The kanoko executable as a user meets it: help, errors, exit codes, files left behind.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "src/trajectory/trajectory.hpp"
@@ -179,6 +183,132 @@ TEST(Cli, InterruptLeavesNoOutput) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_EQ(list_dir(dir.path()), (std::vector<std::string>{"m.toml", "t.kntr"}));
+}
+
+// ------------------------------------------------------------------------------------------------
+// Outputs never destroy (docs/outputs.md): every command that writes refuses to replace one of its
+// inputs, a FIFO or a device, writes through a symbolic link, and on a full disk (`ulimit -f`)
+// fails with one line naming the file and leaves nothing behind.
+// ------------------------------------------------------------------------------------------------
+
+// The lines of `text` that contain `needle`.
+std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
+  std::vector<std::string> found;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) found.push_back(line);
+  }
+  return found;
+}
+
+// The one stderr line that says `needle`, checked to name `file`; "" when there is none.
+std::string error_line(const CommandResult& r, const std::string& needle, const std::filesystem::path& file) {
+  const std::vector<std::string> lines = lines_with(r.err, needle);
+  EXPECT_LE(lines.size(), 1U) << r.err;
+  if (lines.empty()) return "";
+  EXPECT_TRUE(contains(lines.front(), file.filename().string())) << lines.front();
+  return lines.front();
+}
+
+// A folder with a trace, a mapping and a run simulated from them.
+class Outputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_text(dir / "m.toml", kMapping);
+    write_text(dir / "t.kntr", kTrace);
+    const auto r = run_kanoko({"simulate", trace(), "-m", mapping(), "-o", run(), "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    before = list_dir(dir.path());
+  }
+  [[nodiscard]] std::string trace() const { return (dir / "t.kntr").string(); }
+  [[nodiscard]] std::string mapping() const { return (dir / "m.toml").string(); }
+  [[nodiscard]] std::string run() const { return (dir / "r.kntj").string(); }
+
+  // `args` must fail with one line refusing to write `output`, and change nothing in the folder.
+  void expect_refused(const std::vector<std::string>& args, const std::filesystem::path& output, const std::string& why) {
+    const std::string trace_text = read_text(dir / "t.kntr");
+    const std::string mapping_text = read_text(dir / "m.toml");
+    const std::string run_bytes = read_text(dir / "r.kntj");
+    const auto r = run_kanoko(args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    const std::string line = error_line(r, "refusing to write: " + why, output);
+    EXPECT_FALSE(line.empty()) << args.front() << ": " << r.err;
+    EXPECT_EQ(list_dir(dir.path()), before) << args.front();
+    EXPECT_EQ(read_text(dir / "t.kntr"), trace_text);
+    EXPECT_EQ(read_text(dir / "m.toml"), mapping_text);
+    EXPECT_EQ(read_text(dir / "r.kntj"), run_bytes);
+  }
+
+  // `args`, unable to write past 1 KiB, must fail with one line naming `output` and the cause,
+  // and leave the folder as it was.
+  void expect_full_disk(const std::vector<std::string>& args, const std::filesystem::path& output) {
+    const auto r = run_kanoko_with_file_limit(2, args);
+    EXPECT_EQ(r.exit_code, 1) << args.front() << ": " << r.err;
+    const std::string line = error_line(r, "File too large", output);
+    EXPECT_FALSE(line.empty()) << args.front() << ": " << r.err;
+    EXPECT_EQ(list_dir(dir.path()), before) << args.front() << ": " << r.err;
+  }
+
+  TempDir dir;
+  std::vector<std::string> before;
+};
+
+TEST_F(Outputs, EachCommandRefusesToReplaceItsInputs) {
+  expect_refused({"simulate", trace(), "-m", mapping(), "-o", trace(), "-q"}, trace(), "it is an input");
+  expect_refused({"simulate", trace(), "-m", mapping(), "-o", mapping(), "-q"}, mapping(), "it is an input");
+  expect_refused({"simulate", trace(), "-m", mapping(), "-o", run(), "--calibrate-like", run(), "-q"}, run(),
+                 "it is an input");
+  expect_refused({"export", run(), "-o", run()}, run(), "it is an input");
+  expect_refused({"suggest", trace(), "-m", mapping(), "-o", mapping()}, mapping(), "it is an input");
+  expect_refused({"init", trace(), "-o", trace()}, trace(), "it is an input");
+  // A hard link is the same file under another name (and one with the extension plot wants).
+  std::filesystem::create_hard_link(dir / "t.kntr", dir / "t.png");
+  before = list_dir(dir.path());
+  expect_refused({"plot", "spacetime", trace(), "-o", (dir / "t.png").string()}, dir / "t.png", "it is the input");
+  expect_refused({"plot", "spacetime", run(), "--trace", trace(), "-o", (dir / "t.png").string()}, dir / "t.png",
+                 "it is the input");
+}
+
+TEST_F(Outputs, FifosAndDevicesAreRefusedWithoutBlocking) {
+  ASSERT_EQ(::mkfifo((dir / "pipe").c_str(), 0600), 0);
+  before = list_dir(dir.path());
+  // simulate would first read an existing output to see whether it can be reused: not a FIFO.
+  expect_refused({"simulate", trace(), "-m", mapping(), "-o", (dir / "pipe").string(), "-q"}, dir / "pipe",
+                 "it is a FIFO");
+  expect_refused({"export", run(), "-o", (dir / "pipe").string()}, dir / "pipe", "it is a FIFO");
+  expect_refused({"init", trace(), "-o", (dir / "pipe").string()}, dir / "pipe", "it is a FIFO");
+  // Through a link in the test's folder: should the check ever go, the link is replaced, not /dev/null.
+  std::filesystem::create_symlink("/dev/null", dir / "null");
+  before = list_dir(dir.path());
+  expect_refused({"export", run(), "-o", (dir / "null").string()}, dir / "null",
+                 "it is a character device (through a symbolic link)");
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  expect_refused({"export", run(), "-o", dir.path().string()}, dir.path(), "it is a folder");
+}
+
+TEST_F(Outputs, ASymbolicLinkIsWrittenThrough) {
+  write_text(dir / "old.csv", "old");
+  std::filesystem::create_symlink("old.csv", dir / "latest.csv");
+  const auto r = run_kanoko({"export", run(), "-o", (dir / "latest.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "latest.csv"));
+  EXPECT_EQ(read_text(dir / "old.csv").rfind("time_s,", 0), 0U);
+}
+
+TEST_F(Outputs, AFullDiskFailsWithOneLineAndLeavesNothing) {
+  expect_full_disk({"simulate", trace(), "-m", mapping(), "-o", (dir / "new.kntj").string(), "-q"}, dir / "new.kntj");
+  expect_full_disk({"export", run(), "-o", (dir / "r.csv").string()}, dir / "r.csv");
+  expect_full_disk({"plot", "spacetime", run(), "-o", (dir / "st.png").string()}, dir / "st.png");
+  expect_full_disk({"plot", "matrix", run(), "-o", (dir / "m.svg").string()}, dir / "m.svg");
+  expect_full_disk({"init", trace(), "-o", (dir / "inferred.toml").string()}, dir / "inferred.toml");
+  // A previous output is kept whole.
+  ASSERT_EQ(run_kanoko({"export", run(), "-o", (dir / "r.csv").string()}).exit_code, 0);
+  const std::string csv = read_text(dir / "r.csv");
+  before = list_dir(dir.path());
+  expect_full_disk({"export", run(), "-o", (dir / "r.csv").string()}, dir / "r.csv");
+  EXPECT_EQ(read_text(dir / "r.csv"), csv);
 }
 
 }  // namespace

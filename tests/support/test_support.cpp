@@ -68,6 +68,13 @@ CommandResult run_kanoko(const std::vector<std::string>& args) {
   return run_program(argv);
 }
 
+CommandResult run_kanoko_with_file_limit(int blocks, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{"sh", "-c", "ulimit -f " + std::to_string(blocks) + " && exec \"$0\" \"$@\"",
+                                kanoko_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv);
+}
+
 namespace {
 std::string env_or(const char* name, const char* fallback) {
   const char* s = std::getenv(name);

@@ -32,6 +32,9 @@ struct CommandResult {
 std::string kanoko_binary();
 /// Runs the built `kanoko` binary with arguments (no shell), capturing output.
 CommandResult run_kanoko(const std::vector<std::string>& args);
+/// Runs `kanoko` under `sh -c 'ulimit -f BLOCKS; exec kanoko ARGS...'`: a file it writes cannot
+/// grow past BLOCKS of the shell's unit (512 bytes for Debian's sh), as on a full disk.
+CommandResult run_kanoko_with_file_limit(int blocks, const std::vector<std::string>& args);
 /// Runs any program with arguments (no shell), capturing output.
 CommandResult run_program(const std::vector<std::string>& argv);
 
