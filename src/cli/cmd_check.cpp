@@ -7,6 +7,7 @@
 #include "models/model.hpp"
 #include "models/quantities.hpp"
 #include "src/cli/options.hpp"
+#include "src/cli/run_setup.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/ingest/checks.hpp"
 #include "src/ingest/schema.hpp"
@@ -25,7 +26,7 @@ void print_some(std::size_t count, std::size_t limit, const F& line) {
 }
 
 /// Applies the mapping to the trace and prints the report; collects problems into `problems`.
-void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, bool verbose,
+void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, bool verbose, const sim::Budget& budget,
                       std::vector<Diagnostic>& problems) {
   ingest::SelectionReport report;
   const trace::Timeline tl = ingest::read_body_timeline(trace_path, m, &report);
@@ -72,6 +73,8 @@ void check_with_trace(const mapping::Mapping& m, const std::string& trace_path, 
     mapping::Mapping adapted = m;
     try {
       for (const auto& w : ingest::prepare_run(adapted, tl, report)) std::cout << "warning: " << w << '\n';
+      // The run's cost, bounded as simulate bounds it (the same function).
+      std::cout << "  estimate: " << sim::bound_run(adapted, tl, report, budget).str() << '\n';
     } catch (const InputError& e) {
       for (const auto& d : e.diagnostics()) problems.push_back(d);
     }
@@ -126,7 +129,10 @@ int cmd_check(const Args& args) {
       "suggestion for misspelt keys and names. With --trace, also applies the mapping to that trace:\n"
       "which entities became which bodies (and why the others were left out), which states count\n"
       "as computing, whether the topology, placement and order fit the bodies, and whether every\n"
-      "expression stays finite in every interval.",
+      "expression stays finite in every interval.\n"
+      "Like simulate, it estimates the run's steps, output size and memory and reports a run beyond\n"
+      "the budget (--max-output, --max-memory, --max-steps; the free space is that of the current\n"
+      "folder) or a dt, settle or interval whose counts overflow, located at its key.",
       "  kanoko check mappings/paper-mesh.toml\n"
       "  kanoko check mappings/paper-mesh.toml --trace traces/mesh-uniform-light.kntr\n"};
   po::options_description options("Options");
@@ -135,18 +141,21 @@ int cmd_check(const Args& args) {
   options.add_options()("mapping", po::value(&mapping)->required(), "mapping file (.toml)")(
       "trace,t", po::value(&trace), "also check the mapping against this trace")(
       "verbose,v", po::bool_switch(&verbose), "list every entity, not only the first ones");
+  add_budget_options(options);
   po::positional_options_description positional;
   positional.add("mapping", 1);
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
   const mapping::Mapping m = mapping::parse_mapping_file(mapping);
+  const sim::Budget budget = budget_from(vm, ".");
   if (trace.empty()) {
+    sim::bound_mapping(m, budget);
     std::cout << mapping << ": ok\n";
     return 0;
   }
   std::vector<Diagnostic> problems;
-  check_with_trace(m, trace, verbose, problems);
+  check_with_trace(m, trace, verbose, budget, problems);
   if (!problems.empty()) {
     for (const auto& d : problems) {
       std::cerr << (d.loc.file.empty() ? d.message : d.str()) << '\n';

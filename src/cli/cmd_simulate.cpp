@@ -36,6 +36,11 @@ int cmd_simulate(const Args& args) {
       "Ctrl-C, no output file is left behind and a previous RUN is untouched. At the end a summary gives\n"
       "the steps, force evaluations, wall time, body-steps per second, the energy put in by forcing and\n"
       "taken out by friction, and the largest speed.\n\n"
+      "Every run is bounded before it starts: its steps, frames, output size and memory are estimated\n"
+      "from the trace and the mapping (printed when the run is long), and a run beyond the budget is\n"
+      "refused naming the cause (the record that sets the trace's end, or the mapping key). Defaults:\n"
+      "output <= min(free space - 1 GiB, 16 GiB), memory <= half the RAM, 2e9 steps; raise them with\n"
+      "--max-output, --max-memory, --max-steps.\n\n"
       "Integrators (choose with 'integrator' in [simulation] of the mapping, or --integrator):\n" +
           integrators_text +
           "\nRepulsion evaluators (choose with 'evaluator' in [forces.repulsion], or --evaluator): " +
@@ -54,6 +59,7 @@ int cmd_simulate(const Args& args) {
   po::options_description options("Options");
   std::string trace, output;
   add_mapping_options(options, true);
+  add_budget_options(options);
   options.add_options()("trace", po::value(&trace)->required(), "trace file (any format of kanoko info)")(
       "output,o", po::value(&output)->required(), "trajectory file to write (.kntj)")(
       "force,f", po::bool_switch(), "recompute even when the cached trajectory matches")(
@@ -84,6 +90,7 @@ int cmd_simulate(const Args& args) {
   so.threads = vm["threads"].as<int>();
   if (so.threads < 0) throw InputError(FileLoc{"kanoko simulate --threads"}, "--threads must be 0 (all cores) or more");
   so.progress = !quiet;
+  so.budget = budget_from(vm, output);
   const sim::SimulateSummary s = sim::simulate(so);
   if (quiet) return 0;
   if (s.reused) {

@@ -106,6 +106,35 @@ std::filesystem::path cached_run(const std::string& trace, const po::variables_m
   return cache_folder() / (std::filesystem::path(trace).stem().string() + "-" + name + ".kntj");
 }
 
+void add_budget_options(po::options_description& options) {
+  options.add_options()("max-output", po::value<std::string>(),
+                        "largest trajectory to write, e.g. 20G or 512M (default: min(free space - 1 GiB, 16 GiB))")(
+      "max-memory", po::value<std::string>(), "largest memory the run may take, e.g. 8G (default: half the RAM)")(
+      "max-steps", po::value<std::string>(), "most integration steps the run may take (default: 2e9)");
+}
+
+sim::Budget budget_from(const po::variables_map& vm, const std::filesystem::path& output) {
+  sim::Budget b = sim::default_budget(output);
+  if (vm.count("max-output") != 0U) {
+    b.max_output_bytes = sim::parse_size(vm["max-output"].as<std::string>(), "--max-output");
+    b.output_reason = "--max-output";
+  }
+  if (vm.count("max-memory") != 0U) {
+    b.max_memory_bytes = sim::parse_size(vm["max-memory"].as<std::string>(), "--max-memory");
+    b.memory_reason = "--max-memory";
+  }
+  if (vm.count("max-steps") != 0U) {
+    const std::string text = vm["max-steps"].as<std::string>();
+    char* end = nullptr;
+    const double steps = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !(steps >= 1 && steps < 1.8e19) || steps != std::floor(steps)) {
+      throw InputError(FileLoc{"--max-steps"}, "'" + text + "' is not a number of steps (a whole number ≥ 1, e.g. 5e9)");
+    }
+    b.max_steps = static_cast<std::uint64_t>(steps);
+  }
+  return b;
+}
+
 void print_notes(const std::string& command, const sim::SimulateSummary& s) {
   for (const auto& n : s.notes) std::cerr << "kanoko " << command << ": " << n << '\n';
   for (const auto& w : s.warnings) std::cerr << "kanoko " << command << ": warning: " << w << '\n';

@@ -34,6 +34,13 @@ std::filesystem::path cache_folder();
 /// The cached run of `trace` under the given mapping choice: one file per trace path and choice.
 std::filesystem::path cached_run(const std::string& trace, const po::variables_map& vm);
 
+/// Adds --max-output, --max-memory and --max-steps (the run's budget, src/sim/budget.hpp).
+void add_budget_options(po::options_description& options);
+
+/// The budget of a run written into `output`: the defaults (sim::default_budget) with the limits
+/// the options raise or lower. Throws InputError naming the option for a malformed size.
+sim::Budget budget_from(const po::variables_map& vm, const std::filesystem::path& output);
+
 /// Prints a simulate summary's notes and warnings on stderr, prefixed with `command`.
 void print_notes(const std::string& command, const sim::SimulateSummary& s);
 

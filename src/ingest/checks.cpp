@@ -65,11 +65,15 @@ std::vector<std::string> input_warnings(const mapping::Mapping& m, const trace::
   const double share = r.survey.histogram.busiest_share(tl.interval_s, few);
   if (tl.bin_count >= 20 && r.survey.events() >= 100 && share >= 0.9) {
     const LastEvent& last = r.survey.last;
+    // Where the trace's end was read (the outlier is normally the latest time), unless a window cuts it.
+    const FileLoc& end_at = r.survey.read.end_at;
+    const std::string where =
+        !end_at.file.empty() && std::isinf(trace_window(m).to_s) ? ", the trace's end read at " + end_at.str() : std::string();
     out.push_back(std::to_string(static_cast<int>(std::lround(100 * share))) + " % of the events fall in " +
                   std::to_string(few) + " of the " + std::to_string(tl.bin_count) +
                   " intervals: the run is stretched by a few late events (the last, a " + last.kind + " of '" +
-                  last.entity + "' at t = " + format_seconds(last.time_s) +
-                  "); restrict the run with --to (or [trace] to) to the busy part");
+                  last.entity + "' at t = " + format_seconds(last.time_s) + where +
+                  "); restrict the run with --to (or [trace] to) to the busy part, or fix that record");
   }
   // A platform graph asked for that the trace does not have (MPI-only SimGrid traces).
   if (m.springs.topology == mapping::SpringTopology::Links &&

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "src/base/error.hpp"
+#include "src/base/image_size.hpp"
 
 namespace kanoko::scene {
 
@@ -90,6 +91,7 @@ VisualOptions visual_from_mapping(const mapping::Mapping* m, const VisualOverrid
       // osgDB's own complaint ("file not handled") would only precede the clearer one below.
       const osg::NotifySeverity level = osg::getNotifyLevel();
       osg::setNotifyLevel(osg::FATAL);
+      check_image_size(v.texture, m->where("visual.texture"));  // before decoding: a small file may declare a huge picture
       osg::ref_ptr<osg::Image> image = osgDB::readRefImageFile(v.texture.string());
       osg::setNotifyLevel(level);
       if (!image.valid() || image->data() == nullptr || image->s() < 1 || image->t() < 1) {

@@ -210,12 +210,6 @@ std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, inte
   return steps;
 }
 
-/// The step that divides `interval` and is no larger than `dt`, and how many make an interval.
-std::pair<double, std::uint64_t> aligned_step(double interval, double dt) {
-  const auto per = static_cast<std::uint64_t>(std::ceil(interval / dt - 1e-9));
-  return {interval / static_cast<double>(per), per};
-}
-
 /// Median over bodies of each body's largest distance from its start, in neighbour spacings, for
 /// a run of `m` on `tl` with every mass at its base and nothing written: what calibration scales
 /// the gain by. Masses are left out so that a loaded program still moves less than an idle one.
@@ -233,7 +227,9 @@ double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integra
   auto stepper = integrator.create(
       [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
       y.size(), so);
-  const auto [dt, per] = aligned_step(tl.interval_s, m.simulation.dt_s);
+  const StepPlan plan = plan_steps(m, tl.interval_s, tl.bin_count);
+  const double dt = plan.dt_s;
+  const std::uint64_t per = plan.steps_per_interval;
   relax_layout(m, model, *stepper, y, dt);
   Excursions excursions(model);
   for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
@@ -355,6 +351,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
   summary.notes = selection.notes;
   summary.warnings = ingest::prepare_run(m, timeline, selection);
   apply_overrides(options, m);  // prepare_run may have parsed the mapping again
+  // Bounded before any work, as check bounds it (with calibration, a lower bound: see bound_run).
+  const Budget budget = options.budget ? *options.budget : default_budget(options.output);
+  bound_run(m, timeline, selection, budget);
   if (m.simulation.calibrate) {
     const bool gain_given = m.locations.count("forces.communication.gain") != 0;
     const models::Calibration cal = models::calibrate(m, timeline);
@@ -382,6 +381,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
       }
     }
   }
+  const RunEstimate estimate = estimate_run(m, timeline);
+  enforce_budget(estimate, budget, m, trace_end(m, timeline, selection));
+  if (options.progress && estimate.long_run()) std::cerr << "kanoko simulate: estimate: " << estimate.str() << '\n';
   models::Model model(m, timeline);
   model.set_threads(options.threads);
   const std::size_t n = model.body_count();
@@ -392,10 +394,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
   const double interval = timeline.interval_s;
   summary.interval_s = interval;
   summary.intervals = timeline.bin_count;
-  const auto [dt, steps_per_interval] = aligned_step(interval, m.simulation.dt_s);
-  const std::uint64_t forced_steps = timeline.bin_count * steps_per_interval;
-  const auto settle_steps = static_cast<std::uint64_t>(std::ceil(m.simulation.settle_s / dt - 1e-9));
-  const std::uint64_t total_steps = forced_steps + settle_steps;
+  const double dt = estimate.plan.dt_s;
+  const std::uint64_t steps_per_interval = estimate.plan.steps_per_interval;
+  const std::uint64_t total_steps = estimate.plan.total_steps;
   const std::uint32_t frame_every = m.simulation.frame_every;
 
   trajectory::Metadata meta;
@@ -433,7 +434,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
     meta.traffic_begin.push_back(meta.traffic.size());
   }
 
-  meta.planned_frames = 1 + (total_steps + frame_every - 1) / frame_every;  // frame 0, then every k steps and the last
+  meta.planned_frames = estimate.plan.frames;
   trajectory::Writer writer(options.output, meta);
   Eigen::VectorXd y = model.initial_state();
   integrators::StepperOptions stepper_options;

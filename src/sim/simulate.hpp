@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/mapping/mapping.hpp"
+#include "src/sim/budget.hpp"
 #include "src/trace/timeline.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -47,6 +48,8 @@ struct SimulateOptions {
   /// run must have the same bodies, step, frame interval and start (else InputError).
   const trajectory::Reader* resume_from = nullptr;
   std::size_t resume_frame = 0;
+  /// The limits of the run, checked before any work (budget.hpp); unset: default_budget(output).
+  std::optional<Budget> budget;
   /// Polled every few hundred steps: once true, the run stops with RunError and leaves no file.
   const std::atomic<bool>* cancel = nullptr;
   /// Called with the fraction of steps done (0..1) every few hundred steps, on the simulating

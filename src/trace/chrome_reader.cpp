@@ -284,6 +284,7 @@ class ChromeParser {
                     window_.late_events() + flow_window_.late_events());
     }
     summary_.warnings = warnings_.items();
+    summary_.end_at = FileLoc{name_, end_line_, end_column_};
     return summary_;
   }
 
@@ -598,7 +599,11 @@ class ChromeParser {
       default: ++summary_.ignored; break;
     }
     if (event_.has_bind) flow_v2(e, t);
-    end_s_ = std::max(end_s_, end);
+    if (end > end_s_) {
+      end_s_ = end;
+      end_line_ = event_.loc.line;  // no string copy: most events raise the end
+      end_column_ = event_.loc.column;
+    }
   }
 
   void counter(EntityIndex e, double t) {
@@ -707,6 +712,8 @@ class ChromeParser {
   double origin_us_ = HUGE_VAL;
   std::string counter_;
   double end_s_ = 0;
+  std::int64_t end_line_ = 0;  ///< the event that set end_s_ (0: none)
+  std::int64_t end_column_ = 0;
 
   std::unordered_map<std::string, std::deque<FlowPoint>> flow_starts_;
   FileLoc first_open_loc_;

@@ -40,6 +40,8 @@ struct ChromeSummary {
   std::string counter;             ///< the counter series read as load ("" if none)
   std::int64_t truncated_at = -1;  ///< byte offset where a truncated file ends; -1 if complete
   std::vector<ReaderWarning> warnings;
+  /// The record that set the trace's end: where its latest time (or a declared end) was read.
+  FileLoc end_at;
 };
 
 /// Reads a trace-event JSON file (array form or {"traceEvents": [...]}) and streams it to `sink`

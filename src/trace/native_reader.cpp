@@ -1,4 +1,5 @@
 #include "src/trace/native_reader.hpp"
+#include "src/trace/limits.hpp"
 #include "src/trace/line_batches.hpp"
 #include "src/trace/text_input.hpp"
 
@@ -229,6 +230,11 @@ class NativeParser {
       relocate(e, std::max<std::int64_t>(line_number_, 1), 1);
       throw;
     }
+  }
+
+  /// Where the end of the run was set: the entry with the latest time, or the declared end.
+  [[nodiscard]] FileLoc end_at() const {
+    return end_line_ > 0 ? FileLoc{name_, end_line_, static_cast<std::int64_t>(end_column_)} : FileLoc{name_};
   }
 
   /// The number the next line will have.
@@ -594,7 +600,9 @@ class NativeParser {
       fail(tokens_[2], "node " + std::to_string(e.id) + " is declared twice");
     }
     e.index = static_cast<EntityIndex>(node_index_.size());
-    if (node_index_.size() >= std::numeric_limits<EntityIndex>::max()) fail(tokens_[2], "too many nodes");
+    if (node_index_.size() >= kMaxEntities) {
+      fail(tokens_[2], "more than " + std::to_string(kMaxEntities) + " nodes: the most a trace may declare");
+    }
     e.name = opt[0] != nullptr ? std::string(opt[0]->text) : "node" + std::to_string(e.id);
     e.host = opt[1] != nullptr ? std::string(opt[1]->text) : std::string();
     e.rank = opt[2] != nullptr ? integer_field(*opt[2], "rank") : static_cast<std::int64_t>(e.index);
@@ -764,14 +772,15 @@ class LineSplitter {
 
 }  // namespace
 
-void read_native_trace_text(std::string_view text, const std::string& name, TraceSink& sink) {
+FileLoc read_native_trace_text(std::string_view text, const std::string& name, TraceSink& sink) {
   NativeParser parser(name, sink);
   LineSplitter splitter(parser, name);
   splitter.feed(text);
   splitter.finish();
+  return parser.end_at();
 }
 
-void read_native_trace(const std::filesystem::path& path, TraceSink& sink, const TextReadOptions& options) {
+FileLoc read_native_trace(const std::filesystem::path& path, TraceSink& sink, const TextReadOptions& options) {
   const std::string name = path.string();
   NativeParser parser(name, sink);
   read_line_batches<std::vector<ScannedLine>>(
@@ -786,6 +795,7 @@ void read_native_trace(const std::filesystem::path& path, TraceSink& sink, const
         return static_cast<std::int64_t>(lines.size());
       });
   parser.finish();
+  return parser.end_at();
 }
 
 }  // namespace kanoko::trace

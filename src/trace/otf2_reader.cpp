@@ -117,6 +117,8 @@ class Otf2Reader {
   Otf2Summary read();
 
   std::exception_ptr error_;
+  /// Callbacks run so far (after the definitions: events in the library's merged time order).
+  std::uint64_t event_number_ = 0;
 
   // ---- definitions ----
   void clock(std::uint64_t resolution, std::uint64_t offset, std::uint64_t length) {
@@ -339,7 +341,10 @@ class Otf2Reader {
       return 0;
     }
     const double s = static_cast<double>(t - offset_) / static_cast<double>(resolution_);
-    last_s_ = std::max(last_s_, s);
+    if (s > last_s_) {
+      last_s_ = s;
+      end_event_ = event_number_;
+    }
     return s;
   }
 
@@ -393,6 +398,7 @@ class Otf2Reader {
 
   bool have_clock_ = false;
   std::uint64_t resolution_ = 0, offset_ = 0, length_ = 0;
+  std::uint64_t end_event_ = 0;  ///< event_number_ of the event with the latest time
   std::unordered_map<OTF2_StringRef, std::string> strings_;
   std::unordered_map<OTF2_SystemTreeNodeRef, OTF2_StringRef> nodes_;
   std::map<OTF2_LocationGroupRef, LocationGroupDef> groups_of_locations_;
@@ -421,6 +427,7 @@ class Otf2Reader {
 template <typename F>
 OTF2_CallbackCode guarded(void* user, F&& f) {
   auto& self = *static_cast<Otf2Reader*>(user);
+  ++self.event_number_;
   try {
     f(self);
     return OTF2_CALLBACK_SUCCESS;
@@ -662,11 +669,16 @@ Otf2Summary Otf2Reader::read() {
       });
   check(OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, ecb, this), "registering event callbacks");
   count = 0;
+  event_number_ = 0;  // definitions went through the same callbacks
   check(OTF2_Reader_ReadAllGlobalEvents(reader, events, &count), "reading the events");
   check(OTF2_Reader_CloseGlobalEvtReader(reader, events), "closing the events");
   check(OTF2_Reader_CloseEvtFiles(reader), "closing the event files");
 
-  const double end = std::max(last_s_, static_cast<double>(length_) / static_cast<double>(resolution_));
+  const double declared_end = static_cast<double>(length_) / static_cast<double>(resolution_);
+  const double end = std::max(last_s_, declared_end);
+  summary_.end_at = FileLoc{name_ + (end_event_ > 0 && last_s_ >= declared_end
+                                 ? " (event " + std::to_string(end_event_) + " in time order, as otf2-print lists them)"
+                                 : std::string(" (the trace length of its ClockProperties)"))};
   const std::uint64_t open = stacks_.close_all(end);
   if (open > 0) warnings_.add("Enter without a matching Leave (ended at the end of the trace)", FileLoc{name_}, open);
   std::uint64_t sends = 0, receives = 0;

@@ -39,6 +39,9 @@ struct Otf2Summary {
   std::string metric;                 ///< the metric member read as load ("" if none)
   std::uint64_t timer_resolution = 0; ///< ticks per second
   std::vector<ReaderWarning> warnings;
+  /// The event with the latest time: the location's event file, "event N" (1-based, in that
+  /// location's order) as its record.
+  FileLoc end_at;
 };
 
 /// The anchor file of an OTF2 archive given as its anchor file or as its directory (which must

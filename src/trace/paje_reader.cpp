@@ -643,6 +643,7 @@ class PajeParser {
     s.platform_links = platform_links_;
     s.variable_events = variables_;
     s.point_events = point_events_;
+    s.end_at = end_line_ > 0 ? FileLoc{name_, end_line_, static_cast<std::int64_t>(end_column_)} : FileLoc{name_};
     std::vector<std::uint64_t> per_type(types_.size(), 0);
     for (std::size_t c = 1; c < containers_.size(); ++c) ++per_type[static_cast<std::size_t>(containers_[c].type)];
     // Types are reported by name: SimGrid defines a HOST type per zone level, with one name.
@@ -793,7 +794,11 @@ class PajeParser {
     }
     // The entity types are chosen when the first state is read or the clock leaves the start
     // time: SimGrid declares the platform (HOST, LINK) at the start, the MPI ranks soon after.
-    if (!decided_ && seen_time_ && v > last_time_) decide();
+    if (v > last_time_) {
+      if (!decided_ && seen_time_) decide();
+      end_line_ = line_number_;  // times never go back: the first line at the latest time sets the end
+      end_column_ = t.column;
+    }
     seen_time_ = true;
     last_time_ = v;
     if (!t.scanned && t.text.size() <= 32) {
@@ -1449,6 +1454,8 @@ class PajeParser {
   TraceSink& sink_;
   PajeOptions options_;
   std::int64_t line_number_ = 0;
+  std::int64_t end_line_ = 0;    ///< the first line at the latest time (0: no time past 0)
+  std::size_t end_column_ = 0;
   std::size_t bom_ = 0;
   std::span<const Token> tokens_;  ///< the line's tokens: token_store_'s or a worker's
   std::vector<Token> token_store_;

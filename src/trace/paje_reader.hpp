@@ -51,6 +51,8 @@ struct PajeSummary {
   std::vector<std::pair<std::string, std::uint64_t>> containers_by_type;  ///< type name → count
   std::string entity_type;             ///< name of the type(s) chosen as entities, comma-separated
   std::vector<PajeWarning> warnings;   ///< empty when the trace had no recoverable problem
+  /// The record that set the trace's end: where its latest time (or a declared end) was read.
+  FileLoc end_at;
   [[nodiscard]] std::uint64_t warning_count() const;
 };
 

@@ -13,6 +13,7 @@
 #include "src/base/suggest.hpp"
 #include "src/trace/decompress.hpp"
 #include "src/trace/event_window.hpp"
+#include "src/trace/limits.hpp"
 #include "src/trace/markers.hpp"
 #include "src/trace/text_input.hpp"
 
@@ -257,6 +258,10 @@ class ParaverParser {
       throw;
     }
     summary_.warnings = warnings_.items();
+    // The header's declared end, unless a record passes it.
+    summary_.end_at = end_line_ > 0 && max_time_ > summary_.declared_end_s
+                          ? FileLoc{name_, end_line_, static_cast<std::int64_t>(end_column_)}
+                          : FileLoc{name_, 1, static_cast<std::int64_t>(declared_end_column_)};
     return summary_;
   }
 
@@ -300,7 +305,11 @@ class ParaverParser {
   }
   double time_field(const Field& f) {
     const double t = static_cast<double>(unsigned_field(f, "a time (a whole number of ticks)")) * summary_.time_unit_s;
-    max_time_ = std::max(max_time_, t);
+    if (t > max_time_) {
+      max_time_ = t;
+      end_line_ = line_number_;
+      end_column_ = f.column;
+    }
     return t;
   }
 
@@ -331,6 +340,10 @@ class ParaverParser {
     const std::size_t open = s.find('(');
     const Field count{s.substr(0, open), column};
     const std::uint64_t n = unsigned_field(count, what);
+    if (n > kMaxEntities) {
+      fail_at(column, std::string(what) + " is " + std::to_string(n) + ", more than the " + std::to_string(kMaxEntities) +
+                          " entities a trace may declare");
+    }
     if (open == std::string_view::npos) return n;
     if (s.back() != ')') fail_at(column + s.size(), "expected ')' closing the list after '" + shown(s.substr(0, open)) + "('");
     const std::string_view inner = s.substr(open + 1, s.size() - open - 2);
@@ -373,6 +386,7 @@ class ParaverParser {
       }
     }
     summary_.declared_end_s = static_cast<double>(unsigned_field(Field{end, parts[0].second}, "the end time")) * summary_.time_unit_s;
+    declared_end_column_ = parts[0].second;
     // Resources: 0 | nodes | nodes(cpus,...)
     std::vector<std::pair<std::string_view, std::size_t>> items;
     summary_.nodes = counted_list(parts[1].first, parts[1].second, items, "the number of nodes");
@@ -422,6 +436,9 @@ class ParaverParser {
         if (th > kMaxThreads || threads > kMaxThreads) fail_at(column, "more than 16 M threads in the header");
         t.threads = static_cast<std::uint32_t>(th);
         t.node = static_cast<std::uint32_t>(std::min<std::uint64_t>(node, std::numeric_limits<std::uint32_t>::max()));
+        if (summary_.tasks >= kMaxEntities || threads > kMaxEntities) {
+          fail_at(column, "more than " + std::to_string(kMaxEntities) + " tasks or threads in the header (the most a trace may declare)");
+        }
         t.global_index = summary_.tasks++;
         t.first_thread = threads - th;
         tasks.push_back(t);
@@ -623,6 +640,9 @@ class ParaverParser {
   std::vector<std::string> task_labels_, thread_labels_, node_labels_;
   // .prv
   std::int64_t line_number_ = 0;
+  std::int64_t end_line_ = 0;          ///< the record with the latest time (0: none past 0)
+  std::size_t end_column_ = 0;
+  std::size_t declared_end_column_ = 1;  ///< the header's end time
   bool seen_header_ = false;
   std::uint64_t cpus_ = 0;
   std::vector<std::vector<Task>> apps_;

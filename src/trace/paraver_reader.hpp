@@ -60,6 +60,8 @@ struct ParaverSummary {
   bool have_pcf = false;
   bool have_row = false;
   std::vector<ReaderWarning> warnings;  ///< recoverable problems, one entry per kind
+  /// The record that set the trace's end: where its latest time (or a declared end) was read.
+  FileLoc end_at;
 };
 
 /// Reads `prv` with its .pcf and .row and streams it to `sink` in non-decreasing time order.

@@ -66,8 +66,8 @@ const std::vector<Reader>& readers() {
   static const std::vector<Reader> table{{
       {"native", "Kanoko native text trace (.kntr)", "'node' lines after the 'kntr 1' header",
        {{{"compute"}, {"send", "recv"}, {"idle"}}, true, false, false, false}, looks_native,
-       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport&) {
-         read_native_trace(p, sink, TextReadOptions{o.threads});
+       [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
+         r.end_at = read_native_trace(p, sink, TextReadOptions{o.threads});
        }},
       {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", "PajeCreateContainer events", {{{"computing", "compute"}, {}, {}}, true, true, true, false, true}, looks_paje,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
@@ -75,6 +75,7 @@ const std::vector<Reader>& readers() {
          paje.read.threads = o.threads;
          r.paje = read_paje_trace(p, sink, paje);
          r.has_paje = true;
+         r.end_at = r.paje.end_at;
        }},
       {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory",
        "Location definitions in the global definitions",
@@ -82,6 +83,7 @@ const std::vector<Reader>& readers() {
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const Otf2Summary s = read_otf2_trace(p, sink, o.otf2);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+         r.end_at = s.end_at;
          r.details = {{"otf2", std::to_string(s.location_groups) + " location groups, " + std::to_string(s.locations) +
                                    " threads, " + std::to_string(s.regions) + " regions"},
                       {"otf2 events", std::to_string(s.enters) + " enter, " + std::to_string(s.leaves) + " leave, " +
@@ -97,6 +99,7 @@ const std::vector<Reader>& readers() {
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+         r.end_at = s.end_at;
          r.details = {{"chrome", std::to_string(s.events) + " events, " + std::to_string(s.processes) + " processes, " +
                                      std::to_string(s.threads) + " threads"},
                       {"chrome events", std::to_string(s.states) + " slices, " + std::to_string(s.flow_messages) +
@@ -112,6 +115,7 @@ const std::vector<Reader>& readers() {
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ParaverSummary s = read_paraver_trace(p, sink, o.paraver);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
+         r.end_at = s.end_at;
          r.details = {{"paraver", std::to_string(s.nodes) + " nodes, " + std::to_string(s.applications) +
                                       " applications, " + std::to_string(s.tasks) + " tasks, " +
                                       std::to_string(s.threads) + " threads, " + std::to_string(s.communicators) +

@@ -69,6 +69,10 @@ struct ReadReport {
   std::uint64_t messages_without_bytes = 0;
   /// Collectives made from states naming collective calls (CollectivesFromStates).
   std::uint64_t collectives_from_states = 0;
+  /// The record that set the trace's end (its latest time, or a declared end): file:line:column
+  /// for text formats, the file and record for binary ones; an empty file when the reader cannot
+  /// tell (SimGrid TI, whose times are replayed).
+  FileLoc end_at;
   /// One line per kind of recoverable problem ("file:line: warning: N× what"), empty if none.
   [[nodiscard]] std::vector<std::string> warning_lines() const;
 };

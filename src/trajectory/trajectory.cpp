@@ -282,6 +282,21 @@ std::uint64_t checked_frame_stride(std::uint64_t bodies, std::uint64_t stats) {
 
 }  // namespace
 
+std::uint64_t file_size_for(std::uint64_t bodies, std::uint64_t stats, std::uint64_t frames, std::uint64_t section_bytes) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const std::uint64_t stride = checked_frame_stride(bodies, stats);
+  if (stride == 0) return kMax;
+  const std::uint64_t per_block = block_frames_for(stride);
+  const std::uint64_t blocks = frames / per_block + (frames % per_block != 0 ? 1 : 0);
+  std::uint64_t total = sizeof(Header) + sizeof(Completion) + 7, part = 0;
+  if (__builtin_add_overflow(total, section_bytes, &total) || __builtin_mul_overflow(frames, stride, &part) ||
+      __builtin_add_overflow(total, part, &total) || __builtin_mul_overflow(blocks, std::uint64_t{sizeof(BlockFooter)}, &part) ||
+      __builtin_add_overflow(total, part, &total)) {
+    return kMax;
+  }
+  return total;
+}
+
 std::string encode_traffic(const Metadata& m) {
   ByteWriter w;
   w.pod(static_cast<std::uint64_t>(m.traffic_intervals()));

@@ -109,6 +109,11 @@ struct FrameView {
   Eigen::Map<const Eigen::MatrixXd> stats{nullptr, 0, 0};
 };
 
+/// Bytes of a complete trajectory file of `frames` frames of `bodies` bodies with `stats`
+/// statistics each, whose sections take `section_bytes`: what a run will write, estimated before it
+/// starts. Saturates at 2^64 − 1 instead of wrapping.
+std::uint64_t file_size_for(std::uint64_t bodies, std::uint64_t stats, std::uint64_t frames, std::uint64_t section_bytes);
+
 /// Writes a trajectory (format 2) under a temporary name; commit() makes it appear. Destroying an
 /// uncommitted writer removes the temporary file. Every finished block is flushed to the
 /// temporary file, so a Reader opened with Open::partial on temporary_path() follows the run.

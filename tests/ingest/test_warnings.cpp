@@ -105,6 +105,8 @@ TEST(IngestWarnings, EventsCrowdedByALateEventNameIt) {
   const Checked c = check(healthy_trace(true, true, /*late_event_s=*/900.0), kMapping);
   EXPECT_TRUE(mentions(c.warnings, "of the events fall in")) << testing::PrintToString(c.warnings);
   EXPECT_TRUE(mentions(c.warnings, "'rank-0' at t = 900 s")) << testing::PrintToString(c.warnings);
+  // The record itself: the late message is line 1606 (header, 4 nodes, 200 × 8 entries), its time column 5.
+  EXPECT_TRUE(mentions(c.warnings, "t.kntr:1606:5")) << testing::PrintToString(c.warnings);
   EXPECT_TRUE(mentions(c.warnings, "--to")) << testing::PrintToString(c.warnings);
 }
 

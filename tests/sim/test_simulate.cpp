@@ -10,6 +10,7 @@
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/model_fixtures.hpp"
 #include "tests/support/ring_mapping.hpp"
+#include "tests/support/sim_fixture.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
@@ -31,17 +32,8 @@ std::string ring_trace() {
   return s + "end 0.5\n";
 }
 
-struct Fixture {
-  TempDir dir;
-  SimulateOptions options;
-  Fixture(const std::string& mapping = kMapping, const std::string& trace = ring_trace()) {
-    write_text(dir / "t.kntr", trace);
-    write_text(dir / "m.toml", mapping);
-    options.trace = dir / "t.kntr";
-    options.mapping = dir / "m.toml";
-    options.output = dir / "run.kntj";
-    options.progress = false;
-  }
+struct Fixture : test::SimFixture {
+  Fixture(const std::string& mapping = kMapping, const std::string& trace = ring_trace()) : SimFixture(mapping, trace) {}
 };
 
 TEST(Simulate, WritesTheExpectedFrames) {

@@ -10,6 +10,7 @@
 #include "src/sim/simulate.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/model_fixtures.hpp"
+#include "tests/support/sim_fixture.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
@@ -36,17 +37,8 @@ std::string lattice_trace() {
   return t + "end 0.2\n";
 }
 
-struct Fixture {
-  TempDir dir;
-  SimulateOptions options;
-  explicit Fixture(const std::string& mapping, const std::string& trace = lattice_trace()) {
-    write_text(dir / "t.kntr", trace);
-    write_text(dir / "m.toml", mapping);
-    options.trace = dir / "t.kntr";
-    options.mapping = dir / "m.toml";
-    options.output = dir / "run.kntj";
-    options.progress = false;
-  }
+struct Fixture : test::SimFixture {
+  explicit Fixture(const std::string& mapping, const std::string& trace = lattice_trace()) : SimFixture(mapping, trace) {}
   /// Simulates into `name` (forced) and returns the file's bytes.
   std::string run(const std::string& name) {
     options.output = dir / name;

@@ -411,5 +411,18 @@ TEST(ChromeReader, ByteOrderMarkAndId2Flows) {
   EXPECT_TRUE(has_warning(s, "t.json:3: warning: 1x flow end without a start"));
 }
 
+TEST(ChromeReader, NamesTheEventThatSetsTheEnd) {
+  // One slice whose duration is corrupted stretches the trace: the summary points at its line.
+  StreamRecorder rec;
+  const ChromeSummary s = read_text("[\n"
+                                    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"name\":\"a\"},\n"
+                                    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":9000000000,\"name\":\"a\"},\n"
+                                    "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":10,\"name\":\"a\"}\n"
+                                    "]\n",
+                                    rec);
+  EXPECT_EQ(s.end_at.file, "t.json");
+  EXPECT_EQ(s.end_at.line, 3);
+}
+
 }  // namespace
 }  // namespace kanoko::trace

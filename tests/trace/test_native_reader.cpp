@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/trace/limits.hpp"
 #include "src/trace/native_reader.hpp"
 #include "src/trace/native_writer.hpp"
 #include "src/trace/timeline.hpp"
@@ -727,6 +728,42 @@ TEST(NativeReaderFile, OtherTraceFormatsAreRefusedAtTheirFirstLine) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no shared traces at " << shared;
+}
+
+TEST(NativeReader, ReturnsTheEntryThatSetsTheEnd) {
+  Recorder r;
+  // Entries are sorted: the first to reach the latest time sets the end, not the later ones at it.
+  const FileLoc observed = read_native_trace_text("kntr 1\nnode 0 0\nnode 0 1\nmsg 0.5 0 1 10\nmsg 9000 0 1 10\n"
+                                                  "msg 9000 1 0 10\n",
+                                                  kName, r);
+  EXPECT_EQ(observed.str(), "t.kntr:5:5");
+  Recorder declared;
+  EXPECT_EQ(read_native_trace_text("kntr 1\nnode 0 0\nmsg 0.5 0 0 10\nend 2\n", kName, declared).str(), "t.kntr:4:5");
+}
+
+TEST(NativeReaderErrors, DeclaredNodesAreCapped) {
+  // One node more than kMaxEntities: refused at its line, not after exhausting memory.
+  class Count final : public TraceSink {
+   public:
+    void on_entity(const Entity&) override { ++entities; }
+    void on_link(const Link&) override {}
+    void on_message(const Message&) override {}
+    void on_load(const LoadSample&) override {}
+    void on_state(const StateInterval&) override {}
+    void on_end(double) override {}
+    std::size_t entities = 0;
+  } count;
+  std::string text = "kntr 1\n";
+  text.reserve(16 * (kMaxEntities + 2));
+  for (std::size_t i = 0; i <= kMaxEntities; ++i) text += "node 0 " + std::to_string(i) + "\n";
+  try {
+    read_native_trace_text(text, kName, count);
+    FAIL() << "expected the cap";
+  } catch (const InputError& e) {
+    const std::string where = kName + ":" + std::to_string(kMaxEntities + 2) + ":8: error: more than 1048576 nodes";
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(count.entities, kMaxEntities);
 }
 
 }  // namespace

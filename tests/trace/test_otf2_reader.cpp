@@ -399,5 +399,15 @@ TEST(Otf2Reader, SinkRefusalNamesTheFile) {
   }
 }
 
+TEST(Otf2Reader, NamesTheEventThatSetsTheEnd) {
+  // write_archive's events that reach the reader (Isend completions and Irecv requests do not):
+  // 24, of which 21 come before the first Leave at the latest time, 2000 ticks.
+  test::TempDir dir;
+  write_archive(dir / "a");
+  StreamRecorder rec;
+  const Otf2Summary s = read_otf2_trace(dir / "a", rec);
+  EXPECT_NE(s.end_at.file.find("(event 22 in time order"), std::string::npos) << s.end_at.file;
+}
+
 }  // namespace
 }  // namespace kanoko::trace

@@ -882,5 +882,14 @@ TEST(PajeReaderHostile, FuzzSeedsRead) {
   }
 }
 
+TEST(PajeReader, NamesTheLineThatSetsTheEnd) {
+  // kBody's latest time, 1, is first reached by its line 20, "6 1 MPI rank-1".
+  Recorder r;
+  const PajeSummary s = parse(kHeader + kBody, r);
+  EXPECT_EQ(s.end_at.file, kName);
+  EXPECT_EQ(s.end_at.line, kHeaderLines + 20);
+  EXPECT_EQ(s.end_at.column, 3);
+}
+
 }  // namespace
 }  // namespace kanoko::trace

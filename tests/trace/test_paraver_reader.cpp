@@ -558,5 +558,28 @@ TEST(ParaverReaderHostile, FuzzSeedsRead) {
   }
 }
 
+TEST(ParaverReader, NamesTheRecordThatSetsTheEnd) {
+  // The header declares 1000 ms, past every record: the header sets the end.
+  Capture c;
+  EXPECT_EQ(read_paraver_trace_text(kPrv, kPcf, kRow, "h.prv", c).end_at.line, 1);
+  // Declared 100 ms: the state record ending at 900 ms (line 13, its end field) sets it.
+  std::string short_end = kPrv;
+  short_end.replace(short_end.find("1000_ms"), 7, "100_ms");
+  Capture c2;
+  const FileLoc at = read_paraver_trace_text(short_end, kPcf, kRow, "h.prv", c2).end_at;
+  EXPECT_EQ(at.line, 13);
+  EXPECT_EQ(at.column, 13);
+}
+
+TEST(ParaverReaderErrors, DeclaredSizesAreCappedBeforeAllocating) {
+  // A header declaring two million tasks (listing one) fails at its count, before any list.
+  const std::string err = error_of("#Paraver (d):100_ms:1(1):1:2000000(1:1)\n");
+  EXPECT_NE(err.find("e.prv:1:"), std::string::npos) << err;
+  EXPECT_NE(err.find("the number of tasks is 2000000, more than the 1048576 entities"), std::string::npos) << err;
+  // At the limit's edge the count is read, and the list then disagrees with it.
+  const std::string at_limit = error_of("#Paraver (d):100_ms:1(1):1:1048576(1:1)\n");
+  EXPECT_NE(at_limit.find("but the list holds 1"), std::string::npos) << at_limit;
+}
+
 }  // namespace
 }  // namespace kanoko::trace
