@@ -119,15 +119,24 @@ TEST(ZeroConfig, LayoutDistancesFollowTheCommunicationGraph) {
   }
 }
 
+/// Each body's rank, mean mass and mean speed over a run, and the heaviest body.
+struct BodyMotion {
+  std::vector<long> rank;
+  std::vector<double> mass, speed;
+  std::size_t heaviest = 0;
+};
+
+BodyMotion body_motion(const ZeroRun& run) {
+  const trajectory::Reader r(run.path);
+  BodyMotion b{ranks_of(r), mean_mass(r), mean_speed(r), 0};
+  b.heaviest = static_cast<std::size_t>(std::max_element(b.mass.begin(), b.mass.end()) - b.mass.begin());
+  return b;
+}
+
 TEST(ZeroConfig, MostLoadedRankIsHeaviestAndMovesLeastUnderBalance) {
   // pipeline8-flat: rank 4 computes 3 ms per item, the others 1 ms.
   test::TempDir dir;
-  const ZeroRun run = run_inferred(shipped("pipeline8-flat"), dir.path(), "pipeline");
-  const trajectory::Reader r(run.path);
-  const std::vector<long> rank = ranks_of(r);
-  const std::vector<double> mass = mean_mass(r);
-  const std::vector<double> speed = mean_speed(r);
-  const std::size_t heaviest = static_cast<std::size_t>(std::max_element(mass.begin(), mass.end()) - mass.begin());
+  const auto [rank, mass, speed, heaviest] = body_motion(run_inferred(shipped("pipeline8-flat"), dir.path(), "pipeline"));
   EXPECT_EQ(rank[heaviest], 4);
   for (std::size_t i = 0; i < rank.size(); ++i) {
     if (i != heaviest) {
@@ -148,12 +157,7 @@ TEST(ZeroConfig, OverloadedRankIsHeaviestAndLeastRestlessOfAllUnderBalance) {
   // computes three times the work of the others. Mass follows its load; its mean speed is the
   // lowest of all sixteen, not just below the ranks that wait for it.
   test::TempDir dir;
-  const ZeroRun run = run_inferred(shipped("halo2d-16-slow5"), dir.path(), "slow5");
-  const trajectory::Reader r(run.path);
-  const std::vector<long> rank = ranks_of(r);
-  const std::vector<double> mass = mean_mass(r);
-  const std::vector<double> speed = mean_speed(r);
-  const std::size_t heaviest = static_cast<std::size_t>(std::max_element(mass.begin(), mass.end()) - mass.begin());
+  const auto [rank, mass, speed, heaviest] = body_motion(run_inferred(shipped("halo2d-16-slow5"), dir.path(), "slow5"));
   const std::size_t slowest = static_cast<std::size_t>(std::min_element(speed.begin(), speed.end()) - speed.begin());
   EXPECT_EQ(rank[heaviest], 5);
   EXPECT_EQ(rank[slowest], 5);
