@@ -43,6 +43,7 @@ const std::vector<Shipped>& shipped() {
       {"farm8-fattree.trace", 8, 60 * 2 + 7, false},
       {"farm8-anytag.trace", 8, 60 + 60 + 7, true},  // the 60 results are paired in order (wildcard tag)
       {"halo2d-16-torus.trace", 16, 10 * 16 * 4, true},
+      {"halo2d-16-slow5.trace", 16, 10 * 16 * 4, true},
       {"halo3d-27-torus-light.trace", 27, 10 * 27 * 6, true},
       {"halo3d-27-torus-heavy.trace", 27, 10 * 27 * 6, true},
       {"alltoall8-fattree.trace", 8, 0, false},  // collectives only (no internals)

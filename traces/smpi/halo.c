@@ -13,7 +13,7 @@
  * rank: its neighbours wait for it every iteration).
  *
  *   halo [--dims 2] [--iters 10] [--work 1e6] [--bytes 8192] [--skew 8] [--skew-axis 0] [--open]
- *        [--work-scale 1] [--slow-rank -1] [--slow-factor 3] */
+ *        [--work-scale 1] [--slow-rank R] [--slow-factor 3] */
 #include "common.h"
 
 /* True when N (> 1) has no divisor but 1 and itself. */
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   const int skew = opt_int(argc, argv, "--skew", 8);
   const int skew_axis = opt_int(argc, argv, "--skew-axis", 0);
   const int open = opt_flag(argc, argv, "--open");
-  const int slow_rank = opt_int(argc, argv, "--slow-rank", -1);
+  const int slow_rank = opt_int(argc, argv, "--slow-rank", size); /* default: no rank */
   const double slow_factor = opt_double(argc, argv, "--slow-factor", 3);
   if (ndims < 1 || ndims > 3 || skew_axis >= ndims) {
     fprintf(stderr, "halo: --dims must be 1..3 and --skew-axis below it\n");
