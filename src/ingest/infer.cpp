@@ -268,7 +268,14 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
   } else {
     t << "# Colour: fraction of the interval spent computing.\ncolour = \"busy\"\ncolour_range = [0.0, 1.0]\n";
   }
-  t << "labels = \"name\"\n";
+  // Names stay readable up to a few dozen bodies; beyond that they cover the picture (the viewer's
+  // inspect panel and --labels still show them).
+  constexpr std::size_t kMostLabelledBodies = 64;
+  if (n <= kMostLabelledBodies) {
+    t << "labels = \"name\"\n";
+  } else {
+    t << "# No labels: " << n << " names would cover the picture (labels = \"name\" shows them).\nlabels = \"none\"\n";
+  }
 
   if (n == 1) warn("the trace has one entity: a single body cannot show balance or communication between ranks");
   out.text = t.str();

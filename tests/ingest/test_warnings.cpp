@@ -183,3 +183,24 @@ TEST(IngestInference, TimeIndependentReplayRatesComeFromTheMapping) {
 
 }  // namespace
 }  // namespace kanoko::ingest
+
+namespace kanoko::ingest {
+namespace {
+
+TEST(InferredLabels, NamesShowOnSmallRunsAndStayOffOnBigOnes) {
+  // 16 ranks keep their names on screen; 200 would cover the picture with text.
+  test::TempDir dir;
+  for (const int nodes : {16, 200}) {
+    std::string trace = "kntr 1\n";
+    for (int i = 0; i < nodes; ++i) trace += "node 0 " + std::to_string(i) + "\n";
+    for (int i = 0; i + 1 < nodes; ++i) trace += "msg 0.5 " + std::to_string(i) + " " + std::to_string(i + 1) + " 100\n";
+    trace += "end 1\n";
+    test::write_text(dir.path() / "t.kntr", trace);
+    const std::string text = infer_mapping(dir.path() / "t.kntr", InferOptions{}).text;
+    const bool named = text.find("labels = \"name\"\n") != std::string::npos && text.find("labels = \"none\"") == std::string::npos;
+    EXPECT_EQ(named, nodes == 16) << nodes << " bodies:\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace kanoko::ingest
