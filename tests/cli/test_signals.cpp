@@ -63,16 +63,16 @@ void wait_until_integrating(int err_fd) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
 }
 
-/// How a process ended and how long after `since` (it is killed after 10 s).
+/// How a process ended and how long after `since` (it is killed after `limit`).
 struct Ending {
   int status = 0;
   double seconds = 0;
 };
 
-Ending wait_for_exit(pid_t pid, Clock::time_point since) {
+Ending wait_for_exit(pid_t pid, Clock::time_point since, std::chrono::seconds limit = std::chrono::seconds(10)) {
   Ending e;
   while (::waitpid(pid, &e.status, WNOHANG) == 0) {
-    if (Clock::now() - since > std::chrono::seconds(10)) {
+    if (Clock::now() - since > limit) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &e.status, 0);
       break;
@@ -135,7 +135,10 @@ TEST(Signals, ClosedPipeOnStderrStopsTheRun) {
   char first = 0;
   ASSERT_EQ(::read(fds[0], &first, 1), 1) << "the simulation printed nothing";
   ::close(fds[0]);  // head -c1 exits
-  const Ending e = wait_for_exit(pid, Clock::now());
+  // The next progress line comes a tenth of the run later: well under a second in a release
+  // build, over ten seconds under AddressSanitizer on a loaded CI machine. What is checked is
+  // that the run ends by SIGPIPE and leaves nothing, not how fast (the tests above time that).
+  const Ending e = wait_for_exit(pid, Clock::now(), std::chrono::seconds(300));
   ASSERT_TRUE(WIFEXITED(e.status)) << "killed by signal " << (WIFSIGNALED(e.status) ? WTERMSIG(e.status) : 0);
   EXPECT_EQ(WEXITSTATUS(e.status), 128 + SIGPIPE) << "after " << e.seconds << " s";
   EXPECT_EQ(list_dir(dir.path()), (std::vector<std::string>{"m.toml", "t.kntr"}));
