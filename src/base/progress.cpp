@@ -43,12 +43,14 @@ std::string format_seconds(double seconds) {
   return buf;
 }
 
-ProgressBar::ProgressBar(std::string label, std::uint64_t total, std::string unit, bool enabled)
+ProgressBar::ProgressBar(std::string label, std::uint64_t total, std::string unit, bool enabled,
+                         std::chrono::milliseconds log_every)
     : label_(std::move(label)),
       unit_(std::move(unit)),
       total_(total),
       enabled_(enabled),
       tty_(::isatty(STDERR_FILENO) == 1),
+      log_every_(log_every),
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
@@ -68,8 +70,9 @@ void ProgressBar::update(std::uint64_t done) {
     draw(false);
   } else {
     const int decile = total_ == 0 ? 10 : static_cast<int>(10 * done_ / total_);
-    if (decile != last_decile_) {
+    if (decile != last_decile_ || now - last_draw_ >= log_every_) {
       last_decile_ = decile;
+      last_draw_ = now;
       draw(false);
     }
   }

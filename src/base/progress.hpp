@@ -1,6 +1,7 @@
 // A progress bar on stderr for long work: fraction, rate and time remaining. It appears only when
 // the work lasts over half a second, then redraws at most ten times a second on a terminal, or
-// prints a line every 10 % otherwise (logs, CI).
+// prints a line every 10 % otherwise (logs, CI), and at least every `log_every` (30 s by default)
+// so that a slow run's log keeps moving.
 #pragma once
 
 #include <chrono>
@@ -12,7 +13,8 @@ namespace kanoko {
 class ProgressBar {
  public:
   /// `label` names the work ("simulate"), `total` the units, `unit` their name ("steps").
-  ProgressBar(std::string label, std::uint64_t total, std::string unit, bool enabled = true);
+  ProgressBar(std::string label, std::uint64_t total, std::string unit, bool enabled = true,
+              std::chrono::milliseconds log_every = std::chrono::seconds(30));
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
   ~ProgressBar();
@@ -34,6 +36,7 @@ class ProgressBar {
   bool finished_ = false;
   bool drawn_ = false;
   int last_decile_ = -1;
+  std::chrono::milliseconds log_every_;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
 };

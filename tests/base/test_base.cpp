@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <limits>
 #include <new>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "src/base/atomic_file.hpp"
@@ -349,6 +351,22 @@ TEST(ProgressBar, QuietWhenDisabledOrQuick) {
     empty.finish();
   }
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(ProgressBar, LogLinesKeepComingOnASlowRun) {
+  // Not a terminal (stderr is captured): a line every 10 % and, on a run too slow for that, at
+  // least every `log_every` (a slow run under a sanitizer would otherwise print once in half an hour).
+  testing::internal::CaptureStderr();
+  {
+    ProgressBar slow("simulate", 1000, "steps", true, std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    slow.update(1);  // the first line, after half a second
+    slow.update(2);  // same tenth, too soon: nothing
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    slow.update(3);  // same tenth, but log_every has passed
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 2) << err;
 }
 
 TEST(Interrupt, NothingRequestedByDefault) {
