@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <numbers>
+#include <utility>
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/check.hpp"
@@ -160,6 +161,33 @@ void write_accessor(JsonWriter& w, int view, std::uint64_t offset, int component
   w.EndObject();
 }
 
+/// A mesh of one primitive.
+void write_mesh(JsonWriter& w, const std::string& name, std::initializer_list<std::pair<const char*, int>> attributes,
+                int indices, int material, int mode) {
+  w.StartObject();
+  key(w, "name");
+  w.String(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
+  key(w, "primitives");
+  w.StartArray();
+  w.StartObject();
+  key(w, "attributes");
+  w.StartObject();
+  for (const auto& [attribute, accessor] : attributes) {
+    key(w, attribute);
+    w.Int(accessor);
+  }
+  w.EndObject();
+  key(w, "indices");
+  w.Int(indices);
+  key(w, "material");
+  w.Int(material);
+  key(w, "mode");
+  w.Int(mode);
+  w.EndObject();
+  w.EndArray();
+  w.EndObject();
+}
+
 Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>& keyframes) {
   const trajectory::Metadata& meta = reader.meta();
   Plan p;
@@ -256,54 +284,13 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
   key(w, "meshes");
   w.StartArray();
   for (int m = 0; m < body_materials; ++m) {
-    w.StartObject();
-    key(w, "name");
-    w.String(m == 0 ? "sphere" : ("sphere " + std::to_string(m)).c_str());
-    key(w, "primitives");
-    w.StartArray();
-    w.StartObject();
-    key(w, "attributes");
-    w.StartObject();
-    key(w, "POSITION");
-    w.Int(0);
-    key(w, "NORMAL");
-    w.Int(1);
-    w.EndObject();
-    key(w, "indices");
-    w.Int(2);
-    key(w, "material");
-    w.Int(m);
-    key(w, "mode");
-    w.Int(kModeTriangles);
-    w.EndObject();
-    w.EndArray();
-    w.EndObject();
+    write_mesh(w, m == 0 ? "sphere" : "sphere " + std::to_string(m), {{"POSITION", 0}, {"NORMAL", 1}}, 2, m,
+               kModeTriangles);
   }
   if (l.skinned) {
-    w.StartObject();
-    key(w, "name");
-    w.String("springs");
-    key(w, "primitives");
-    w.StartArray();
-    w.StartObject();
-    key(w, "attributes");
-    w.StartObject();
-    key(w, "POSITION");
-    w.Int(spring_accessor);
-    key(w, "JOINTS_0");
-    w.Int(spring_accessor + 1);
-    key(w, "WEIGHTS_0");
-    w.Int(spring_accessor + 2);
-    w.EndObject();
-    key(w, "indices");
-    w.Int(spring_accessor + 3);
-    key(w, "material");
-    w.Int(body_materials);
-    key(w, "mode");
-    w.Int(kModeLines);
-    w.EndObject();
-    w.EndArray();
-    w.EndObject();
+    write_mesh(w, "springs",
+               {{"POSITION", spring_accessor}, {"JOINTS_0", spring_accessor + 1}, {"WEIGHTS_0", spring_accessor + 2}},
+               spring_accessor + 3, body_materials, kModeLines);
   }
   w.EndArray();
 
@@ -385,7 +372,17 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
 
   key(w, "accessors");
   w.StartArray();
-  const std::array<float, 3> unit_lo{-1, -1, -1}, unit_hi{1, 1, 1};
+  // The sphere's bounds as written (glTF asks for the exact extremes of a POSITION accessor).
+  std::vector<float> sphere_vertices;
+  std::vector<std::uint16_t> sphere_indices;
+  sphere(sphere_vertices, sphere_indices);
+  std::array<float, 3> unit_lo{}, unit_hi{};
+  for (std::size_t c = 0; c < 3; ++c) {
+    for (std::size_t v = c; v < sphere_vertices.size(); v += 3) {
+      unit_lo[c] = std::min(unit_lo[c], sphere_vertices[v]);
+      unit_hi[c] = std::max(unit_hi[c], sphere_vertices[v]);
+    }
+  }
   write_accessor(w, kViewSpherePositions, 0, kFloat, kSphereVertices, "VEC3", &unit_lo, &unit_hi);
   write_accessor(w, kViewSphereNormals, 0, kFloat, kSphereVertices, "VEC3");
   write_accessor(w, kViewSphereIndices, 0, kUnsignedShort, kSphereIndices, "SCALAR");

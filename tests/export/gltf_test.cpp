@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -98,8 +100,22 @@ std::string check_glb_container(const std::string& bytes) {
     const auto& v = d["bufferViews"][a["bufferView"].GetUint()];
     const std::uint64_t offset = a.HasMember("byteOffset") ? a["byteOffset"].GetUint64() : 0;
     const int bytes_per = a["componentType"].GetInt() == 5123 ? 2 : 4;
-    EXPECT_LE(offset + a["count"].GetUint64() * static_cast<std::uint64_t>(components.at(a["type"].GetString()) * bytes_per),
-              v["byteLength"].GetUint64());
+    const auto n = static_cast<std::uint64_t>(components.at(a["type"].GetString()));
+    EXPECT_LE(offset + a["count"].GetUint64() * n * static_cast<std::uint64_t>(bytes_per), v["byteLength"].GetUint64());
+    if (!a.HasMember("min") || a["componentType"].GetInt() != 5126) continue;
+    // Declared bounds are the data's exact extremes (glTF requires them for positions and times).
+    const std::size_t data = bin_at + 8 + (v.HasMember("byteOffset") ? v["byteOffset"].GetUint64() : 0) + offset;
+    for (std::uint64_t c = 0; c < n; ++c) {
+      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+      for (std::uint64_t i = 0; i < a["count"].GetUint64(); ++i) {
+        float x = 0;
+        std::memcpy(&x, bytes.data() + data + (i * n + c) * 4, 4);
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      EXPECT_EQ(a["min"][static_cast<rapidjson::SizeType>(c)].GetFloat(), lo);
+      EXPECT_EQ(a["max"][static_cast<rapidjson::SizeType>(c)].GetFloat(), hi);
+    }
   }
   return json;
 }

@@ -21,6 +21,16 @@ test::RunSpec one_cue_run() {
   return spec;
 }
 
+// Renders `reader` from 0 to 4 s at 10 fps (40 frames), heard from the origin looking along -z.
+OfflineResult render_four_seconds(const trajectory::Reader& reader, const mapping::AudioSpec& audio,
+                                  const std::filesystem::path& wav) {
+  OfflineTiming timing;
+  timing.end_s = 4.0;
+  timing.fps = 10;
+  timing.frames = 40;
+  return render_offline_audio(reader, audio, timing, [](std::size_t) { return ListenerState{}; }, wav);
+}
+
 std::size_t first_loud_sample(const WavData& wav, float threshold) {
   for (std::size_t i = 0; i < wav.samples.size(); ++i) {
     if (std::abs(wav.samples[i]) > threshold) return i / static_cast<std::size_t>(wav.channels);
@@ -73,15 +83,10 @@ TEST(OfflineAudio, HrtfAndPlainMixesBothPlaceALeftBodyOnTheLeft) {
   test::write_run(dir / "r.kntj", spec);
   const trajectory::Reader reader(dir / "r.kntj");
   mapping::Mapping m = test::mapping_with_audio("[[audio.cue]]\nquantity = \"load\"\nrate = [5, inf]\n");
-  OfflineTiming timing;
-  timing.end_s = 4.0;
-  timing.fps = 10;
-  timing.frames = 40;
-  const auto listener = [](std::size_t) { return ListenerState{}; };
   std::vector<WavData> mixes;
   for (const auto hrtf : {mapping::HrtfRequest::Off, mapping::HrtfRequest::On}) {
     m.audio.hrtf = hrtf;
-    const OfflineResult r = render_offline_audio(reader, m.audio, timing, listener, dir / "a.wav");
+    const OfflineResult r = render_four_seconds(reader, m.audio, dir / "a.wav");
     EXPECT_EQ(r.hrtf_enabled, hrtf == mapping::HrtfRequest::On) << r.hrtf_status;
     EXPECT_EQ(r.cues_played, 1U);
     EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
@@ -116,12 +121,7 @@ TEST(OfflineAudio, TrackIsNormalisedToTheTargetLoudness) {
   for (const char* volume : {"0.05", "1.0"}) {
     const mapping::Mapping m = test::mapping_with_audio(std::string("[audio]\nmaster_volume = ") + volume +
                                                         "\n[[audio.cue]]\nquantity = \"load\"\nrate = [5, inf]\n");
-    OfflineTiming timing;
-    timing.end_s = 4.0;
-    timing.fps = 10;
-    timing.frames = 40;
-    const OfflineResult r =
-        render_offline_audio(reader, m.audio, timing, [](std::size_t) { return ListenerState{}; }, dir / "a.wav");
+    const OfflineResult r = render_four_seconds(reader, m.audio, dir / "a.wav");
     const WavData wav = read_wav(dir / "a.wav");
     LoudnessMeter meter(wav.sample_rate_hz);
     meter.add(wav.samples);
@@ -142,12 +142,7 @@ TEST(OfflineAudio, NoCueGivesAWarningThatSaysWhy) {
   test::write_run(dir / "r.kntj", one_cue_run());
   const trajectory::Reader reader(dir / "r.kntj");
   const mapping::Mapping m = test::mapping_with_audio("[[audio.cue]]\nquantity = \"load\"\nrate = [50, inf]\n");
-  OfflineTiming timing;
-  timing.end_s = 4.0;
-  timing.fps = 10;
-  timing.frames = 40;
-  const OfflineResult r =
-      render_offline_audio(reader, m.audio, timing, [](std::size_t) { return ListenerState{}; }, dir / "a.wav");
+  const OfflineResult r = render_four_seconds(reader, m.audio, dir / "a.wav");
   EXPECT_EQ(r.cues_played, 0U);
   ASSERT_EQ(r.warnings.size(), 1U);
   // The load jumps by 1 in one 0.1 s frame: rates from 0 to 10 per second, below 50.
