@@ -40,8 +40,9 @@ int export_gltf(const trajectory::Reader& reader, const std::string& run, const 
       throw InputError(FileLoc{"--fps"}, "--fps must be a positive number of keyframes per second");
     }
   }
-  std::uint64_t limit = sim::default_budget(output).max_output_bytes;
-  std::string reason = "the default budget";
+  const sim::Budget budget = sim::default_budget(output);
+  std::uint64_t limit = budget.max_output_bytes;
+  std::string reason = "the default limit: " + budget.output_reason;
   if (vm.count("max-output") != 0U) {
     limit = sim::parse_size(vm["max-output"].as<std::string>(), "--max-output");
     reason = "--max-output";
