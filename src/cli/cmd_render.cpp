@@ -259,7 +259,7 @@ int cmd_render(const Args& args) {
     std::cout << "wrote " << audio_text << " (" << result.audio_cues << " cues, "
               << result.hrtf_status << loudness.str() << ")\n";
     for (const std::string& w : a.warnings) std::cerr << "kanoko render: warning: " << w << '\n';
-    if (a.cues_played == 0 && !result.audio_muxed && !scene::is_image_sequence(output)) {
+    if (result.silent_audio_withheld) {
       std::cerr << "kanoko render: the silent track is not muxed into " << output
                 << " (--silent-track muxes it anyway)\n";
     }

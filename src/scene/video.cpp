@@ -356,7 +356,10 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     // A track without a cue is silence: not muxed unless asked for (the render warns why).
     const bool silent = result.audio.cues_played == 0;
-    if (!sequence && ext != ".gif" && (!silent || options.mux_silent_audio)) audio_track = options.audio_output;
+    if (!sequence && ext != ".gif") {
+      result.silent_audio_withheld = silent && !options.mux_silent_audio;
+      if (!result.silent_audio_withheld) audio_track = options.audio_output;
+    }
   }
   if (sequence) {
     // The frames appear together: each is written and closed under a temporary name, and all are

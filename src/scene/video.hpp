@@ -76,6 +76,7 @@ struct VideoResult {
   std::size_t audio_cues = 0;    ///< cues played in the sound track
   std::string hrtf_status;       ///< of the offline audio render
   sonify::OfflineResult audio;   ///< the offline audio render (loudness, warnings)
+  bool silent_audio_withheld = false;  ///< no cue fired, so the video got no sound track
 };
 
 /// Renders the animation to `output`: an image sequence (see is_image_sequence) written frame by
