@@ -14,6 +14,8 @@ packages=(
   libmuparser-dev
   libre2-dev  # the mapping's patterns: linear-time matching
   libopenal-dev libopenal-data
+  assimp-utils  # tests/export: reads the glTF export back (assimp export x.glb x.assjson)
+  libebur128-dev  # render --audio: EBU R128 loudness (integrated, true peak) for the -16 LUFS normalisation
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (libclang_rt.fuzzer) and clang's sanitizers
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )

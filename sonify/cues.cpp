@@ -144,7 +144,70 @@ struct RateStats {
   [[nodiscard]] double sd() const { return n > 0 ? std::sqrt(m2 / n) : 0; }
 };
 
+/// Calls f(rule, body, rate) for the rate of each rule's quantity of each body at every stored
+/// frame after the first (frames at a repeated time carry no rate), as CueDetector::feed computes it.
+template <typename F>
+void for_each_rate(const trajectory::Reader& reader, const std::vector<CueRule>& rules, F&& f) {
+  const std::size_t bodies = reader.meta().body_count();
+  const CueDetector reader_of_values(rules, bodies);
+  Eigen::MatrixXd values, previous;
+  double previous_t = 0;
+  for (std::size_t k = 0; k < reader.frame_count(); ++k) {
+    const trajectory::FrameView frame = reader.frame(k);
+    reader_of_values.values_of(frame, values);
+    const double dt = frame.time_s - previous_t;
+    if (k > 0 && dt > 0) {
+      for (std::size_t w = 0; w < rules.size(); ++w) {
+        for (std::size_t b = 0; b < bodies; ++b) {
+          const auto row = static_cast<Eigen::Index>(w);
+          const auto col = static_cast<Eigen::Index>(b);
+          f(w, b, (values(row, col) - previous(row, col)) / dt);
+        }
+      }
+    }
+    if (k == 0 || dt > 0) {
+      previous = values;
+      previous_t = frame.time_s;
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<RateRange> observed_rates(const trajectory::Reader& reader, const std::vector<CueRule>& rules) {
+  std::vector<RateRange> ranges(rules.size());
+  for_each_rate(reader, rules, [&](std::size_t w, std::size_t, double rate) {
+    RateRange& r = ranges[w];
+    r.min = r.count == 0 ? rate : std::min(r.min, rate);
+    r.max = r.count == 0 ? rate : std::max(r.max, rate);
+    ++r.count;
+  });
+  return ranges;
+}
+
+std::string why_no_cues(const trajectory::Reader& reader, const std::vector<CueRule>& given_rules) {
+  std::vector<CueRule> rules = given_rules;
+  resolve_cue_thresholds(rules, reader);
+  const std::vector<RateRange> seen = observed_rates(reader, rules);
+  std::ostringstream os;
+  for (std::size_t r = 0; r < rules.size(); ++r) {
+    const CueRule& rule = rules[r];
+    if (r > 0) os << "; ";
+    os << "cue " << r + 1 << " watches the rate of '" << rule.quantity << "' ";
+    if (rule.body_min.empty()) {
+      os << (rule.edge == mapping::CueEdge::Enter ? "entering" : "leaving") << " [" << rule.rate_min << ", "
+         << rule.rate_max << "] per trace second";
+    } else {
+      os << (rule.edge == mapping::CueEdge::Enter ? "entering" : "leaving") << " a range set per body by formulas";
+    }
+    if (seen[r].count == 0) {
+      os << ", but the run has no two frames to take a rate from";
+    } else {
+      os << ", but over the run it stays within [" << seen[r].min << ", " << seen[r].max << "]";
+    }
+  }
+  return os.str();
+}
 
 void resolve_cue_thresholds(std::vector<CueRule>& rules, const trajectory::Reader& reader) {
   const std::size_t bodies = reader.meta().body_count();
@@ -156,31 +219,12 @@ void resolve_cue_thresholds(std::vector<CueRule>& rules, const trajectory::Reade
   // One pass over the frames: the rate statistics of each such rule, per body and overall.
   std::vector<CueRule> watched;
   for (const std::size_t r : with_formulas) watched.push_back(rules[r]);
-  const CueDetector reader_of_values(watched, bodies);
   std::vector<std::vector<RateStats>> per_body(watched.size(), std::vector<RateStats>(bodies));
   std::vector<RateStats> overall(watched.size());
-  Eigen::MatrixXd values, previous;
-  double previous_t = 0;
-  for (std::size_t k = 0; k < reader.frame_count(); ++k) {
-    const trajectory::FrameView frame = reader.frame(k);
-    reader_of_values.values_of(frame, values);
-    const double dt = frame.time_s - previous_t;
-    if (k > 0 && dt > 0) {
-      for (std::size_t w = 0; w < watched.size(); ++w) {
-        for (std::size_t b = 0; b < bodies; ++b) {
-          const auto row = static_cast<Eigen::Index>(w);
-          const auto col = static_cast<Eigen::Index>(b);
-          const double rate = (values(row, col) - previous(row, col)) / dt;
-          per_body[w][b].add(rate);
-          overall[w].add(rate);
-        }
-      }
-    }
-    if (k == 0 || dt > 0) {
-      previous = values;
-      previous_t = frame.time_s;
-    }
-  }
+  for_each_rate(reader, watched, [&](std::size_t w, std::size_t b, double rate) {
+    per_body[w][b].add(rate);
+    overall[w].add(rate);
+  });
   // Each bound formula, once per body.
   std::vector<double> vars(mapping::kCueVarCount, 0.0);
   for (std::size_t w = 0; w < watched.size(); ++w) {

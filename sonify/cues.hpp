@@ -87,6 +87,20 @@ class CueDetector {
   std::vector<double> last_fire_s_;          ///< rules × bodies
 };
 
+/// The smallest and largest rate of a rule's quantity over all bodies and stored frames.
+struct RateRange {
+  double min = 0, max = 0;
+  std::size_t count = 0;  ///< rates seen (0: the run has fewer than two distinct frame times)
+};
+/// The observed rate range of each rule (one pass over the frames).
+[[nodiscard]] std::vector<RateRange> observed_rates(const trajectory::Reader& reader,
+                                                    const std::vector<CueRule>& rules);
+
+/// Why the rules fire no cue on this run, one clause per rule: what it watches and the range the
+/// rate actually covers ("cue 1 watches the rate of 'load' entering [1, inf] per trace second, but
+/// over the run it stays within [-0.5, 0.4]"). For the warning of a silent render.
+[[nodiscard]] std::string why_no_cues(const trajectory::Reader& reader, const std::vector<CueRule>& rules);
+
 /// Every cue of the run, sorted by time, then body, then rule (bound formulas resolved first).
 [[nodiscard]] std::vector<Cue> detect_cues(const trajectory::Reader& reader,
                                            const std::vector<CueRule>& rules);

@@ -7,8 +7,11 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "sonify/engine.hpp"
+#include "sonify/loudness.hpp"
 #include "src/mapping/audio_section.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -36,10 +39,18 @@ struct OfflineResult {
   std::size_t cues_played = 0;   ///< after the voice cap
   double first_cue_s = -1;       ///< video time of the first cue played (-1: none)
   std::string hrtf_status;
+  bool hrtf_enabled = false;     ///< the binaural (HRTF) mix, as OpenAL Soft reports it
+  double loudness_before_lufs = 0;  ///< integrated loudness as rendered (-inf: silent)
+  LoudnessGain loudness;         ///< the gain applied and the loudness and true peak after it
+  /// What the user should know: no cue (and why), a track the peak ceiling kept quiet, HRTF asked
+  /// for but not available.
+  std::vector<std::string> warnings;
 };
 
 /// Renders the run's cues between timing.begin_s and end_s to a 16-bit stereo WAV at `output`
-/// (written atomically). `listener_at(k)` is the camera of video frame k; its velocity is taken
+/// (written atomically), normalised to kTargetLoudness_lufs integrated with a true peak at most
+/// kTruePeakCeiling_dbtp (sonify/loudness.hpp; the track is rendered twice, to measure then to
+/// write). HRTF follows audio.hrtf, "auto" meaning off (a plain stereo mix). `listener_at(k)` is the camera of video frame k; its velocity is taken
 /// from successive frames. Throws InputError for an [audio] section that does not fit the run,
 /// RunError if OpenAL Soft cannot render offline.
 OfflineResult render_offline_audio(const trajectory::Reader& reader, const mapping::AudioSpec& audio,

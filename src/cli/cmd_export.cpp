@@ -1,9 +1,14 @@
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <iostream>
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/output_target.hpp"
 #include "src/cli/options.hpp"
+#include "src/export/gltf.hpp"
+#include "src/sim/budget.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::cli {
@@ -25,26 +30,88 @@ std::string csv_field(const std::string& s) {
   return q + '"';
 }
 
+// The glTF export (src/export/gltf.hpp): keyframes, size bounded before anything is written.
+int export_gltf(const trajectory::Reader& reader, const std::string& run, const std::string& output,
+                const po::variables_map& vm) {
+  exporting::GltfOptions options;
+  if (vm.count("fps") != 0U) {
+    options.fps = vm["fps"].as<double>();
+    if (!(options.fps > 0) || !std::isfinite(options.fps)) {
+      throw InputError(FileLoc{"--fps"}, "--fps must be a positive number of keyframes per second");
+    }
+  }
+  const sim::Budget budget = sim::default_budget(output);
+  std::uint64_t limit = budget.max_output_bytes;
+  std::string reason = "the default limit: " + budget.output_reason;
+  if (vm.count("max-output") != 0U) {
+    limit = sim::parse_size(vm["max-output"].as<std::string>(), "--max-output");
+    reason = "--max-output";
+  }
+  const std::vector<std::size_t> keyframes = exporting::gltf_keyframes(reader, options.fps);
+  const std::uint64_t bytes = exporting::gltf_size(reader, keyframes);
+  if (bytes > limit) {
+    throw InputError(FileLoc{run}, "the glTF would take " + sim::format_bytes(bytes) + " (" +
+                                       std::to_string(keyframes.size()) + " keyframes of " +
+                                       std::to_string(reader.meta().body_count()) + " bodies), more than " +
+                                       sim::format_bytes(limit) + " (" + reason +
+                                       "): keep fewer keyframes with --fps or raise --max-output");
+  }
+  const exporting::GltfSummary s = exporting::write_gltf(reader, run, options, output);
+  std::cerr << "kanoko export: wrote " << output << " (glTF binary, " << sim::format_bytes(s.bytes) << ": "
+            << s.bodies << " bodies, " << s.keyframes << " keyframes of " << reader.frame_count()
+            << " frames, " << s.springs << " springs)\n";
+  if (!s.note.empty()) std::cerr << "kanoko export: note: " << s.note << '\n';
+  return 0;
+}
+
+bool ends_with_glb(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name.size() >= 4 && name.compare(name.size() - 4, 4, ".glb") == 0;
+}
+
 }  // namespace
 
 int cmd_export(const Args& args) {
   const CommandSpec spec{
-      "export", "RUN.kntj -o FILE.csv",
+      "export", "RUN.kntj -o FILE.csv | RUN.kntj --gltf -o FILE.glb [--fps N] [--max-output SIZE]",
       "Writes a trajectory as CSV, one row per frame and body: time, body index and name, position,\n"
       "velocity and every per-body statistic stored in the file (load, mass, traffic of the current\n"
-      "interval and running totals). Numbers are written exactly (shortest round-trip form).",
-      "  kanoko export ring.kntj -o ring.csv\n"};
+      "interval and running totals). Numbers are written exactly (shortest round-trip form).\n\n"
+      "With --gltf (or an output named .glb) it writes a glTF 2.0 binary for 3-D tools (Blender,\n"
+      "three.js, ...): one node per body named as the body, a shared sphere mesh with the body's\n"
+      "colour, the motion as an animation (a translation channel per body, linear, in seconds from\n"
+      "the first frame) and the springs as lines skinned to the bodies so they follow them. The\n"
+      "size is computed first and a file beyond --max-output is refused; --fps keeps fewer\n"
+      "keyframes. Layout: docs/outputs.md.",
+      "  kanoko export ring.kntj -o ring.csv\n"
+      "  kanoko export ring.kntj --gltf -o ring.glb\n"
+      "  kanoko export mesh.kntj -o mesh.glb --fps 30 --max-output 200M\n"};
   po::options_description options("Options");
   std::string run, output;
+  bool gltf = false;
   options.add_options()("run", po::value(&run)->required(), "trajectory file (.kntj)")(
-      "output,o", po::value(&output)->required(), "CSV file to write");
+      "output,o", po::value(&output)->required(), "file to write: CSV, or glTF binary with --gltf or a .glb name")(
+      "gltf", po::bool_switch(&gltf), "write a glTF 2.0 binary (.glb) instead of CSV")(
+      "fps", po::value<double>(), "glTF: keyframes per second of the run (default: every stored frame)")(
+      "max-output", po::value<std::string>(),
+      "glTF: largest file to write, e.g. 512M (default: min(free space - 1 GiB, 16 GiB))");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
+  gltf = gltf || ends_with_glb(output);
+  if (!gltf) {
+    for (const char* name : {"fps", "max-output"}) {
+      if (vm.count(name) != 0U) {
+        throw InputError(FileLoc{std::string("--") + name},
+                         "--" + std::string(name) + " applies to the glTF export: add --gltf or name the output .glb");
+      }
+    }
+  }
   note_command_input(run);
   const trajectory::Reader reader(run);
+  if (gltf) return export_gltf(reader, run, output, vm);
   const auto& meta = reader.meta();
   AtomicOutputFile out(output);
   std::string buf = "time_s,body,name,x,y,z,vx,vy,vz";

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "src/base/error.hpp"
@@ -59,7 +60,8 @@ int cmd_render(const Args& args) {
   const CommandSpec spec{
       "render",
       "RUN.kntj -o OUT.png|OUT.mp4|'frames/%05d.png' [--frame SECONDS] [--size WxH] "
-      "[--camera fixed|orbit|follow] [--fps N] [--from S] [--to S] [--speed X] [--audio OUT.wav]",
+      "[--camera fixed|orbit|follow] [--fps N] [--from S] [--to S] [--speed X] [--audio OUT.wav "
+      "[--hrtf on|off] [--silent-track]]",
       "Draws the run without opening a window: bodies as lit spheres (volume follows mass when\n"
       "the run stores it), springs as cylinders coloured by tension (blue shorter, red longer\n"
       "than at the start), and the clock dial (12 o'clock = start of the run, clockwise,\n"
@@ -74,7 +76,10 @@ int cmd_render(const Args& args) {
       "--audio OUT.wav also renders the sound cues (the [audio] section of the run's mapping, see\n"
       "docs/sound.md) heard from the same camera path, through OpenAL Soft's loopback device (no\n"
       "sound card needed), sample-accurate with the frames; a video output (not .gif) carries\n"
-      "the sound track too.\n\n"
+      "the sound track too. The track is normalised to -16 LUFS integrated loudness (EBU R128)\n"
+      "with its true peak at most -1 dBTP. It is a plain stereo mix unless --hrtf on (or hrtf =\n"
+      "\"on\" in [audio]) asks for the binaural mix for headphones. When no cue fires, the render\n"
+      "says why and does not mux the silent track into the video (--silent-track does).\n\n"
       "The [visual] section of the run's mapping (docs/mapping-language.md) sets body colours (a\n"
       "formula through a colour map), sizes, a texture image, label text and trails; --labels,\n"
       "--trail and --textures override it.",
@@ -83,7 +88,8 @@ int cmd_render(const Args& args) {
       "  kanoko render ring.kntj -o ring.mp4 --camera orbit --fps 30 --size 1280x720\n"
       "  kanoko render ring.kntj -o 'frames/%05d.png' --from 0 --to 2 --speed 0.5\n"
       "  kanoko render mesh.kntj -o follow.mp4 --camera follow --follow 'n(1,1,1)'\n"
-      "  kanoko render ring.kntj -o ring.mp4 --audio ring.wav\n"};
+      "  kanoko render ring.kntj -o ring.mp4 --audio ring.wav\n"
+      "  kanoko render ring.kntj -o ring.mp4 --audio ring.wav --hrtf on   # for headphones\n"};
 
   std::string run;
   std::string output;
@@ -96,6 +102,8 @@ int cmd_render(const Args& args) {
   std::string textures;
   std::string labels;
   bool flashes = false;
+  bool silent_track = false;
+  std::string hrtf_text;
   po::options_description options("Options");
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate' (the first argument)")(
@@ -117,6 +125,11 @@ int cmd_render(const Args& args) {
       "animation: trace seconds per video second (default: the range in 10 s)")(
       "audio", po::value<std::string>(&audio_text),
       "animation: also render the sound cues to this WAV file (muxed into a video output)")(
+      "hrtf", po::value<std::string>(&hrtf_text),
+      "with --audio: on for the binaural mix (headphones), off for plain stereo (default: [audio] "
+      "hrtf of the run's mapping, where auto means off)")(
+      "silent-track", po::bool_switch(&silent_track),
+      "with --audio: mux the track into the video even when no cue fires")(
       "springs", po::value<std::string>(&springs), "spring colours: tension (default), traffic or off")(
       "flashes", po::bool_switch(&flashes), "lines between the bodies communicating in the current interval")(
       "textures", po::value<std::string>(&textures),
@@ -133,6 +146,10 @@ int cmd_render(const Args& args) {
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
+  if (audio_text.empty() && (!hrtf_text.empty() || silent_track)) {
+    const std::string name = !hrtf_text.empty() ? "--hrtf" : "--silent-track";
+    throw InputError(FileLoc{name}, name + " applies to the sound track: add --audio OUT.wav");
+  }
   note_command_input(run);
   const bool animation = is_video_file(output) || scene::is_image_sequence(output);
   if (vm.count("frame") != 0U && vm.count("time") != 0U) {
@@ -213,6 +230,13 @@ int cmd_render(const Args& args) {
     }
     video.audio_output = audio_text;
     if (video.mapping) video.audio = video.mapping->audio;
+    if (!hrtf_text.empty()) {
+      if (hrtf_text != "on" && hrtf_text != "off") {
+        throw InputError(FileLoc{"--hrtf"}, "--hrtf is on or off, not '" + hrtf_text + "'");
+      }
+      video.audio.hrtf = hrtf_text == "on" ? mapping::HrtfRequest::On : mapping::HrtfRequest::Off;
+    }
+    video.mux_silent_audio = silent_track;
   }
 
   const scene::VideoResult result = scene::render_video(reader, video, output);
@@ -221,8 +245,24 @@ int cmd_render(const Args& args) {
             << " .. " << video.end_s << " s, " << scene::backend_name(result.backend_used)
             << (result.audio_muxed ? ", with sound" : "") << ")\n";
   if (!audio_text.empty()) {
+    const sonify::OfflineResult& a = result.audio;
+    std::ostringstream loudness;
+    loudness.setf(std::ios::fixed);
+    loudness.precision(1);
+    if (std::isfinite(a.loudness_before_lufs)) {
+      loudness << ", " << a.loudness.loudness_lufs << " LUFS (" << a.loudness_before_lufs << " LUFS as rendered, "
+               << std::showpos << a.loudness.gain_db << std::noshowpos << " dB), true peak "
+               << a.loudness.true_peak_dbtp << " dBTP";
+    } else {
+      loudness << ", silent";
+    }
     std::cout << "wrote " << audio_text << " (" << result.audio_cues << " cues, "
-              << result.hrtf_status << ")\n";
+              << result.hrtf_status << loudness.str() << ")\n";
+    for (const std::string& w : a.warnings) std::cerr << "kanoko render: warning: " << w << '\n';
+    if (result.silent_audio_withheld) {
+      std::cerr << "kanoko render: the silent track is not muxed into " << output
+                << " (--silent-track muxes it anyway)\n";
+    }
   }
   return 0;
 }

@@ -348,13 +348,18 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
   result.frames = frames;
   std::filesystem::path audio_track;
   if (!options.audio_output.empty()) {
-    const sonify::OfflineResult audio = render_audio(reader, options, scene, home, frames);
-    result.audio_cues = audio.cues_played;
-    result.hrtf_status = audio.hrtf_status;
+    result.audio = render_audio(reader, options, scene, home, frames);
+    result.audio_cues = result.audio.cues_played;
+    result.hrtf_status = result.audio.hrtf_status;
     std::string ext = output.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (!sequence && ext != ".gif") audio_track = options.audio_output;
+    // A track without a cue is silence: not muxed unless asked for (the render warns why).
+    const bool silent = result.audio.cues_played == 0;
+    if (!sequence && ext != ".gif") {
+      result.silent_audio_withheld = silent && !options.mux_silent_audio;
+      if (!result.silent_audio_withheld) audio_track = options.audio_output;
+    }
   }
   if (sequence) {
     // The frames appear together: each is written and closed under a temporary name, and all are

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "sonify/offline.hpp"
 #include "src/mapping/audio_section.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/render.hpp"
@@ -45,6 +46,9 @@ struct VideoOptions {
   /// sample-accurate with the frames, first; a video output (not .gif) then carries it too.
   std::filesystem::path audio_output;
   mapping::AudioSpec audio;     ///< the mapping's [audio] section, for audio_output
+  /// Mux the sound track into the video even when no cue fires (by default a silent track is not
+  /// muxed: the render warns instead).
+  bool mux_silent_audio = false;
 };
 
 /// Whole run (trace time) in this many video seconds when no speed is given.
@@ -71,6 +75,8 @@ struct VideoResult {
   bool audio_muxed = false;      ///< the video file carries the sound track
   std::size_t audio_cues = 0;    ///< cues played in the sound track
   std::string hrtf_status;       ///< of the offline audio render
+  sonify::OfflineResult audio;   ///< the offline audio render (loudness, warnings)
+  bool silent_audio_withheld = false;  ///< no cue fired, so the video got no sound track
 };
 
 /// Renders the animation to `output`: an image sequence (see is_image_sequence) written frame by

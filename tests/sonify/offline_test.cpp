@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sonify/live.hpp"
+#include "sonify/loudness.hpp"
 #include "sonify/offline.hpp"
 #include "tests/sonify/sonify_fixtures.hpp"
 #include "tests/support/test_support.hpp"
@@ -18,6 +19,16 @@ test::RunSpec one_cue_run() {
   spec.load = [](std::size_t b, double t) { return b == 0 && t >= 1.5 - 1e-9 ? 1.0 : 0.0; };
   spec.position = [](std::size_t b, double) { return Eigen::Vector3d(b == 0 ? 3.0 : -3.0, 0, 0); };
   return spec;
+}
+
+// Renders `reader` from 0 to 4 s at 10 fps (40 frames), heard from the origin looking along -z.
+OfflineResult render_four_seconds(const trajectory::Reader& reader, const mapping::AudioSpec& audio,
+                                  const std::filesystem::path& wav) {
+  OfflineTiming timing;
+  timing.end_s = 4.0;
+  timing.fps = 10;
+  timing.frames = 40;
+  return render_offline_audio(reader, audio, timing, [](std::size_t) { return ListenerState{}; }, wav);
 }
 
 std::size_t first_loud_sample(const WavData& wav, float threshold) {
@@ -61,6 +72,83 @@ TEST(OfflineAudio, WavHasTheVideoLengthAndTheCueStartsOnTime) {
     }
     EXPECT_GT(right, 1.5 * left);
   }
+}
+
+// A body on the listener's left is louder in the left channel in the plain stereo mix and in the
+// binaural (HRTF) one, and the two mixes differ.
+TEST(OfflineAudio, HrtfAndPlainMixesBothPlaceALeftBodyOnTheLeft) {
+  test::TempDir dir;
+  test::RunSpec spec = one_cue_run();
+  spec.position = [](std::size_t b, double) { return Eigen::Vector3d(b == 0 ? -3.0 : 3.0, 0, 0); };
+  test::write_run(dir / "r.kntj", spec);
+  const trajectory::Reader reader(dir / "r.kntj");
+  mapping::Mapping m = test::mapping_with_audio("[[audio.cue]]\nquantity = \"load\"\nrate = [5, inf]\n");
+  std::vector<WavData> mixes;
+  for (const auto hrtf : {mapping::HrtfRequest::Off, mapping::HrtfRequest::On}) {
+    m.audio.hrtf = hrtf;
+    const OfflineResult r = render_four_seconds(reader, m.audio, dir / "a.wav");
+    EXPECT_EQ(r.hrtf_enabled, hrtf == mapping::HrtfRequest::On) << r.hrtf_status;
+    EXPECT_EQ(r.cues_played, 1U);
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+    mixes.push_back(read_wav(dir / "a.wav"));
+    const WavData& wav = mixes.back();
+    double left = 0, right = 0;
+    for (std::size_t i = 0; i < wav.samples.size(); i += 2) {
+      const auto l = static_cast<double>(wav.samples[i]);
+      const auto r2 = static_cast<double>(wav.samples[i + 1]);
+      left += l * l;
+      right += r2 * r2;
+    }
+    EXPECT_GT(left, 2 * right) << r.hrtf_status;
+  }
+  ASSERT_EQ(mixes[0].samples.size(), mixes[1].samples.size());
+  double difference = 0, energy = 0;
+  for (std::size_t i = 0; i < mixes[0].samples.size(); ++i) {
+    const auto a = static_cast<double>(mixes[0].samples[i]);
+    const double d = a - static_cast<double>(mixes[1].samples[i]);
+    difference += d * d;
+    energy += a * a;
+  }
+  EXPECT_GT(difference, 0.05 * energy) << "the binaural mix is not the plain one";
+}
+
+// The track is normalised to -16 LUFS with its true peak under -1 dBTP (measured again here on the
+// written WAV with libebur128), whatever the master volume it was rendered at.
+TEST(OfflineAudio, TrackIsNormalisedToTheTargetLoudness) {
+  test::TempDir dir;
+  test::write_run(dir / "r.kntj", one_cue_run());
+  const trajectory::Reader reader(dir / "r.kntj");
+  for (const char* volume : {"0.05", "1.0"}) {
+    const mapping::Mapping m = test::mapping_with_audio(std::string("[audio]\nmaster_volume = ") + volume +
+                                                        "\n[[audio.cue]]\nquantity = \"load\"\nrate = [5, inf]\n");
+    const OfflineResult r = render_four_seconds(reader, m.audio, dir / "a.wav");
+    const WavData wav = read_wav(dir / "a.wav");
+    LoudnessMeter meter(wav.sample_rate_hz);
+    meter.add(wav.samples);
+    EXPECT_LE(meter.true_peak_dbtp(), kTruePeakCeiling_dbtp + 0.1) << volume;
+    if (r.loudness.peak_limited) {
+      EXPECT_FALSE(r.warnings.empty());
+      EXPECT_NEAR(meter.integrated_lufs(), r.loudness.loudness_lufs, 0.2) << volume;
+    } else {
+      EXPECT_NEAR(meter.integrated_lufs(), kTargetLoudness_lufs, 0.2) << volume;
+    }
+    EXPECT_GT(meter.integrated_lufs(), kTargetLoudness_lufs - 1) << volume << ": " << r.loudness_before_lufs;
+  }
+}
+
+// No cue fires: a warning that names the cue, what it watches and the rates the run has.
+TEST(OfflineAudio, NoCueGivesAWarningThatSaysWhy) {
+  test::TempDir dir;
+  test::write_run(dir / "r.kntj", one_cue_run());
+  const trajectory::Reader reader(dir / "r.kntj");
+  const mapping::Mapping m = test::mapping_with_audio("[[audio.cue]]\nquantity = \"load\"\nrate = [50, inf]\n");
+  const OfflineResult r = render_four_seconds(reader, m.audio, dir / "a.wav");
+  EXPECT_EQ(r.cues_played, 0U);
+  ASSERT_EQ(r.warnings.size(), 1U);
+  // The load jumps by 1 in one 0.1 s frame: rates from 0 to 10 per second, below 50.
+  EXPECT_NE(r.warnings[0].find("cue 1 watches the rate of 'load' entering [50, inf]"), std::string::npos)
+      << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("stays within [0, 10]"), std::string::npos) << r.warnings[0];
 }
 
 TEST(OfflineAudio, FailureLeavesNoFile) {

@@ -64,6 +64,95 @@ TEST(RenderAudio, VideoCarriesTheSoundTrack) {
   EXPECT_NE(probe.out.find("audio"), std::string::npos) << probe.out;
 }
 
+// Integrated loudness of a file's audio as ffmpeg's ebur128 filter measures it ("I:" of its summary).
+double ffmpeg_integrated_lufs(const std::filesystem::path& file) {
+  const auto r = test::run_program({"ffmpeg", "-hide_banner", "-nostats", "-i", file.string(), "-af", "ebur128",
+                                    "-f", "null", "-"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::size_t summary = r.err.find("Integrated loudness:");
+  const std::size_t at = r.err.find("I:", summary == std::string::npos ? 0 : summary);
+  if (summary == std::string::npos || at == std::string::npos) {
+    ADD_FAILURE() << "no loudness summary from ffmpeg: " << r.err.substr(r.err.size() > 600 ? r.err.size() - 600 : 0);
+    return 0;
+  }
+  return std::stod(r.err.substr(at + 2));
+}
+
+// Cues played, from the line "wrote A.wav (N cues, ...".
+std::size_t cues_reported(const std::string& out) {
+  const std::size_t at = out.find(".wav (");
+  return at == std::string::npos ? 0 : std::stoul(out.substr(at + 6));
+}
+
+// The shipped paper mesh example (mappings/paper-mesh.toml on traces/mesh-skewed-light.kntr) makes
+// sound by default, and its track measures -16 +- 1 LUFS with ffmpeg, in the WAV and in the video.
+TEST(RenderAudio, PaperMeshMakesSoundAtTheTargetLoudness) {
+  if (test::run_program({"ffmpeg", "-version"}).exit_code != 0) GTEST_SKIP() << "no ffmpeg";
+  test::TempDir dir;
+  const auto sim = test::run_kanoko({"simulate", (test::source_dir() / "traces" / "mesh-skewed-light.kntr").string(),
+                                     "--mapping", (test::source_dir() / "mappings" / "paper-mesh.toml").string(),
+                                     "-o", (dir / "mesh.kntj").string(), "-q"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto r = test::run_kanoko({"render", (dir / "mesh.kntj").string(), "-o", (dir / "mesh.mp4").string(),
+                                   "--size", "64x48", "--fps", "5", "--audio", (dir / "mesh.wav").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(cues_reported(r.out), 10U) << r.out;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("with sound"), std::string::npos) << r.out;
+  EXPECT_NEAR(ffmpeg_integrated_lufs(dir / "mesh.wav"), -16.0, 1.0);
+  EXPECT_NEAR(ffmpeg_integrated_lufs(dir / "mesh.mp4"), -16.0, 1.0);
+}
+
+// A run where no cue fires: a warning that says why, and the video gets no (silent) audio stream
+// unless --silent-track asks for it.
+TEST(RenderAudio, NoCueWarnsAndMuxesNoSilence) {
+  if (test::run_program({"ffprobe", "-version"}).exit_code != 0) GTEST_SKIP() << "no ffprobe";
+  test::TempDir dir;
+  test::RunSpec spec;
+  spec.bodies = 2;
+  spec.mapping_text = "[forces.friction]\nbeta = 1\n";  // the default cue: a rising load; the load stays 0
+  test::write_run(dir / "r.kntj", spec);
+  const auto streams = [&](const std::string& video) {
+    return test::run_program({"ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0",
+                              (dir / video).string()})
+        .out;
+  };
+  auto r = test::run_kanoko({"render", (dir / "r.kntj").string(), "-o", (dir / "v.mp4").string(), "--size", "48x32",
+                             "--fps", "5", "--audio", (dir / "a.wav").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(0 cues"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("warning: no sound cue fires in this run"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cue 1 watches the rate of 'load' entering [1, inf]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stays within [0, 0]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not muxed"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "a.wav")) << "the WAV asked for is written";
+  EXPECT_EQ(streams("v.mp4").find("audio"), std::string::npos) << streams("v.mp4");
+  r = test::run_kanoko({"render", (dir / "r.kntj").string(), "-o", (dir / "w.mp4").string(), "--size", "48x32",
+                        "--fps", "5", "--audio", (dir / "a.wav").string(), "--silent-track"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(streams("w.mp4").find("audio"), std::string::npos) << streams("w.mp4");
+  // The options of the sound track need one.
+  r = test::run_kanoko({"render", (dir / "r.kntj").string(), "-o", (dir / "x.mp4").string(), "--hrtf", "on"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--hrtf applies to the sound track"), std::string::npos) << r.err;
+  r = test::run_kanoko({"render", (dir / "r.kntj").string(), "-o", (dir / "x.mp4").string(), "--audio",
+                        (dir / "b.wav").string(), "--hrtf", "maybe"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--hrtf is on or off"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.mp4"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "b.wav"));
+}
+
+// --hrtf on through the command line: OpenAL Soft reports the binaural mix.
+TEST(RenderAudio, HrtfOnIsReported) {
+  test::TempDir dir;
+  write_cue_run(dir / "r.kntj");
+  const auto r = test::run_kanoko({"render", (dir / "r.kntj").string(), "-o", (dir / "f%03d.png").string(), "--size",
+                                   "48x32", "--fps", "5", "--audio", (dir / "a.wav").string(), "--hrtf", "on"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("HRTF on"), std::string::npos) << r.out;
+}
+
 TEST(RenderAudio, BadRequestsAreRefused) {
   test::TempDir dir;
   write_cue_run(dir / "r.kntj");
