@@ -70,10 +70,18 @@ Sample measure(const std::string& kanoko, const fs::path& dir, int sig, double d
   posix_spawn_file_actions_destroy(&actions);
   ::close(err[1]);
   if (failed != 0) throw std::runtime_error("cannot run " + kanoko + ": " + std::strerror(failed));
-  // The progress report appears after the first step (a step of these models outlasts half a
-  // second): from then on the run is in its step loop.
-  char first = 0;
-  if (::read(err[0], &first, 1) != 1) throw std::runtime_error("kanoko simulate ended without a progress report");
+  // The progress bar ("simulate [...") appears after the first step (a step of these models
+  // outlasts half a second): from then on the run is in its step loop. Lines before it (the
+  // estimate) come before any work.
+  std::string line;
+  for (char c = 0; line.rfind("simulate [", 0) != 0;) {
+    line.clear();
+    while (true) {
+      if (::read(err[0], &c, 1) != 1) throw std::runtime_error("kanoko simulate ended without a progress report");
+      if (c == '\n') break;
+      line += c;
+    }
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
   const auto sent = Clock::now();
   ::kill(pid, sig);

@@ -3,6 +3,11 @@
 // unwinds, removing temporary files); the command then exits 128 + the signal number. A second
 // signal exits at once after removing registered temporary files from the signal handler. Writes
 // to a closed pipe raise SIGPIPE again and again: only the first SIGPIPE counts.
+//
+// Some work has no check for a while (writing a frame of a million bodies, building a model,
+// releasing gigabytes while unwinding): with the watchdog on, a first signal that has not ended the
+// process within kInterruptGraceMs is treated as a second one, so a run stops within about a
+// fifth of a second at any size and in any phase.
 #pragma once
 
 #include <csignal>
@@ -25,8 +30,19 @@ class Interrupted : public std::runtime_error {
   int signal_;
 };
 
-/// Installs the handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (idempotent).
-void install_interrupt_handlers();
+/// How long the watchdog gives the work to stop by itself after the first signal.
+inline constexpr int kInterruptGraceMs = 150;
+
+/// Installs the handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE (idempotent). With
+/// `watchdog`, a thread waits for the first signal and, if the process is still running
+/// kInterruptGraceMs later, removes the registered temporary files, prints "kanoko COMMAND:
+/// interrupted (SIGxxx); no output was written" and exits with 128 + the signal. Commands that
+/// must stop child processes themselves (capture) go without it. `command` names the command in
+/// that message (copied; at most 63 characters are kept).
+void install_interrupt_handlers(const char* command = "", bool watchdog = false);
+/// Tells the watchdog that the interruption is being reported (the command has unwound): it then
+/// leaves the exit to the caller.
+void interrupt_reported() noexcept;
 /// Throws Interrupted if a signal arrived since the handlers were installed. Call it only on the
 /// thread that can unwind (not inside an OpenMP region: test interrupt_requested() there).
 void check_interrupt();

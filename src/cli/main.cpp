@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   kanoko::cli::Args args(argv + 2, argv + argc);
   for (const auto& c : subcommands()) {
     if (name != c.name) continue;
-    kanoko::install_interrupt_handlers();
+    // capture stops its MPI processes itself; every other command's work can just be dropped.
+    kanoko::install_interrupt_handlers(c.name, name != "capture");
     // Past `ulimit -f` a write fails with EFBIG instead of killing the process, so the error path
     // reports it and removes the temporary files (docs/outputs.md).
     std::signal(SIGXFSZ, SIG_IGN);
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
       std::cerr << failure_line(name, e.what()) << '\n';
       return 1;
     } catch (const kanoko::Interrupted& e) {
+      kanoko::interrupt_reported();
       // Exit as a shell reports death by the signal (130 SIGINT, 143 SIGTERM, ...); the message
       // may go nowhere when stderr is the closed pipe that raised SIGPIPE.
       const char* abbrev = ::sigabbrev_np(e.signal());

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <limits>
@@ -434,6 +435,40 @@ TEST(InterruptDeathTest, UnregisteredTemporariesAreNotTouched) {
       },
       ::testing::ExitedWithCode(128 + SIGTERM), "");
   EXPECT_TRUE(std::filesystem::exists(keep));
+}
+
+TEST(InterruptDeathTest, WatchdogEndsWorkThatDoesNotCheck) {
+  // Work without a check (writing a huge frame, unwinding gigabytes): the watchdog exits within
+  // its grace after the first signal, removes the temporaries and says so on stderr.
+  test::TempDir dir;
+  const auto temp = dir / "partial.tmp";
+  test::write_text(temp, "x");
+  EXPECT_EXIT(
+      {
+        install_interrupt_handlers("simulate", true);
+        register_temporary_file(temp);
+        std::raise(SIGTERM);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        std::_Exit(3);
+      },
+      ::testing::ExitedWithCode(128 + SIGTERM),
+      "^kanoko simulate: interrupted \\(SIGTERM\\); no output was written\n$");
+  EXPECT_FALSE(std::filesystem::exists(temp));
+}
+
+TEST(InterruptDeathTest, WatchdogLeavesAReportedInterruptionToTheCommand) {
+  // The command unwound in time and reports: its own exit code and message stand.
+  EXPECT_EXIT(
+      {
+        install_interrupt_handlers("simulate", true);
+        std::raise(SIGINT);
+        interrupt_reported();
+        std::this_thread::sleep_for(std::chrono::milliseconds(3 * kInterruptGraceMs));
+        std::_Exit(7);
+      },
+      ::testing::ExitedWithCode(7), "^$");
 }
 
 }  // namespace

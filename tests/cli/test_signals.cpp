@@ -52,14 +52,26 @@ pid_t start_simulate(const TempDir& dir, int err_fd) {
   return pid;
 }
 
-/// Waits until the run has finished its first step: the progress report (stderr, read from
-/// `err_fd`) appears after it, the model being big enough for a step to outlast half a second. The
-/// next check of the old loop was 255 steps later.
+/// Reads one line of `fd` (without its newline); false at the end or after a minute's silence.
+bool read_line(int fd, std::string& line) {
+  line.clear();
+  for (char c = 0;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 60'000) != 1 || ::read(fd, &c, 1) != 1) return false;
+    if (c == '\n') return true;
+    line += c;
+  }
+}
+
+/// Waits until the run has finished its first step: the progress bar ("simulate [", stderr, read
+/// from `err_fd`) appears after it, the model being big enough for a step to outlast half a
+/// second; the estimate line before it comes before any work. The next check of the old loop was
+/// 255 steps later.
 void wait_until_integrating(int err_fd) {
-  pollfd p{err_fd, POLLIN, 0};
-  ASSERT_EQ(::poll(&p, 1, 60'000), 1) << "no progress report within a minute";
-  char first = 0;
-  ASSERT_EQ(::read(err_fd, &first, 1), 1) << "the simulation ended without a progress report";
+  std::string line;
+  do {
+    ASSERT_TRUE(read_line(err_fd, line)) << "the simulation ended without a progress bar (last line: " << line << ")";
+  } while (line.rfind("simulate [", 0) != 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
 }
 
