@@ -8,43 +8,15 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/trajectory/stat_labels.hpp"
 
 namespace kanoko::scene {
 
 namespace {
 
-// The label the panel shows for a statistic the simulator stores; others keep their name.
-std::string_view stat_label(std::string_view name) {
-  namespace st = trajectory::stat;
-  if (name == st::kLoad) return "load (interval)";
-  if (name == st::kMass) return "mass";
-  if (name == st::kBytesSent) return "bytes sent (interval)";
-  if (name == st::kBytesRecv) return "bytes recv (interval)";
-  if (name == st::kMsgsSent) return "msgs sent (interval)";
-  if (name == st::kMsgsRecv) return "msgs recv (interval)";
-  if (name == st::kBytesSentTotal) return "bytes sent (so far)";
-  if (name == st::kBytesRecvTotal) return "bytes recv (so far)";
-  if (name == st::kMsgsSentTotal) return "msgs sent (so far)";
-  if (name == st::kMsgsRecvTotal) return "msgs recv (so far)";
-  return name;
-}
+using trajectory::stat_label;
 
-std::string format_value(std::string_view stat, double v) {
-  char buf[64];
-  if (stat.starts_with("bytes") && std::abs(v) >= 1024.0) {
-    static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-    double x = v / 1024.0;
-    std::size_t u = 0;
-    while (std::abs(x) >= 1024.0 && u + 1 < std::size(kUnits)) {
-      x /= 1024.0;
-      ++u;
-    }
-    std::snprintf(buf, sizeof buf, "%.4g %s", x, kUnits[u]);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  }
-  return buf;
-}
+std::string format_value(std::string_view stat, double v) { return trajectory::format_stat_value(stat, v); }
 
 std::string line(std::string_view label, std::string_view value) {
   std::string s(label);

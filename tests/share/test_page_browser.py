@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""The page `kanoko share` writes, opened in headless Chromium with no network (Selenium).
+
+Simulates the paper's 3x3x3 mesh, shares it, opens the page and checks: no console errors and no
+resource fetched; at a seeked time the canvas shows each body's colour where the run puts it
+(pixels of a screenshot against the page's projection of the run's positions, which are checked
+against `kanoko export`); clicking a body shows its statistics (checked against the CSV); the scrub
+bar seeks; an OfflineAudioContext render of a body's cue is louder in the left channel for the
+leftmost body and in the right one for the rightmost; a browser without WebGL gets a message.
+"""
+import argparse
+import csv
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.by import By
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def decode_png(data):
+    """RGB(A) 8-bit non-interlaced PNG -> (width, height, channels, rows of bytes)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0, "unexpected PNG layout"
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    channels = 4 if colour == 6 else 3
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = prev[x]
+            c = prev[x - channels] if x >= channels else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return width, height, channels, rows
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        sys.exit("command failed: %s\n%s" % (" ".join(cmd), r.stderr))
+    return r
+
+
+def start_browser(args, extra=()):
+    options = Options()
+    options.binary_location = args.chromium
+    for flag in ("--headless=new", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+                 "--window-size=1000,720", "--force-device-scale-factor=1", "--hide-scrollbars",
+                 "--autoplay-policy=no-user-gesture-required",
+                 # No network: every host resolves to nothing and any proxy use fails.
+                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
+                 "--disable-background-networking", "--no-first-run", *extra):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(args.chromedriver), options=options)
+
+
+def open_page(driver, html):
+    driver.get("file://" + html)
+    for _ in range(100):
+        if driver.execute_script("return !!window.kanoko"):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kanoko", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="kanoko-share-") as tmp:
+        runfile = os.path.join(tmp, "mesh.kntj")
+        html = os.path.join(tmp, "mesh.html")
+        run([args.kanoko, "simulate", os.path.join(args.source, "traces/mesh-skewed-light.kntr"), "--mapping",
+             os.path.join(args.source, "mappings/paper-mesh.toml"), "-o", runfile])
+        shared = run([args.kanoko, "share", runfile, "-o", html])
+        print(shared.stderr.strip())
+        run([args.kanoko, "export", runfile, "-o", os.path.join(tmp, "mesh.csv")])
+        rows = {}
+        with open(os.path.join(tmp, "mesh.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                rows.setdefault(int(row["body"]), []).append(row)
+
+        driver = start_browser(args)
+        try:
+            check(open_page(driver, html), "the page starts (window.kanoko)")
+            info = driver.execute_script(
+                "return {begin: kanoko.begin, end: kanoko.end, bodies: kanoko.bodies, webgl: kanoko.webgl,"
+                " cues: kanoko.cues, resources: performance.getEntriesByType('resource').length,"
+                " message: document.getElementById('message').hidden}")
+            check(info["webgl"], "WebGL works in headless Chromium")
+            check(info["message"], "no message shown when WebGL and Web Audio work")
+            check(info["resources"] == 0, "nothing fetched (%d resources)" % info["resources"])
+            check(info["bodies"] == 27, "27 bodies (%d)" % info["bodies"])
+            begin, end = info["begin"], info["end"]
+
+            # Positions at a seeked time: the page's against the run's (CSV rows at stored frames).
+            t = driver.execute_script("return kanoko.seek(arguments[0])", begin + 0.6 * (end - begin))
+            times = sorted({float(r["time_s"]) for r in rows[0]})
+            t_frame = max(x for x in times if x <= t)
+            driver.execute_script("kanoko.seek(arguments[0])", t_frame)
+            worst = 0.0
+            for i in range(27):
+                row = next(r for r in rows[i] if float(r["time_s"]) == t_frame)
+                page = driver.execute_script("return kanoko.position(arguments[0])", i)
+                for c, axis in enumerate("xyz"):
+                    worst = max(worst, abs(page[c] - float(row[axis])))
+            check(worst < 1e-3, "page positions match the run at t = %.3f s (worst %.2g)" % (t_frame, worst))
+
+            # Pixels: each body's colour at its projected centre (skipping bodies hidden by nearer ones).
+            time.sleep(0.2)
+            width, height, channels, px = decode_png(driver.get_screenshot_as_png())
+            projected = [driver.execute_script("return kanoko.project(arguments[0])", i) for i in range(27)]
+            seen, matched = 0, 0
+            for i, p in enumerate(projected):
+                hidden = any(j != i and abs(q["x"] - p["x"]) < 14 and abs(q["y"] - p["y"]) < 14 and q["depth"] < p["depth"]
+                             for j, q in enumerate(projected))
+                if hidden or not p["visible"]:
+                    continue
+                seen += 1
+                want = driver.execute_script("return kanoko.colour(arguments[0])", i)
+                x, y = int(round(p["x"])), int(round(p["y"]))
+                best = min(sum(abs(px[yy][xx * channels + c] - want[c]) for c in range(3))
+                           for yy in range(y - 2, y + 3) for xx in range(x - 2, x + 3)
+                           if 0 <= yy < height and 0 <= xx < width)
+                matched += best <= 90
+                if best > 90:
+                    print("      body %d at (%d, %d): colour off by %d from %s" % (i, x, y, best, want))
+            check(seen >= 10 and matched == seen, "bodies drawn where the run puts them (%d of %d visible)" % (matched, seen))
+            # Click a body: its statistics, as the desktop panel writes them, against the CSV.
+            target = next(i for i, p in enumerate(projected)
+                          if p["visible"] and not any(j != i and abs(q["x"] - p["x"]) < 20 and abs(q["y"] - p["y"]) < 20
+                                                      for j, q in enumerate(projected)))
+            action = ActionBuilder(driver)
+            action.pointer_action.move_to_location(int(projected[target]["x"]), int(projected[target]["y"]))
+            action.pointer_action.click()
+            action.perform()
+            panel = driver.find_element(By.ID, "panel")
+            check(panel.is_displayed(), "clicking body %d opens the panel" % target)
+            text = driver.find_element(By.ID, "panel-text").text
+            row = [r for r in rows[target] if float(r["time_s"]) <= t_frame][-1]
+            name = row["name"]
+            check(text.startswith(name), "the panel names the body (%r)" % text.split("\n")[0])
+            lines = {l[:22].strip(): l[22:].strip() for l in text.split("\n") if len(l) > 22}
+            check(lines.get("mass") == "%.6g" % float(row["mass"]), "mass %s (run: %.6g)" % (lines.get("mass"), float(row["mass"])))
+            check(lines.get("load (interval)") == "%.6g" % float(row["load"]),
+                  "load %s (run: %.6g)" % (lines.get("load (interval)"), float(row["load"])))
+            check("msgs sent (so far)" in lines and "springs to" in lines and "speed" in lines,
+                  "the panel lists the desktop's statistics: " + ", ".join(lines))
+
+            # The scrub bar seeks: a click at a quarter of its width.
+            scrub = driver.find_element(By.ID, "scrub")
+            rect = driver.execute_script("return arguments[0].getBoundingClientRect().toJSON()", scrub)
+            action = ActionBuilder(driver)
+            action.pointer_action.move_to_location(int(rect["left"] + 0.25 * rect["width"]), int(rect["top"] + rect["height"] / 2))
+            action.pointer_action.click()
+            action.perform()
+            fraction = (driver.execute_script("return kanoko.time()") - begin) / (end - begin)
+            check(abs(fraction - 0.25) < 0.04, "the scrub bar seeks to a quarter of the run (%.3f)" % fraction)
+            dial = driver.find_element(By.ID, "clock-text").text
+            check(dial.endswith("(%d%%)" % round(100 * fraction)), "the clock shows the time: %s" % dial)
+            # Play advances the clock.
+            driver.find_element(By.ID, "play").click()
+            time.sleep(0.6)
+            played = driver.execute_script("return kanoko.time()")
+            driver.find_element(By.ID, "play").click()
+            check(played > begin + fraction * (end - begin), "play advances the clock")
+
+            # Sound: a body on the listener's left is louder in the left channel. The camera (the
+            # listener) is put beside body 0, looking along -z: the body is at its left (then right).
+            size = max(abs(float(rows[i][0][a]) - float(rows[0][0][a])) for i in range(27) for a in "xyz")
+            render = "kanoko.renderCueOffline(arguments[0], 0.4, arguments[1]).then(arguments[2])"
+            driver.set_script_timeout(20)
+            p = driver.execute_script("return kanoko.position(0)")
+            for side, dx in (("left", size), ("right", -size)):
+                eye = [p[0] + dx, p[1], p[2]]
+                driver.execute_script("kanoko.setCamera(arguments[0], arguments[1])", eye, [eye[0], eye[1], eye[2] - size])
+                other = "right" if side == "left" else "left"
+                # HRTF's level difference is smaller at the voices' low pitches (220-880 Hz).
+                for hrtf, ratio in ((False, 2.0), (True, 1.2)):
+                    rms = driver.execute_async_script(render, 0, hrtf)
+                    louder = rms[side] > ratio * rms[other] and rms[side] > 1e-3
+                    check(louder, "a body on the listener's %s is louder on the %s with %s (L %.4f, R %.4f)"
+                          % (side, side, "HRTF" if hrtf else "equal-power panning", rms["left"], rms["right"]))
+
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, "no console errors: %s" % errors)
+        finally:
+            driver.quit()
+
+        # A browser without WebGL: a clear message on the page, the rest still works.
+        driver = start_browser(args, ("--disable-3d-apis",))
+        try:
+            open_page(driver, html)
+            message = driver.find_element(By.ID, "message")
+            check(message.is_displayed() and "WebGL" in message.text, "without WebGL: %r" % message.text)
+            check(driver.execute_script("return kanoko.seek(kanoko.end) === kanoko.end"), "without WebGL the clock works")
+        finally:
+            driver.quit()
+
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
