@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "src/base/error.hpp"
-#include "src/trajectory/stat_labels.hpp"
+#include "src/trajectory/panel_values.hpp"
 
 namespace kanoko::scene {
 
@@ -118,19 +118,6 @@ std::size_t find_body(const trajectory::Reader& reader, std::string_view name_or
   throw InputError(FileLoc{std::string(option)},
                    "no body named '" + std::string(name_or_index) + "' and no body with that index (" +
                        std::to_string(bodies.size()) + " bodies: " + some + ")");
-}
-
-double body_speed(const trajectory::Reader& reader, std::size_t body, double t_s) {
-  const std::size_t k = reader.frame_at_or_before(t_s);
-  const auto jj = static_cast<Eigen::Index>(body);
-  const trajectory::FrameView a = reader.frame(k);
-  Eigen::Vector3d v = a.velocities.col(jj);
-  if (k + 1 < reader.frame_count() && t_s > a.time_s) {
-    const trajectory::FrameView b = reader.frame(k + 1);
-    const double s = std::clamp((t_s - a.time_s) / (b.time_s - a.time_s), 0.0, 1.0);
-    v = (1 - s) * v + s * Eigen::Vector3d(b.velocities.col(jj));
-  }
-  return v.norm();
 }
 
 std::string describe_body(const trajectory::Reader& reader, std::size_t body, double t_s,

@@ -10,7 +10,8 @@
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/error.hpp"
-#include "src/trajectory/stat_labels.hpp"
+#include "src/base/json.hpp"
+#include "src/trajectory/panel_values.hpp"
 #include "src/web/assets.hpp"
 
 namespace kanoko::share {
@@ -35,24 +36,8 @@ std::string number(double v) {
   return buf;
 }
 
-/// A JSON string; '<' is escaped so that no "</script>" can end the page's data block early.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || c == '<' || c == '>' || c == '&') {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
-}
+/// A JSON string that can sit inside a <script> block.
+std::string json_string(std::string_view s) { return kanoko::json_string(s, true); }
 
 std::string html_escape(std::string_view s) {
   std::string out;
@@ -106,19 +91,6 @@ std::string read_library_file(const std::filesystem::path& path) {
                        " budget (--max-size): " + std::to_string(frames) + " frames of " +
                        std::to_string(bodies) + " bodies; " + fix +
                        "share a shorter time range with --from/--to, or raise --max-size");
-}
-
-double interpolated_speed(const trajectory::Reader& reader, std::size_t body, double t) {
-  const std::size_t k = reader.frame_at_or_before(t);
-  const auto j = static_cast<Eigen::Index>(body);
-  const trajectory::FrameView a = reader.frame(k);
-  Eigen::Vector3d v = a.velocities.col(j);
-  if (k + 1 < reader.frame_count() && t > a.time_s) {
-    const trajectory::FrameView b = reader.frame(k + 1);
-    const double s = std::clamp((t - a.time_s) / (b.time_s - a.time_s), 0.0, 1.0);
-    v = (1 - s) * v + s * Eigen::Vector3d(b.velocities.col(j));
-  }
-  return v.norm();
 }
 
 template <typename T>
@@ -206,7 +178,7 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
         d.box_lo[c] = std::min(d.box_lo[c], v);
         hi[c] = std::max(hi[c], v);
       }
-      speeds[k * n + i] = interpolated_speed(reader, i, d.times[k]);
+      speeds[k * n + i] = trajectory::body_speed(reader, i, d.times[k]);
       d.max_speed = std::max(d.max_speed, speeds[k * n + i]);
     }
   }

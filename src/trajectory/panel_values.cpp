@@ -1,5 +1,6 @@
-#include "src/trajectory/stat_labels.hpp"
+#include "src/trajectory/panel_values.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iterator>
@@ -37,6 +38,19 @@ std::string format_stat_value(std::string_view stat, double v) {
     std::snprintf(buf, sizeof buf, "%.6g", v);
   }
   return buf;
+}
+
+double body_speed(const Reader& reader, std::size_t body, double t_s) {
+  const std::size_t k = reader.frame_at_or_before(t_s);
+  const auto j = static_cast<Eigen::Index>(body);
+  const FrameView a = reader.frame(k);
+  Eigen::Vector3d v = a.velocities.col(j);
+  if (k + 1 < reader.frame_count() && t_s > a.time_s) {
+    const FrameView b = reader.frame(k + 1);
+    const double s = std::clamp((t_s - a.time_s) / (b.time_s - a.time_s), 0.0, 1.0);
+    v = (1 - s) * v + s * Eigen::Vector3d(b.velocities.col(j));
+  }
+  return v.norm();
 }
 
 }  // namespace kanoko::trajectory
