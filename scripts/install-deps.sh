@@ -16,6 +16,7 @@ packages=(
   libopenal-dev libopenal-data
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (libclang_rt.fuzzer) and clang's sanitizers
   libjs-three  # kanoko share inlines three.js (and OrbitControls) into the page
+  libcpp-httplib-dev  # kanoko serve
   chromium chromium-driver python3-selenium  # tests/share: the shared page in headless Chromium
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )

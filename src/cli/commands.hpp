@@ -21,5 +21,6 @@ int cmd_plot(const Args& args);
 int cmd_suggest(const Args& args);
 int cmd_init(const Args& args);
 int cmd_share(const Args& args);
+int cmd_serve(const Args& args);
 
 }  // namespace kanoko::cli

@@ -93,6 +93,22 @@ std::string read_library_file(const std::filesystem::path& path) {
                        "share a shorter time range with --from/--to, or raise --max-size");
 }
 
+/// As the desktop sound engine (sonify/engine.cpp): the speed of sound is 4 × the fastest body of
+/// frames first..last, and a cue sounds at full gain within a quarter of frame first's diagonal.
+void set_sound_scale(PageData& d, const trajectory::Reader& reader, std::size_t first, std::size_t last) {
+  double fastest = 0;
+  for (std::size_t k = first; k <= last && k < reader.frame_count(); ++k) {
+    const trajectory::FrameView f = reader.frame(k);
+    if (f.velocities.cols() > 0) fastest = std::max(fastest, f.velocities.colwise().norm().maxCoeff());
+    if (k == first && f.positions.cols() > 0) {
+      const Eigen::Vector3d lo = f.positions.rowwise().minCoeff();
+      const Eigen::Vector3d hi = f.positions.rowwise().maxCoeff();
+      d.reference_distance = std::max(0.25 * (hi - lo).norm(), 1e-3);
+    }
+  }
+  d.speed_of_sound = fastest > 0 && std::isfinite(fastest) ? 4.0 * fastest : 343.3;
+}
+
 template <typename T>
 void append_raw(std::string& blob, const std::vector<T>& values) {
   const std::size_t at = blob.size();
@@ -195,10 +211,8 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
   const std::size_t first = reader.frame_at_or_before(d.begin_s);
   const std::size_t last = reader.frame_at_or_before(d.end_s);
   Eigen::MatrixXd previous;
-  double fastest = 0;
   for (std::size_t k = first; k <= last; ++k) {
     const trajectory::FrameView f = reader.frame(k);
-    if (f.velocities.cols() > 0) fastest = std::max(fastest, f.velocities.colwise().norm().maxCoeff());
     if (k != first && f.stats == previous) continue;
     previous = f.stats;
     d.stat_times.push_back(std::max(f.time_s, d.begin_s));
@@ -208,15 +222,7 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
       }
     }
   }
-  // As the desktop sound engine: the speed of sound is 4 × the fastest body, and a cue sounds at
-  // full gain within a quarter of the first frame's diagonal.
-  d.speed_of_sound = fastest > 0 && std::isfinite(fastest) ? 4.0 * fastest : 343.3;
-  if (n > 0) {
-    const trajectory::FrameView f0 = reader.frame(first);
-    const Eigen::Vector3d lo0 = f0.positions.rowwise().minCoeff();
-    const Eigen::Vector3d hi0 = f0.positions.rowwise().maxCoeff();
-    d.reference_distance = std::max(0.25 * (hi0 - lo0).norm(), 1e-3);
-  }
+  set_sound_scale(d, reader, first, last);
 
   // Sound: the run's cues in the range, merged per page frame and capped to the voices at 1×.
   d.audio = sonify::stored_audio_section(reader, run);
@@ -232,6 +238,21 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
   const double period = f_count > 1 ? (d.end_s - d.begin_s) / static_cast<double>(f_count - 1) : 1.0;
   cues = sonify::merge_cues_per_frame(cues, d.begin_s, period);
   d.cues = sonify::cap_voices(cues, d.audio.max_voices, d.audio.cue_length_s * speed);
+  return d;
+}
+
+PageData collect_stream_data(const trajectory::Reader& reader, const std::string& run) {
+  PageData d;
+  if (reader.frame_count() > 0) {
+    const trajectory::FrameView f = reader.frame(0);
+    if (f.positions.cols() > 0) {
+      d.box_lo = f.positions.rowwise().minCoeff();
+      d.box_extent = Eigen::Vector3d(f.positions.rowwise().maxCoeff()) - d.box_lo;
+    }
+    set_sound_scale(d, reader, 0, reader.frame_count() - 1);
+  }
+  d.audio = sonify::stored_audio_section(reader, run);
+  d.voices = sonify::assign_voices(d.audio, reader.meta());
   return d;
 }
 
@@ -322,7 +343,12 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
           ",\"master_volume\":" + number(d.audio.master_volume) + ",\"cue_length_s\":" + number(d.audio.cue_length_s) +
           ",\"max_voices\":" + std::to_string(d.audio.max_voices) + ",\"speed_of_sound\":" + number(d.speed_of_sound) +
           ",\"reference_distance\":" + number(d.reference_distance) + "}";
-  json += ",\"data\":{" + layout + ",\"bytes\":" + std::to_string(blob.size()) + "}}";
+  if (options.stream_url.empty()) {
+    json += ",\"data\":{" + layout + ",\"bytes\":" + std::to_string(blob.size()) + "}}";
+  } else {
+    json += ",\"stream\":" + json_string(options.stream_url) + "}";
+    blob.clear();
+  }
 
   const std::string encoded = base64(reinterpret_cast<const std::uint8_t*>(blob.data()), blob.size());
   const std::string title = html_escape(options.title.empty() ? "Kanoko run" : options.title + " — Kanoko");

@@ -37,6 +37,9 @@ struct PageOptions {
   std::size_t max_labels = 64;         ///< name labels are drawn for runs of at most this many bodies
   std::filesystem::path three_dir = kThreeDir;
   std::string title;                   ///< shown in the page's title (the run's file name)
+  /// Non-empty: a page for `kanoko serve` that reads the frames from this URL (the run's bytes,
+  /// by range requests) instead of holding them.
+  std::string stream_url;
 };
 
 /// Positions quantised to 16 bits per coordinate in the box [lo, lo + extent]: q = round((v − lo)
@@ -79,6 +82,10 @@ struct PageData {
 /// (with what to change).
 [[nodiscard]] PageData collect_page_data(const trajectory::Reader& reader, const std::string& run,
                                          const PageOptions& options);
+
+/// What a served page needs before the frames (kanoko serve): the run's [audio] and voices, the
+/// box and speed of sound of the frames readable now; no frames, statistics or cues.
+[[nodiscard]] PageData collect_stream_data(const trajectory::Reader& reader, const std::string& run);
 
 /// The page: the HTML template from src/web with the CSS, three.js, OrbitControls, the data and
 /// the page script inlined. Throws InputError naming the libjs-three file when it is missing, and

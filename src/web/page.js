@@ -101,7 +101,7 @@
   /** The run's frames read from `kanoko serve` with HTTP range requests, in the trajectory
    * layout (docs/trajectory-format.md, format 2): the header says where block b's frames are. */
   function streamSource(url) {
-    const s = { blocks: new Map(), frames: 0, complete: false, last: [], error: null };
+    const s = { blocks: new Map(), count: 0, complete: false, last: [], error: null };
     function get(from, to) {
       return fetch(url, { headers: { Range: 'bytes=' + from + '-' + to }, cache: 'no-store' }).then((r) => {
         if (r.status !== 206 && r.status !== 200) {
@@ -126,15 +126,15 @@
       s.step = v.getFloat64(56, true) * v.getUint32(64, true);
       s.blockBytes = s.B * s.stride * 8 + 48;
       s.complete = text(96, 8) === 'KNTJDONE';
-      s.frames = s.complete ? Number(v.getBigUint64(104, true))
+      s.count = s.complete ? Number(v.getBigUint64(104, true))
         : Math.max(0, Math.floor((total - s.offset) / s.blockBytes)) * s.B;
-      if (s.frames === 0) return null;
-      return Promise.all([s.load(0), s.load(Math.floor((s.frames - 1) / s.B))]);
+      if (s.count === 0) return null;
+      return Promise.all([s.load(0), s.load(Math.floor((s.count - 1) / s.B))]);
     });
     /** Fetches block b's frames (once). */
     s.load = (b) => {
       if (s.blocks.has(b)) return Promise.resolve(s.blocks.get(b));
-      const count = Math.min(s.B, s.frames - b * s.B);
+      const count = Math.min(s.B, s.count - b * s.B);
       const from = s.offset + b * s.blockBytes;
       const p = get(from, from + count * s.stride * 8 - 1).then(({ buffer }) => {
         const d = new Float64Array(buffer);
@@ -159,21 +159,21 @@
     };
     /** The last frame at or before t: frames are a fixed number of steps apart, then corrected. */
     s.index = (t) => {
-      let k = clamp(Math.floor((t - s.time(0)) / s.step + 1e-9), 0, s.frames - 1);
+      let k = clamp(Math.floor((t - s.time(0)) / s.step + 1e-9), 0, s.count - 1);
       for (let n = 0; n < 8 && k > 0 && s.time(k) > t; ++n) --k;
-      for (let n = 0; n < 8 && k + 1 < s.frames && s.time(k + 1) <= t; ++n) ++k;
+      for (let n = 0; n < 8 && k + 1 < s.count && s.time(k + 1) <= t; ++n) ++k;
       return k;
     };
     s.want = (t) => {
       const k = s.index(t);
-      for (const j of [k, k + 1, k + s.B]) if (j < s.frames) s.load(Math.floor(j / s.B));
+      for (const j of [k, k + 1, k + s.B]) if (j < s.count) s.load(Math.floor(j / s.B));
     };
     /** Values at column `col` of the frames around t, linearly interpolated (null: not here). */
     function around(t, col, width) {
       const k = s.index(t);
       const a = s.frame(k);
       if (!a) return null;
-      const b = k + 1 < s.frames ? s.frame(k + 1) : null;
+      const b = k + 1 < s.count ? s.frame(k + 1) : null;
       const w = b ? clamp((t - a[0][a[1]]) / (b[0][b[1]] - a[0][a[1]]), 0, 1) : 0;
       const out = [];
       for (let c = 0; c < width; ++c) out.push(a[0][a[1] + col + c] * (1 - w) + (b ? b[0][b[1] + col + c] * w : 0));
@@ -190,6 +190,7 @@
       const f = s.frame(s.index(t));
       return f ? f[0][f[1] + 1 + 6 * N + i * S + st] : NaN;
     };
+    s.frames = () => s.count;
     return s;
   }
 
@@ -212,19 +213,18 @@
   if (meta.stream) {
     const s = streamSource(meta.stream);
     const first = () => s.refresh().then(() => {
-      if (s.frames === 0) {
+      if (s.count === 0) {
         showMessage('Waiting for the first block of frames of the run being simulated…');
         setTimeout(first, 1000);
         return;
       }
       $('message').hidden = true;
       src = s;
-      src.frames = () => s.frames;
       begin = s.time(0);
-      end = s.time(s.frames - 1);
+      end = s.time(s.count - 1);
       main();
       const follow = () => s.refresh().then(() => {
-        end = s.time(s.frames - 1);
+        end = s.time(s.count - 1);
         if (!s.complete) setTimeout(follow, 1000);
       }, (e) => s.fail(e));
       if (!s.complete) setTimeout(follow, 1000);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The page `kanoko share` writes, opened in headless Chromium with no network (Selenium).
+"""The page `kanoko share` writes and `kanoko serve` serves, in headless Chromium with no network.
 
 Simulates the paper's 3x3x3 mesh, shares it, opens the page and checks: no console errors and no
 resource fetched; at a seeked time the canvas shows each body's colour where the run puts it
@@ -7,6 +7,9 @@ resource fetched; at a seeked time the canvas shows each body's colour where the
 against `kanoko export`); clicking a body shows its statistics (checked against the CSV); the scrub
 bar seeks; an OfflineAudioContext render of a body's cue is louder in the left channel for the
 leftmost body and in the right one for the rightmost; a browser without WebGL gets a message.
+Then `kanoko serve`: the same page reading the run from the server shows the run's positions and
+statistics; it follows a run still being written (blocks appended, then the run renamed into place);
+paths outside the run, bad ranges, a second server on the port and a deleted run are refused.
 """
 import argparse
 import csv
@@ -16,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 import zlib
 
 from selenium import webdriver
@@ -86,7 +91,7 @@ def start_browser(args, extra=()):
                  "--window-size=1000,720", "--force-device-scale-factor=1", "--hide-scrollbars",
                  "--autoplay-policy=no-user-gesture-required",
                  # No network: every host resolves to nothing and any proxy use fails.
-                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--proxy-server=127.0.0.1:9",
                  "--disable-background-networking", "--no-first-run", *extra):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -94,12 +99,120 @@ def start_browser(args, extra=()):
 
 
 def open_page(driver, html):
-    driver.get("file://" + html)
+    driver.get(html if html.startswith("http") else "file://" + html)
     for _ in range(100):
         if driver.execute_script("return !!window.kanoko"):
             return True
         time.sleep(0.1)
     return False
+
+def http(url, headers=None):
+    """(status, body) of a GET, without raising for HTTP errors."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def start_server(args, run, cwd):
+    server = subprocess.Popen([args.kanoko, "serve", run, "--port", "0"], cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
+    return server, port
+
+
+def wait_for(driver, script, seconds=10):
+    deadline = time.time() + seconds
+    value = None
+    while time.time() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.1)
+    return value
+
+
+def check_serve(args, tmp, runfile, rows):
+    """kanoko serve: the page reading the run by range requests, following a run being written."""
+    raw = open(runfile, "rb").read()
+    n_bodies, n_stats, block_frames = struct.unpack_from("<III", raw, 16)
+    frames_offset, frame_stride = struct.unpack_from("<QQ", raw, 32)
+    (frame_count,) = struct.unpack_from("<Q", raw, 104)
+    block_bytes = block_frames * frame_stride + 48
+    # A run "being simulated": the writer's temporary file with two whole blocks, no completion record.
+    live = os.path.join(tmp, "live.kntj")
+    partial = live + ".tmp-4242"
+    with open(partial, "wb") as f:
+        f.write(raw[:96] + bytes(48) + raw[144:frames_offset + 2 * block_bytes])
+    server, port = start_server(args, "live.kntj", tmp)
+    url = "http://127.0.0.1:%d/" % port
+    try:
+        status, _ = http(url + "etc/passwd")
+        check(status == 404, "a path outside the run is refused (%d)" % status)
+        for path in ("live.kntj", "../live.kntj", "run.kntj/../../live.kntj", "run.kntj.tmp-4242", "%2e%2e/live.kntj"):
+            status, body = http(url + path)
+            check(status == 404, "/%s is refused (%d)" % (path, status))
+        status, body = http(url + "run.kntj", {"Range": "bytes=abc"})
+        check(status == 416, "a malformed range is refused (%d %r)" % (status, body[:60]))
+        status, _ = http(url + "run.kntj", {"Range": "bytes=%d-" % (10 * len(raw))})
+        check(status == 416, "a range past the run is refused (%d)" % status)
+        status, body = http(url + "run.kntj", {"Range": "bytes=0-143"})
+        check(status == 206 and body[:8] == b"KANOKOTJ", "the header by a range request (%d)" % status)
+        status, body = http(url + "run.kntj")
+        check(status == 200 and len(body) == frames_offset + 2 * block_bytes, "only whole blocks of a partial run (%d bytes)" % len(body))
+        second = subprocess.run([args.kanoko, "serve", runfile, "--port", str(port)], capture_output=True, text=True, timeout=20)
+        check(second.returncode == 1 and "in use" in second.stderr, "a port in use: %s" % second.stderr.strip())
+
+        driver = start_browser(args)
+        try:
+            check(open_page(driver, url), "the served page starts")
+            frames = wait_for(driver, "return kanoko.frames")
+            check(frames == 2 * block_frames, "the page sees the frames written so far (%s)" % frames)
+            # Blocks appended by the writer: the page follows.
+            with open(partial, "ab") as f:
+                f.write(raw[frames_offset + 2 * block_bytes:frames_offset + 4 * block_bytes])
+            frames = wait_for(driver, "return kanoko.frames === %d && kanoko.frames" % (4 * block_frames))
+            check(frames == 4 * block_frames, "the page follows blocks as they are written (%s)" % frames)
+            # The run completes: written whole under its name, the temporary file gone.
+            with open(live, "wb") as f:
+                f.write(raw)
+            os.remove(partial)
+            frames = wait_for(driver, "return kanoko.frames === %d && kanoko.frames" % frame_count)
+            check(frames == frame_count, "the page follows the run to its end (%s of %d frames)" % (frames, frame_count))
+            end = driver.execute_script("return kanoko.end")
+            last = max(float(r["time_s"]) for r in rows[0])
+            check(abs(end - last) < 1e-12, "the page's end is the run's (%s vs %s)" % (end, last))
+            # Positions and statistics at a seeked frame, from the streamed blocks.
+            times = sorted({float(r["time_s"]) for r in rows[0]})
+            t = times[int(0.7 * len(times))]
+            driver.execute_script("kanoko.seek(arguments[0])", t)
+            wait_for(driver, "return !isNaN(kanoko.describe(0).split('mass')[1].trim().split(' ')[0])")
+            driver.execute_script("kanoko.seek(arguments[0])", t)
+            worst = 0.0
+            for i in range(n_bodies):
+                row = next(r for r in rows[i] if float(r["time_s"]) == t)
+                p = driver.execute_script("return kanoko.position(arguments[0])", i)
+                worst = max(worst, max(abs(p[c] - float(row[a])) for c, a in enumerate("xyz")))
+            check(worst < 1e-9, "served positions are the run's at t = %.3f s (worst %.2g)" % (t, worst))
+            text = driver.execute_script("return kanoko.describe(3)")
+            row = next(r for r in rows[3] if float(r["time_s"]) == t)
+            lines = {l[:22].strip(): l[22:].strip() for l in text.split("\n") if len(l) > 22}
+            check(lines.get("mass") == "%.6g" % float(row["mass"]), "served statistics: mass %s (run %.6g)" % (lines.get("mass"), float(row["mass"])))
+            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+            check(not errors, "no console errors on the served page: %s" % errors)
+        finally:
+            driver.quit()
+        # The run deleted while served.
+        os.remove(live)
+        status, body = http(url + "run.kntj", {"Range": "bytes=0-143"})
+        check(status == 410 and b"deleted" in body, "a deleted run is no longer served (%d %r)" % (status, body.strip()))
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    err = server.stderr.read()
+    check("was deleted" in err, "the terminal says the run was deleted: %r" % err.strip())
 
 
 def main():
@@ -109,6 +222,7 @@ def main():
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     args = parser.parse_args()
+    args.kanoko = os.path.abspath(args.kanoko)
 
     with tempfile.TemporaryDirectory(prefix="kanoko-share-") as tmp:
         runfile = os.path.join(tmp, "mesh.kntj")
@@ -244,6 +358,8 @@ def main():
             check(driver.execute_script("return kanoko.seek(kanoko.end) === kanoko.end"), "without WebGL the clock works")
         finally:
             driver.quit()
+
+        check_serve(args, tmp, runfile, rows)
 
     if failures:
         print("%d check(s) failed" % len(failures))
