@@ -141,11 +141,13 @@ def check_serve(args, tmp, runfile, rows):
     frames_offset, frame_stride = struct.unpack_from("<QQ", raw, 32)
     (frame_count,) = struct.unpack_from("<Q", raw, 104)
     block_bytes = block_frames * frame_stride + 48
-    # A run "being simulated": the writer's temporary file with two whole blocks, no completion record.
+    # A run "being simulated": the writer's temporary file with two whole blocks and half of the
+    # third being written, no completion record.
     live = os.path.join(tmp, "live.kntj")
     partial = live + ".tmp-4242"
+    written = frames_offset + 2 * block_bytes + block_bytes // 2
     with open(partial, "wb") as f:
-        f.write(raw[:96] + bytes(48) + raw[144:frames_offset + 2 * block_bytes])
+        f.write(raw[:96] + bytes(48) + raw[144:written])
     server, port = start_server(args, "live.kntj", tmp)
     url = "http://127.0.0.1:%d/" % port
     try:
@@ -172,7 +174,7 @@ def check_serve(args, tmp, runfile, rows):
             check(frames == 2 * block_frames, "the page sees the frames written so far (%s)" % frames)
             # Blocks appended by the writer: the page follows.
             with open(partial, "ab") as f:
-                f.write(raw[frames_offset + 2 * block_bytes:frames_offset + 4 * block_bytes])
+                f.write(raw[written:frames_offset + 4 * block_bytes + block_bytes // 3])
             frames = wait_for(driver, "return kanoko.frames === %d && kanoko.frames" % (4 * block_frames))
             check(frames == 4 * block_frames, "the page follows blocks as they are written (%s)" % frames)
             # The run completes: written whole under its name, the temporary file gone.
@@ -181,8 +183,8 @@ def check_serve(args, tmp, runfile, rows):
             os.remove(partial)
             frames = wait_for(driver, "return kanoko.frames === %d && kanoko.frames" % frame_count)
             check(frames == frame_count, "the page follows the run to its end (%s of %d frames)" % (frames, frame_count))
-            end = driver.execute_script("return kanoko.end")
             last = max(float(r["time_s"]) for r in rows[0])
+            end = wait_for(driver, "return kanoko.end >= %r && kanoko.end" % (last - 1e-9))
             check(abs(end - last) < 1e-12, "the page's end is the run's (%s vs %s)" % (end, last))
             # Positions and statistics at a seeked frame, from the streamed blocks.
             times = sorted({float(r["time_s"]) for r in rows[0]})
