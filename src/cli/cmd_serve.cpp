@@ -1,7 +1,6 @@
 #include <iostream>
 
 #include "src/base/error.hpp"
-#include "src/base/output_target.hpp"
 #include "src/cli/options.hpp"
 #include "src/share/serve.hpp"
 
@@ -35,7 +34,6 @@ int cmd_serve(const Args& args) {
     throw InputError(FileLoc{"--port"}, "expected a port from 0 to 65535, got " + std::to_string(serve.port));
   }
   serve.page.title = std::filesystem::path(run).filename().string();
-  note_command_input(run);
   share::RunServer server(run, serve);
   std::cout << "kanoko serve: serving " << run << " at http://" << serve.bind << ':' << server.port()
             << "/ (Ctrl-C stops; from another machine: ssh -L " << server.port() << ':' << serve.bind << ':'

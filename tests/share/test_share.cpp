@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/share/serve.hpp"
 #include "src/share/share.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/test_support.hpp"
@@ -190,7 +192,8 @@ TEST(Share, WritesAPageAndReportsItsSizeAndBudget) {
   EXPECT_NE(r.err.find("of the 25 MiB budget"), std::string::npos) << r.err;
   const std::string page = test::read_text(dir / "run.html");
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0U);
-  EXPECT_NE(page.find("REVISION=\"111\""), std::string::npos);  // three.js inlined
+  const std::string three = test::read_text(fs::path(kThreeDir) / "build" / "three.min.js");
+  EXPECT_NE(page.find(three.substr(0, 4000)), std::string::npos);  // three.js inlined
   EXPECT_NE(page.find("\"name\":\"pe4\""), std::string::npos);
   EXPECT_EQ(page.find("<!--KANOKO_"), std::string::npos);
   EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"run.html", "run.kntj"}));
@@ -285,6 +288,35 @@ TEST(Share, AnUnfinishedRunIsRefused) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("incomplete"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "p.html"));
+}
+
+TEST(Serve, ServesTheRunOrTheNewestRunBeingSimulatedIntoIt) {
+  TempDir dir;
+  const fs::path run = dir / "run.kntj";
+  EXPECT_THROW((void)run_being_served(run), InputError);
+  test::write_text(dir / "run.kntj.tmp-11", "older");
+  test::write_text(dir / "other.kntj.tmp-13", "another run");
+  fs::last_write_time(dir / "run.kntj.tmp-11", fs::file_time_type::clock::now() - std::chrono::seconds(60));
+  test::write_text(dir / "run.kntj.tmp-12", "newer");
+  EXPECT_EQ(run_being_served(run), dir / "run.kntj.tmp-12");
+  write_run(run, 2, 10, 0.01);
+  EXPECT_EQ(run_being_served(run), run);
+}
+
+TEST(Serve, APortInUseIsRefusedWithTheFix) {
+  TempDir dir;
+  const fs::path run = write_run(dir / "run.kntj", 2, 70, 0.01);
+  ServeOptions options;
+  options.port = 0;
+  const RunServer first(run, options);
+  options.port = first.port();
+  try {
+    const RunServer second(run, options);
+    FAIL() << "two servers on port " << options.port;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("in use"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--port"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
