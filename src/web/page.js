@@ -341,7 +341,7 @@
       const gl = probe.getContext('webgl') || probe.getContext('experimental-webgl');
       if (!gl) {
         showMessage('This browser cannot show the 3-D scene: WebGL is not available (turn on hardware ' +
-          'acceleration or WebGL in its settings). The clock, the legend and the sound still work.');
+          'acceleration or WebGL in its settings). The clock and the legend still work.');
       } else {
         renderer = new THREE.WebGLRenderer({ canvas: canvas, antialias: true, preserveDrawingBuffer: true });
       }
@@ -786,6 +786,8 @@
       seek(t) { seek(t); return clock.t; },
       time() { return clock.t; },
       playing() { return clock.playing; },
+      /** The camera's position and the navigation mode. */
+      camera() { return renderer ? { position: camera.position.toArray(), fly: fly.on } : null; },
       /** Puts the camera at `position` looking at `target` (world coordinates). */
       setCamera(position, target) {
         if (!renderer) return;

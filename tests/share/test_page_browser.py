@@ -26,6 +26,7 @@ import zlib
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
@@ -306,6 +307,16 @@ def main():
             check("msgs sent (so far)" in lines and "springs to" in lines and "speed" in lines,
                   "the panel lists the desktop's statistics: " + ", ".join(lines))
 
+            # Fly navigation: F switches to it, W moves the camera forward.
+            before = driver.execute_script("return kanoko.camera()")
+            canvas = driver.find_element(By.ID, "scene")
+            ActionChains(driver).send_keys_to_element(canvas, "f").key_down("w").pause(0.5).key_up("w").perform()
+            after = driver.execute_script("return kanoko.camera()")
+            moved = sum((a - b) ** 2 for a, b in zip(after["position"], before["position"])) ** 0.5
+            check(after["fly"] and not before["fly"] and moved > 0, "F flies, W moves the camera (by %.3g)" % moved)
+            check(driver.find_element(By.ID, "nav").text == "Orbit", "the navigation button offers orbit back")
+            ActionChains(driver).send_keys_to_element(canvas, "f").perform()
+
             # The scrub bar seeks: a click at a quarter of its width.
             scrub = driver.find_element(By.ID, "scrub")
             rect = driver.execute_script("return arguments[0].getBoundingClientRect().toJSON()", scrub)
@@ -351,12 +362,16 @@ def main():
         finally:
             driver.quit()
 
-        # A browser without WebGL: a clear message on the page, the rest still works.
+        # A browser without WebGL nor Web Audio: clear messages on the page, the rest still works.
         driver = start_browser(args, ("--disable-3d-apis",))
         try:
+            driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                   {"source": "delete window.AudioContext; delete window.webkitAudioContext;"})
             open_page(driver, html)
             message = driver.find_element(By.ID, "message")
             check(message.is_displayed() and "WebGL" in message.text, "without WebGL: %r" % message.text)
+            check("no Web Audio" in message.text and not driver.find_element(By.ID, "sound").is_enabled(),
+                  "without Web Audio: the message says so and the sound button is off")
             check(driver.execute_script("return kanoko.seek(kanoko.end) === kanoko.end"), "without WebGL the clock works")
         finally:
             driver.quit()
