@@ -198,7 +198,10 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
       d.max_speed = std::max(d.max_speed, speeds[k * n + i]);
     }
   }
-  if (n == 0) d.box_lo.setZero(), hi.setZero();
+  if (n == 0) {
+    d.box_lo.setZero();
+    hi.setZero();
+  }
   d.box_extent = hi - d.box_lo;
   d.positions.resize(exact.size());
   for (std::size_t j = 0; j < exact.size(); ++j) {

@@ -114,6 +114,7 @@
     s.fail = (e) => {
       if (s.error === null) showMessage('The run cannot be read from kanoko serve: ' + e.message);
       s.error = e;
+      s.retryAt = Date.now() + 2000;
     };
     /** Reads the header and completion record: how many frames can be read now. */
     s.refresh = () => get(0, 143).then(({ buffer, total }) => {
@@ -134,6 +135,8 @@
     /** Fetches block b's frames (once). */
     s.load = (b) => {
       if (s.blocks.has(b)) return Promise.resolve(s.blocks.get(b));
+      // After a failure, no new request for 2 s (not one per animation frame).
+      if (s.error !== null && Date.now() < s.retryAt) return Promise.resolve(null);
       const count = Math.min(s.B, s.count - b * s.B);
       const from = s.offset + b * s.blockBytes;
       const p = get(from, from + count * s.stride * 8 - 1).then(({ buffer }) => {
