@@ -606,6 +606,7 @@
       },
 
       lastT: null,
+      played: 0,  // cues played so far
       /** Follows the clock: places the panners and plays the cues crossed since the last call. */
       follow(t) {
         const from = this.lastT;
@@ -620,6 +621,7 @@
         for (; k < cueTimes.length && cueTimes[k] <= t && voices < meta.audio.max_voices; ++k, ++voices) {
           const i = cueBodies[k];
           this.voice(this.ctx, this.panners[i], i, this.ctx.currentTime, cueGains[k], this.pitchFactor(i, t, listener));
+          ++this.played;
         }
       },
 
@@ -789,6 +791,9 @@
       seek(t) { seek(t); return clock.t; },
       time() { return clock.t; },
       playing() { return clock.playing; },
+      /** Sound cues played so far, and whether the sound is on. */
+      sound() { return { played: sound.played, on: sound.on() }; },
+      cueTimes() { return Array.from(cueTimes); },
       /** The camera's position and the navigation mode. */
       camera() { return renderer ? { position: camera.position.toArray(), fly: fly.on } : null; },
       /** Puts the camera at `position` looking at `target` (world coordinates). */

@@ -235,6 +235,11 @@ def main():
         shared = run([args.kanoko, "share", runfile, "-o", html])
         print(shared.stderr.strip())
         run([args.kanoko, "export", runfile, "-o", os.path.join(tmp, "mesh.csv")])
+        ring = os.path.join(tmp, "ring.kntj")
+        ring_html = os.path.join(tmp, "ring.html")
+        run([args.kanoko, "simulate", os.path.join(args.source, "traces/fib22-ring.kntr"), "--mapping",
+             os.path.join(args.source, "mappings/paper-fibonacci.toml"), "-o", ring])
+        run([args.kanoko, "share", ring, "-o", ring_html])
         rows = {}
         with open(os.path.join(tmp, "mesh.csv"), newline="") as f:
             for row in csv.DictReader(f):
@@ -356,6 +361,20 @@ def main():
                     louder = rms[side] > ratio * rms[other] and rms[side] > 1e-3
                     check(louder, "a body on the listener's %s is louder on the %s with %s (L %.4f, R %.4f)"
                           % (side, side, "HRTF" if hrtf else "equal-power panning", rms["left"], rms["right"]))
+
+            # Sound cues while playing: the paper's ring run has some (the mesh has none by default).
+            driver.get("file://" + ring_html)
+            wait_for(driver, "return !!window.kanoko")
+            cue_times = driver.execute_script("return kanoko.cueTimes()")
+            check(len(cue_times) > 0, "the ring page has sound cues (%d)" % len(cue_times))
+            driver.find_element(By.ID, "sound").click()
+            check(wait_for(driver, "return kanoko.sound().on"), "Sound on starts Web Audio")
+            first = cue_times[0]
+            driver.execute_script("kanoko.seek(arguments[0])", first - 0.01 * (driver.execute_script("return kanoko.end - kanoko.begin")))
+            driver.find_element(By.ID, "play").click()
+            played = wait_for(driver, "return kanoko.sound().played", 5)
+            driver.find_element(By.ID, "play").click()
+            check(played and played > 0, "playing across a cue plays it (%s)" % played)
 
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, "no console errors: %s" % errors)
