@@ -363,7 +363,9 @@
       scene = new THREE.Scene();
       scene.background = new THREE.Color(0x101418);
       camera = new THREE.PerspectiveCamera(45, 1, size * 1e-3, size * 100);
-      camera.position.set(centre[0] + 0.35 * size, centre[1] + 0.45 * size, centre[2] + 1.9 * size);
+      // As the desktop's home view: the run's bounding sphere (radius size / 2) fills the view.
+      const away = new THREE.Vector3(0.35, 0.45, 1.9).normalize().multiplyScalar(1.06 * 0.5 * size / Math.sin(Math.PI / 8));
+      camera.position.set(centre[0] + away.x, centre[1] + away.y, centre[2] + away.z);
       camera.up.set(0, 1, 0);
       scene.add(camera);
       scene.add(new THREE.AmbientLight(0xffffff, 0.45));
