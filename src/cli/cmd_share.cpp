@@ -70,6 +70,9 @@ int cmd_share(const Args& args) {
   (void)checked_output_target(output);  // a bad output fails before the run is read
   const trajectory::Reader reader(run);
   const share::PageData data = share::collect_page_data(reader, run, page);
+  if (!data.sound_problem.empty()) {
+    std::cerr << "kanoko share: warning: the page has no sound cues: " << data.sound_problem << '\n';
+  }
   const std::string html = share::build_page(reader, data, page, run);
   AtomicOutputFile out(output);
   out.write(html);

@@ -207,6 +207,10 @@ RunServer::RunServer(fs::path run, const ServeOptions& options) : impl_(std::mak
   page.stream_url = "/run.kntj";
   page.max_bytes = std::numeric_limits<std::uint64_t>::max();
   const PageData data = collect_stream_data(*s.reader, s.run.string());
+  if (!data.sound_problem.empty()) {
+    std::cerr << "kanoko serve: warning: the run's sound settings cannot be read (default voices): "
+              << data.sound_problem << '\n';
+  }
   s.page = build_page(*s.reader, data, page, s.run.string());
   s.routes();
   // httplib's default socket options add SO_REUSEPORT, with which a second server could bind a

@@ -109,6 +109,21 @@ void set_sound_scale(PageData& d, const trajectory::Reader& reader, std::size_t 
   d.speed_of_sound = fastest > 0 && std::isfinite(fastest) ? 4.0 * fastest : 343.3;
 }
 
+/// The run's [audio] section and voices; the defaults (and the reason in d.sound_problem) when the
+/// mapping stored in the run cannot be read any more: the page is still worth having.
+bool load_sound(PageData& d, const trajectory::Reader& reader, const std::string& run) {
+  try {
+    d.audio = sonify::stored_audio_section(reader, run);
+    d.voices = sonify::assign_voices(d.audio, reader.meta());
+    return true;
+  } catch (const InputError& e) {
+    d.sound_problem = e.what();
+    d.audio = mapping::AudioSpec{};
+    d.voices = sonify::assign_voices(d.audio, reader.meta());
+    return false;
+  }
+}
+
 template <typename T>
 void append_raw(std::string& blob, const std::vector<T>& values) {
   const std::size_t at = blob.size();
@@ -228,19 +243,22 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
   set_sound_scale(d, reader, first, last);
 
   // Sound: the run's cues in the range, merged per page frame and capped to the voices at 1×.
-  d.audio = sonify::stored_audio_section(reader, run);
-  d.voices = sonify::assign_voices(d.audio, meta);
-  const std::vector<sonify::CueRule> rules = sonify::resolve_cue_rules(d.audio, meta);
-  std::vector<sonify::Cue> cues;
-  if (!rules.empty()) {
-    for (const sonify::Cue& c : sonify::detect_cues(reader, rules)) {
-      if (c.time_s >= d.begin_s && c.time_s <= d.end_s) cues.push_back(c);
+  if (!load_sound(d, reader, run)) return d;
+  try {
+    const std::vector<sonify::CueRule> rules = sonify::resolve_cue_rules(d.audio, meta);
+    std::vector<sonify::Cue> cues;
+    if (!rules.empty()) {
+      for (const sonify::Cue& c : sonify::detect_cues(reader, rules)) {
+        if (c.time_s >= d.begin_s && c.time_s <= d.end_s) cues.push_back(c);
+      }
     }
+    const double speed = std::max(d.end_s - d.begin_s, 1e-9) / kPlaybackWall_s;
+    const double period = f_count > 1 ? (d.end_s - d.begin_s) / static_cast<double>(f_count - 1) : 1.0;
+    cues = sonify::merge_cues_per_frame(cues, d.begin_s, period);
+    d.cues = sonify::cap_voices(cues, d.audio.max_voices, d.audio.cue_length_s * speed);
+  } catch (const InputError& e) {
+    d.sound_problem = e.what();
   }
-  const double speed = std::max(d.end_s - d.begin_s, 1e-9) / kPlaybackWall_s;
-  const double period = f_count > 1 ? (d.end_s - d.begin_s) / static_cast<double>(f_count - 1) : 1.0;
-  cues = sonify::merge_cues_per_frame(cues, d.begin_s, period);
-  d.cues = sonify::cap_voices(cues, d.audio.max_voices, d.audio.cue_length_s * speed);
   return d;
 }
 
@@ -254,8 +272,7 @@ PageData collect_stream_data(const trajectory::Reader& reader, const std::string
     }
     set_sound_scale(d, reader, 0, reader.frame_count() - 1);
   }
-  d.audio = sonify::stored_audio_section(reader, run);
-  d.voices = sonify::assign_voices(d.audio, reader.meta());
+  load_sound(d, reader, run);
   return d;
 }
 

@@ -70,6 +70,9 @@ struct PageData {
   mapping::AudioSpec audio;               ///< the run's [audio] section
   double speed_of_sound = 0;              ///< scene units per trace second (4 × the fastest body)
   double reference_distance = 1;          ///< distance at which a cue sounds at full gain
+  /// Why the page has no sound cues although the run may have some: the mapping stored in the run
+  /// cannot be read (the page uses the default voices); "" when the sound is the run's.
+  std::string sound_problem;
 };
 
 /// Bytes of the page's data (before base64) for F frames, N bodies, S statistics, K statistics

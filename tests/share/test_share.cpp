@@ -273,6 +273,16 @@ TEST(Share, BadInputIsOneLineNamingTheFileAndLeavesNothing) {
   EXPECT_EQ(test::read_text(run).size(), fs::file_size(dir / "bad.kntj"));
 }
 
+TEST(Share, ARunWhoseStoredMappingNoLongerParsesGetsAPageWithoutSound) {
+  // A format 1 run whose stored mapping predates today's rules (it defines no force).
+  TempDir dir;
+  const auto r = run_kanoko({"share", (test::source_dir() / "tests/trajectory/data/format1.kntj").string(), "-o",
+                             (dir / "old.html").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: the page has no sound cues: mappings/tiny.toml"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "old.html"));
+}
+
 TEST(Share, AnUnfinishedRunIsRefused) {
   TempDir dir;
   trajectory::Metadata meta;
