@@ -17,6 +17,9 @@ packages=(
   assimp-utils  # tests/export: reads the glTF export back (assimp export x.glb x.assjson)
   libebur128-dev  # render --audio: EBU R128 loudness (integrated, true peak) for the -16 LUFS normalisation
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (libclang_rt.fuzzer) and clang's sanitizers
+  libjs-three  # kanoko share inlines three.js (and OrbitControls) into the page
+  libcpp-httplib-dev  # kanoko serve
+  chromium chromium-driver python3-selenium  # tests/share: the shared page in headless Chromium
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )
 missing=()

@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "src/base/json.hpp"
 #include "src/cli/options.hpp"
 #include "src/ingest/schema.hpp"
 #include "src/ingest/survey.hpp"
@@ -60,24 +61,6 @@ std::string number(double v) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return {buf, r.ptr};
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(u));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
 }
 
 std::string json_list(const std::vector<std::string>& items) {

@@ -20,5 +20,7 @@ int cmd_info(const Args& args);
 int cmd_plot(const Args& args);
 int cmd_suggest(const Args& args);
 int cmd_init(const Args& args);
+int cmd_share(const Args& args);
+int cmd_serve(const Args& args);
 
 }  // namespace kanoko::cli

@@ -25,6 +25,8 @@ const std::vector<Subcommand>& subcommands() {
       {"simulate", "integrate a trace + mapping into a trajectory file (cached)", cmd_simulate},
       {"check", "validate a mapping file and report every problem", cmd_check},
       {"export", "write a trajectory as CSV for other tools", cmd_export},
+      {"share", "write one self-contained HTML page that plays a run in a browser", cmd_share},
+      {"serve", "serve that page over HTTP for big or still-running runs (127.0.0.1)", cmd_serve},
       {"render", "draw a trajectory to a PNG, headless", cmd_render},
       {"view", "open the interactive 3-D viewer on a trajectory", cmd_view},
       {"generate", "write the paper's example programs as native traces", cmd_generate},

@@ -8,43 +8,15 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/trajectory/panel_values.hpp"
 
 namespace kanoko::scene {
 
 namespace {
 
-// The label the panel shows for a statistic the simulator stores; others keep their name.
-std::string_view stat_label(std::string_view name) {
-  namespace st = trajectory::stat;
-  if (name == st::kLoad) return "load (interval)";
-  if (name == st::kMass) return "mass";
-  if (name == st::kBytesSent) return "bytes sent (interval)";
-  if (name == st::kBytesRecv) return "bytes recv (interval)";
-  if (name == st::kMsgsSent) return "msgs sent (interval)";
-  if (name == st::kMsgsRecv) return "msgs recv (interval)";
-  if (name == st::kBytesSentTotal) return "bytes sent (so far)";
-  if (name == st::kBytesRecvTotal) return "bytes recv (so far)";
-  if (name == st::kMsgsSentTotal) return "msgs sent (so far)";
-  if (name == st::kMsgsRecvTotal) return "msgs recv (so far)";
-  return name;
-}
+using trajectory::stat_label;
 
-std::string format_value(std::string_view stat, double v) {
-  char buf[64];
-  if (stat.starts_with("bytes") && std::abs(v) >= 1024.0) {
-    static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-    double x = v / 1024.0;
-    std::size_t u = 0;
-    while (std::abs(x) >= 1024.0 && u + 1 < std::size(kUnits)) {
-      x /= 1024.0;
-      ++u;
-    }
-    std::snprintf(buf, sizeof buf, "%.4g %s", x, kUnits[u]);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  }
-  return buf;
-}
+std::string format_value(std::string_view stat, double v) { return trajectory::format_stat_value(stat, v); }
 
 std::string line(std::string_view label, std::string_view value) {
   std::string s(label);
@@ -146,19 +118,6 @@ std::size_t find_body(const trajectory::Reader& reader, std::string_view name_or
   throw InputError(FileLoc{std::string(option)},
                    "no body named '" + std::string(name_or_index) + "' and no body with that index (" +
                        std::to_string(bodies.size()) + " bodies: " + some + ")");
-}
-
-double body_speed(const trajectory::Reader& reader, std::size_t body, double t_s) {
-  const std::size_t k = reader.frame_at_or_before(t_s);
-  const auto jj = static_cast<Eigen::Index>(body);
-  const trajectory::FrameView a = reader.frame(k);
-  Eigen::Vector3d v = a.velocities.col(jj);
-  if (k + 1 < reader.frame_count() && t_s > a.time_s) {
-    const trajectory::FrameView b = reader.frame(k + 1);
-    const double s = std::clamp((t_s - a.time_s) / (b.time_s - a.time_s), 0.0, 1.0);
-    v = (1 - s) * v + s * Eigen::Vector3d(b.velocities.col(jj));
-  }
-  return v.norm();
 }
 
 std::string describe_body(const trajectory::Reader& reader, std::size_t body, double t_s,

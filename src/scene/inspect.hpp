@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "src/scene/traffic.hpp"
+#include "src/trajectory/panel_values.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -68,8 +69,7 @@ struct Pick {
 [[nodiscard]] std::size_t find_body(const trajectory::Reader& reader,
                                     std::string_view name_or_index, std::string_view option);
 
-/// Speed of body `body` at trace time t (scene units per trace second), from the stored
-/// velocities of the frames around t, linearly interpolated.
-[[nodiscard]] double body_speed(const trajectory::Reader& reader, std::size_t body, double t_s);
+/// Speed of body `body` at trace time t (src/trajectory/panel_values.hpp).
+using trajectory::body_speed;
 
 }  // namespace kanoko::scene

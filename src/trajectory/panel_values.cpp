@@ -1,0 +1,56 @@
+#include "src/trajectory/panel_values.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::trajectory {
+
+std::string_view stat_label(std::string_view name) {
+  if (name == stat::kLoad) return "load (interval)";
+  if (name == stat::kMass) return "mass";
+  if (name == stat::kBytesSent) return "bytes sent (interval)";
+  if (name == stat::kBytesRecv) return "bytes recv (interval)";
+  if (name == stat::kMsgsSent) return "msgs sent (interval)";
+  if (name == stat::kMsgsRecv) return "msgs recv (interval)";
+  if (name == stat::kBytesSentTotal) return "bytes sent (so far)";
+  if (name == stat::kBytesRecvTotal) return "bytes recv (so far)";
+  if (name == stat::kMsgsSentTotal) return "msgs sent (so far)";
+  if (name == stat::kMsgsRecvTotal) return "msgs recv (so far)";
+  return name;
+}
+
+std::string format_stat_value(std::string_view stat, double v) {
+  char buf[64];
+  if (stat.starts_with("bytes") && std::abs(v) >= 1024.0) {
+    static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+    double x = v / 1024.0;
+    std::size_t u = 0;
+    while (std::abs(x) >= 1024.0 && u + 1 < std::size(kUnits)) {
+      x /= 1024.0;
+      ++u;
+    }
+    std::snprintf(buf, sizeof buf, "%.4g %s", x, kUnits[u]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+  }
+  return buf;
+}
+
+double body_speed(const Reader& reader, std::size_t body, double t_s) {
+  const std::size_t k = reader.frame_at_or_before(t_s);
+  const auto j = static_cast<Eigen::Index>(body);
+  const FrameView a = reader.frame(k);
+  Eigen::Vector3d v = a.velocities.col(j);
+  if (k + 1 < reader.frame_count() && t_s > a.time_s) {
+    const FrameView b = reader.frame(k + 1);
+    const double s = std::clamp((t_s - a.time_s) / (b.time_s - a.time_s), 0.0, 1.0);
+    v = (1 - s) * v + s * Eigen::Vector3d(b.velocities.col(j));
+  }
+  return v.norm();
+}
+
+}  // namespace kanoko::trajectory
