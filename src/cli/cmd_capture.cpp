@@ -1,5 +1,6 @@
 // kanoko capture: runs an MPI program with libkanoko-capture preloaded and leaves one native trace;
 // or merges per-rank capture files left by a run that did not finish.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,7 +123,17 @@ int cmd_capture(const Args& all_args) {
   const fs::path out_path = fs::absolute(destination);
   const fs::path dir_path = fs::absolute(dir.empty() ? output + ".ranks" : dir);
   std::error_code ec;
-  fs::remove(out_path, ec);
+  // An earlier trace stays until a new one replaces it (outputs never destroy): rank 0 writes the
+  // merged trace under a temporary name and renames it, so a new file is one with a new inode.
+  const auto file_id = [](const fs::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 ? std::pair<dev_t, ino_t>{st.st_dev, st.st_ino} : std::pair<dev_t, ino_t>{0, 0};
+  };
+  const auto earlier = file_id(out_path);
+  const auto written = [&] {
+    const auto now = file_id(out_path);
+    return now != std::pair<dev_t, ino_t>{0, 0} && now != earlier;
+  };
   if (fs::is_directory(dir_path, ec)) {
     for (const auto& e : fs::directory_iterator(dir_path)) {
       const std::string n = e.path().filename().string();
@@ -177,7 +188,7 @@ int cmd_capture(const Args& all_args) {
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (code == 127) return code;
-  if (fs::exists(out_path, ec)) {
+  if (written()) {
     if (code != 0) std::cerr << "kanoko capture: the program exited with code " << code << "; the trace " << output << " was written at MPI_Finalize\n";
     else std::cerr << "kanoko capture: wrote " << output << '\n';
     return code;

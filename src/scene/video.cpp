@@ -226,9 +226,46 @@ CameraMatrices frame_camera(const VideoOptions& options, const HomeView& home,
   return c;
 }
 
-// The cues for the video's camera path, into options.audio_output (sonify/offline.hpp).
+/// The sound track under a temporary name beside its target ("<target>.tmp-<pid>-0", which the
+/// next run removes if this process dies) until the pictures are in place: a render whose frames
+/// or video fail leaves no track either. Removed on destruction unless kept.
+class StagedTrack {
+ public:
+  explicit StagedTrack(const std::filesystem::path& output) {
+    if (output.empty()) return;
+    target_ = checked_output_target(output);
+    temp_ = target_;
+    temp_ += ".tmp-" + std::to_string(::getpid()) + "-0";
+    register_temporary_file(temp_);
+  }
+  StagedTrack(const StagedTrack&) = delete;
+  StagedTrack& operator=(const StagedTrack&) = delete;
+  ~StagedTrack() {
+    if (temp_.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove(temp_, ignored);
+    unregister_temporary_file(temp_);
+  }
+  [[nodiscard]] const std::filesystem::path& path() const { return temp_; }
+  /// Moves the track into place.
+  void keep() {
+    if (temp_.empty()) return;
+    std::error_code ec;
+    std::filesystem::rename(temp_, target_, ec);
+    if (ec) throw RunError("cannot move the sound track into place at " + target_.string() + ": " + ec.message());
+    unregister_temporary_file(temp_);
+    temp_.clear();
+  }
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+};
+
+// The cues for the video's camera path, into `track` (sonify/offline.hpp).
 sonify::OfflineResult render_audio(const trajectory::Reader& reader, const VideoOptions& options,
-                                   TrajectoryScene& scene, const HomeView& home, std::size_t frames) {
+                                   TrajectoryScene& scene, const HomeView& home, std::size_t frames,
+                                   const std::filesystem::path& track) {
   sonify::OfflineTiming timing;
   timing.begin_s = options.begin_s;
   timing.end_s = options.end_s;
@@ -240,8 +277,7 @@ sonify::OfflineResult render_audio(const trajectory::Reader& reader, const Video
     return listener_from_view(
         frame_camera(options, home, scene.bound(), scene.positions(), k, frames).view);
   };
-  return sonify::render_offline_audio(reader, options.audio, timing, listener_at,
-                                      options.audio_output);
+  return sonify::render_offline_audio(reader, options.audio, timing, listener_at, track);
 }
 
 }  // namespace
@@ -347,8 +383,9 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
   VideoResult result;
   result.frames = frames;
   std::filesystem::path audio_track;
+  StagedTrack track(options.audio_output);
   if (!options.audio_output.empty()) {
-    result.audio = render_audio(reader, options, scene, home, frames);
+    result.audio = render_audio(reader, options, scene, home, frames, track.path());
     result.audio_cues = result.audio.cues_played;
     result.hrtf_status = result.audio.hrtf_status;
     std::string ext = output.extension().string();
@@ -358,7 +395,7 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
     const bool silent = result.audio.cues_played == 0;
     if (!sequence && ext != ".gif") {
       result.silent_audio_withheld = silent && !options.mux_silent_audio;
-      if (!result.silent_audio_withheld) audio_track = options.audio_output;
+      if (!result.silent_audio_withheld) audio_track = track.path();
     }
   }
   if (sequence) {
@@ -372,6 +409,7 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
           progress.update(k + 1);
         });
     for (const auto& frame : staged) frame->commit();
+    track.keep();
     progress.finish();
     return result;
   }
@@ -391,6 +429,7 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
     std::error_code ec;
     std::filesystem::rename(temp, destination, ec);
     if (ec) throw RunError("cannot move the video into place at " + destination.string() + ": " + ec.message());
+    track.keep();
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(temp, ignored);

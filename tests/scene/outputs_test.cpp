@@ -65,12 +65,16 @@ TEST(RenderOutputs, AFrameSequenceAppearsAsASetOrNotAtAll) {
   fs::create_directory(dir / "frames");
   test::write_text(dir / "frames" / "f000.png", "an earlier frame");
   fs::create_directory(dir / "frames" / "f002.png");  // the third frame cannot be written
-  const auto r = test::run_kanoko(sequence_args(dir / "run.kntj", dir / "frames" / "f%03d.png"));
+  std::vector<std::string> args = sequence_args(dir / "run.kntj", dir / "frames" / "f%03d.png");
+  args.insert(args.end(), {"--audio", (dir / "track.wav").string()});  // rendered before the frames
+  const auto r = test::run_kanoko(args);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   expect_one_line(r, "refusing to write: it is a folder", dir / "frames" / "f002.png");
-  // The first two frames were written but not moved into place: the earlier frame is untouched.
+  // The first two frames were written but not moved into place: the earlier frame is untouched,
+  // and the sound track, written first, is gone with them.
   EXPECT_EQ(test::list_dir(dir / "frames"), (std::vector<std::string>{"f000.png", "f002.png"}));
   EXPECT_EQ(test::read_text(dir / "frames" / "f000.png"), "an earlier frame");
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"frames", "run.kntj"}));
 }
 
 TEST(RenderOutputs, AFullDiskFailsWithOneLineAndLeavesNothing) {
