@@ -20,5 +20,6 @@ int cmd_info(const Args& args);
 int cmd_plot(const Args& args);
 int cmd_suggest(const Args& args);
 int cmd_init(const Args& args);
+int cmd_profile(const Args& args);
 
 }  // namespace kanoko::cli

@@ -53,15 +53,16 @@ EventWindow::Held EventWindow::held(Kind kind, double t, EntityIndex a, double t
   return h;
 }
 
-void EventWindow::state(double begin_s, double end_s, EntityIndex entity, std::string_view name) {
+void EventWindow::state(double begin_s, double end_s, EntityIndex entity, std::string_view name, LocationIndex location) {
   Held h = held(Kind::State, begin_s, entity, std::max(end_s, 0.0));
   h.name = name;
+  h.location = location;
   push(std::move(h));
 }
 
 void EventWindow::message(const Message& m) {
   Held h = held(Kind::Message, m.send_s, m.src, m.recv_s);
-  std::tie(h.b, h.bytes, h.number) = std::tuple(m.dst, m.bytes, m.tag);
+  std::tie(h.b, h.bytes, h.number, h.location) = std::tuple(m.dst, m.bytes, m.tag, m.location);
   push(std::move(h));
 }
 
@@ -123,8 +124,8 @@ void EventWindow::pop_and_emit() {
   const Held& h = pool_[index];
   emitted_ = std::max(emitted_, h.t);
   switch (h.kind) {
-    case Kind::State: sink_.on_state(StateInterval{h.t, h.t2, h.a, h.name}); break;
-    case Kind::Message: sink_.on_message(Message{h.t, h.t2, h.a, h.b, h.bytes, h.number}); break;
+    case Kind::State: sink_.on_state(StateInterval{h.t, h.t2, h.a, h.name, h.location}); break;
+    case Kind::Message: sink_.on_message(Message{h.t, h.t2, h.a, h.b, h.bytes, h.number, h.location}); break;
     case Kind::Load: sink_.on_load(LoadSample{h.t, h.a, h.value}); break;
     case Kind::Collective: sink_.on_collective(Collective{h.t, h.t2, h.a, h.name, h.bytes, h.number, h.group}); break;
     case Kind::Marker: sink_.on_marker(Marker{h.t, h.a, h.name}); break;

@@ -49,7 +49,7 @@ class EventWindow {
  public:
   EventWindow(TraceSink& sink, std::size_t max_held, std::function<void(double)> before_release = {});
 
-  void state(double begin_s, double end_s, EntityIndex entity, std::string_view name);
+  void state(double begin_s, double end_s, EntityIndex entity, std::string_view name, LocationIndex location = 0);
   void message(const Message& m);
   void load(const LoadSample& s);
   void collective(const Collective& c);
@@ -71,6 +71,7 @@ class EventWindow {
     double value = 0;
     std::uint64_t bytes = 0;
     std::int64_t number = -1;  ///< tag or root
+    LocationIndex location = 0;
     std::string name;
     std::string group;
   };
