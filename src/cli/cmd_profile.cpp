@@ -109,6 +109,11 @@ int cmd_profile(const Args& args) {
               << trace::format_facts(report.format).record_locations << " (docs/profile.md)\n";
     return 0;
   }
+  if (p.rows.empty()) {
+    std::cout << path << ": no states or messages of the chosen ranks in the chosen range (" << p.ranks << " ranks"
+              << (vm.count("from") + vm.count("to") != 0U ? ", --from/--to" : "") << ")\n";
+    return 0;
+  }
   if (vm.count("json") != 0U) {
     std::cout << profile::profile_json(p, top);
   } else if (vm.count("csv") != 0U) {

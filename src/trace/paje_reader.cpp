@@ -160,18 +160,18 @@ struct Container {
 struct OpenState {
   double begin_s;
   std::uint32_t value;  ///< index in the parser's value names
+  LocationIndex location;  ///< SMPI's Fname/Lnumber call site (in what was padding)
   std::uint64_t blocker;  ///< sequence number in the blocker queue, kNone when not tracked
-  LocationIndex location = 0;  ///< SMPI's Fname/Lnumber call site
 };
 
 struct PendingLink {
   bool is_start;
   double time_s;
   int other;  ///< the start or end container
+  LocationIndex location;  ///< the sender's call site (a start's; in what was padding)
   std::uint64_t bytes;
   std::int64_t line;
   std::uint64_t blocker;
-  LocationIndex location = 0;  ///< the sender's call site (a start's)
 };
 
 constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
@@ -1108,9 +1108,9 @@ class PajeParser {
       fail(tokens_[0], "states nested deeper than " + std::to_string(kMaxDepth) + " on one container (pushes without pops?)");
     }
     const bool tracked = containers_[static_cast<std::size_t>(c)].is_entity;
-    const LocationIndex location = has(d, fFname) && has(d, fLnumber) ? call_location(d) : 0;
-    st.push_back(OpenState{t, state_value(type, field(d, fValue)), tracked ? add_blocker(t, false, stack_key(c, type), PendingLinks::kNoEntry) : kNone,
-                           location});
+    const LocationIndex location = call_locations_ && has(d, fFname) && has(d, fLnumber) ? call_location(d) : 0;
+    st.push_back(OpenState{t, state_value(type, field(d, fValue)), location,
+                           tracked ? add_blocker(t, false, stack_key(c, type), PendingLinks::kNoEntry) : kNone});
     if (call_locations_) set_top_location(c, location);
   }
 
@@ -1229,8 +1229,8 @@ class PajeParser {
     }
     const bool tracked = is_start && (!decided_ || containers_[static_cast<std::size_t>(other)].entity >= 0);
     if (entry == PendingLinks::kNoEntry) entry = pending_.insert(key_, h);
-    pending_[entry].list.push_back(PendingLink{is_start, t, other, bytes, line_number_, tracked ? add_blocker(t, true, 0, entry) : kNone,
-                                               is_start ? top_location(other) : 0});
+    pending_[entry].list.push_back(PendingLink{is_start, t, other, is_start ? top_location(other) : 0, bytes, line_number_,
+                                               tracked ? add_blocker(t, true, 0, entry) : kNone});
   }
 
   /// The part of a pending entry's key ("container\x1fvalue\x1fkey") that names the sender

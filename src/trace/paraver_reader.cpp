@@ -627,7 +627,7 @@ class ParaverParser {
         (line ? levels_[level - 1].second : levels_[level - 1].first) = value;
         if (value != 0 && (line ? !caller_lines_.contains(value) : !caller_functions_.contains(value))) {
           warnings_.add(std::string(line ? "caller line" : "caller") + " value not defined in the .pcf (the .pcf's caller "
-                            "table disagrees with the trace; shown as '" + (line ? "line N" : "caller N") + "')",
+                            "table disagrees with the trace; " + (line ? "the location has no line)" : "shown as 'caller N')"),
                         FileLoc{name_, line_number_, static_cast<std::int64_t>(fields_[i + 1].column)});
         }
       } else if (callers_ && type >= kFirstMpiType && type <= kLastMpiType && value != 0) {
