@@ -133,10 +133,10 @@ void EventWindow::pop_and_emit() {
   free_.push_back(index);  // only now: the sink saw the event's strings
 }
 
-bool StateStacks::push(EntityIndex e, double t, std::string_view name) {
+bool StateStacks::push(EntityIndex e, double t, std::string_view name, LocationIndex location) {
   if (e >= stacks_.size()) stacks_.resize(std::size_t{e} + 1);
   if (stacks_[e].size() >= kMaxDepth) return false;
-  stacks_[e].push_back(Open{t, std::string(name)});
+  stacks_[e].push_back(Open{t, std::string(name), location});
   ++open_;
   return true;
 }
@@ -147,7 +147,7 @@ bool StateStacks::pop(EntityIndex e, double t, std::string* name) {
   Open o = std::move(stacks_[e].back());
   stacks_[e].pop_back();
   --open_;
-  window_.state(o.begin_s, t, e, o.name);
+  window_.state(o.begin_s, t, e, o.name, o.location);
   if (name != nullptr) *name = std::move(o.name);
   return true;
 }
@@ -157,7 +157,7 @@ void StateStacks::split_before(double until) {
   for (std::size_t e = 0; e < stacks_.size(); ++e) {
     for (Open& o : stacks_[e]) {
       if (o.begin_s < until) {
-        window_.state(o.begin_s, until, static_cast<EntityIndex>(e), o.name);
+        window_.state(o.begin_s, until, static_cast<EntityIndex>(e), o.name, o.location);
         o.begin_s = until;
       }
     }

@@ -107,7 +107,7 @@ class StateStacks {
   static constexpr std::size_t kMaxDepth = 100000;
 
   explicit StateStacks(EventWindow& window) : window_(window) {}
-  [[nodiscard]] bool push(EntityIndex e, double t, std::string_view name);
+  [[nodiscard]] bool push(EntityIndex e, double t, std::string_view name, LocationIndex location = 0);
   /// Ends the innermost open state of `e` at t; false when none is open. `name` receives its name.
   bool pop(EntityIndex e, double t, std::string* name = nullptr);
   /// Emits the part before `until` of every state open since earlier and restarts it there.
@@ -120,6 +120,7 @@ class StateStacks {
   struct Open {
     double begin_s;
     std::string name;
+    LocationIndex location;
   };
   EventWindow& window_;
   std::vector<std::vector<Open>> stacks_;

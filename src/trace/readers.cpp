@@ -84,7 +84,8 @@ const std::vector<Reader>& readers() {
       {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory",
        "Location definitions in the global definitions",
        {{{"compute"}, {}, {}}, true, false, true, false, true,
-        "Kanoko does not read OTF2 source code locations yet"}, looks_like_otf2_anchor,
+        "Score-P gives them to the functions it instruments (compiler instrumentation, `scorep mpicc ...`, "
+        "the default), each MPI call then at the function that makes it"}, looks_like_otf2_anchor,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const Otf2Summary s = read_otf2_trace(p, sink, o.otf2);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());

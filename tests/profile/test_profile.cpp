@@ -121,6 +121,23 @@ TEST(ProfileParaver, LuleshCallersGiveFunctionsFilesAndLinesFromThePcf) {
   EXPECT_GT(paths.profile.rows.size(), r.profile.rows.size());
 }
 
+TEST(ProfileOtf2, ScorePFunctionsGiveLocationsAndMpiCallsSitInThem) {
+  // Score-P's ping-pong: main is compiler-instrumented (ping-pong.c, from line 5); every MPI call
+  // is made from main.
+  const Read r = read_profile(test::shared_dir() / "traces/otf2/ping-pong-otf2/traces.otf2");
+  EXPECT_EQ(r.report.locations, 1U);
+  EXPECT_EQ(r.report.messages_with_location, r.report.messages_with_bytes + r.report.messages_without_bytes);
+  EXPECT_GT(r.report.messages_with_location, 0U);
+  ASSERT_FALSE(r.profile.rows.empty());
+  const ProfileRow& main = r.profile.rows.front();
+  EXPECT_EQ(main.function, "main");
+  EXPECT_TRUE(main.file.ends_with("/ping-pong.c")) << main.file;
+  EXPECT_EQ(main.line, 5);
+  EXPECT_EQ(main.calls, r.profile.states);  // main's own state and the MPI calls in it
+  EXPECT_GT(main.communicating_s, 0.0);
+  EXPECT_EQ(main.spread.ranks, 2U);
+}
+
 TEST(ProfileSmpi, ShippedLateSenderPutsTheReceiveOnTopWithItsRankSpread) {
   const Read r = read_profile(test::source_dir() / "traces/smpi/late4-locations.trace");
   EXPECT_EQ(r.report.states_with_location, r.profile.states);  // SMPI locates every MPI state
