@@ -7,8 +7,11 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "src/profile/profile.hpp"
+#include "src/trace/paraver_reader.hpp"
 #include "src/trace/readers.hpp"
 #include "tests/support/smpi_traces.hpp"
 #include "tests/support/test_support.hpp"
@@ -79,7 +82,66 @@ void expect_late_sender(const Profile& p, int ranks, double late, double unit_s,
   EXPECT_TRUE(sends);
 }
 
+/// Keeps states and messages with their locations and checks the location contract: indices
+/// announced 1, 2, 3, ... before any event carries them, callers announced before their callees.
+class LocationRecorder final : public trace::TraceSink {
+ public:
+  std::vector<std::tuple<double, double, trace::EntityIndex, std::string>> states;
+  std::vector<std::tuple<double, double, trace::EntityIndex, trace::EntityIndex, std::uint64_t>> messages;
+  std::vector<trace::CodeLocation> locations;  // strings not kept: only the caller is checked
+  int violations = 0;
+  std::uint64_t located = 0;
+
+  void on_entity(const trace::Entity&) override {}
+  void on_link(const trace::Link&) override {}
+  void on_load(const trace::LoadSample&) override {}
+  void on_end(double) override {}
+  void on_location(trace::LocationIndex index, const trace::CodeLocation& l) override {
+    if (index != locations.size() + 1 || l.caller >= index) ++violations;
+    locations.push_back(trace::CodeLocation{{}, l.line, {}, l.caller});
+  }
+  void on_state(const trace::StateInterval& s) override {
+    if (s.location > locations.size()) ++violations;
+    located += s.location != 0 ? 1 : 0;
+    states.emplace_back(s.begin_s, s.end_s, s.entity, std::string(s.name));
+  }
+  void on_message(const trace::Message& m) override {
+    if (m.location > locations.size()) ++violations;
+    messages.emplace_back(m.send_s, m.recv_s, m.src, m.dst, m.bytes);
+  }
+};
+
 // ---- real traces ----
+
+TEST(ProfileParaver, CallersChangeNoStateOrMessage) {
+  // The LULESH trace read with its .pcf, and with the caller types renamed away: the states wait
+  // for their callers, but the same states and messages come out, with a valid location table.
+  const std::string prv = test::read_text(lulesh());
+  const std::string row = test::read_text(std::filesystem::path(lulesh()).replace_extension(".row"));
+  const std::string pcf = test::read_text(std::filesystem::path(lulesh()).replace_extension(".pcf"));
+  std::string plain = pcf;
+  for (const char* type : {" 7000000", " 8000000"}) {
+    for (std::size_t at = plain.find(type); at != std::string::npos; at = plain.find(type, at + 3)) plain.replace(at, 1, " 9");
+  }
+  ASSERT_NE(plain, pcf);
+  LocationRecorder with, without;
+  trace::read_paraver_trace_text(prv, pcf, row, "lulesh.prv", with);
+  trace::read_paraver_trace_text(prv, plain, row, "lulesh.prv", without);
+  EXPECT_EQ(with.violations, 0);
+  EXPECT_GT(with.located, 2000U);
+  EXPECT_EQ(without.located, 0U);
+  EXPECT_TRUE(without.locations.empty());
+  bool path = false;
+  for (const trace::CodeLocation& l : with.locations) path = path || l.caller != 0;
+  EXPECT_TRUE(path);
+  // Equal times may leave in another order: compare sorted.
+  for (auto* r : {&with, &without}) {
+    std::sort(r->states.begin(), r->states.end());
+    std::sort(r->messages.begin(), r->messages.end());
+  }
+  EXPECT_EQ(with.states, without.states);
+  EXPECT_EQ(with.messages, without.messages);
+}
 
 TEST(ProfileParaver, LuleshCallersGiveFunctionsFilesAndLinesFromThePcf) {
   const Read r = read_profile(lulesh());
