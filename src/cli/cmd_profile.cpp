@@ -49,8 +49,8 @@ int cmd_profile(const Args& args) {
       "ranks that spend any there (min, mean, max, imbalance = max / mean). Sorted by waiting time.\n"
       "States without a location form the row '(no location)'. A trace that records no code locations\n"
       "gets one line saying how to record them. Locations come from SimGrid SMPI's Pajé traces\n"
-      "(Fname/Lnumber), Extrae's Paraver traces (callers) and Score-P's OTF2 archives (instrumented\n"
-      "functions); docs/profile.md.",
+      "(Fname/Lnumber), Extrae's Paraver traces (callers), Score-P's OTF2 archives (instrumented\n"
+      "functions) and Chrome JSON stack frames (\"sf\"); docs/profile.md.",
       "  kanoko profile smpi.trace\n"
       "  kanoko profile lulesh.prv --by path --top 5\n"
       "  kanoko profile smpi.trace --from 0.5 --to 1.5 --ranks 0-3,7 --csv > profile.csv\n"};

@@ -102,7 +102,8 @@ const std::vector<Reader>& readers() {
        [](const std::filesystem::path& p, const ReaderOptions&) { return otf2_trace_files(p); }},
       {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})", "events with a \"pid\"",
        {{{"compute"}, {}, {}}, false, false, true, true, true,
-        "Kanoko does not read Chrome stack frames yet"}, looks_like_chrome_json,
+        "slices carry them as \"sf\" stack frame ids into a top-level \"stackFrames\" object (the inline \"stack\" "
+        "lists are not read)"}, looks_like_chrome_json,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());

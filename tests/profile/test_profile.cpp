@@ -200,6 +200,40 @@ TEST(ProfileOtf2, ScorePFunctionsGiveLocationsAndMpiCallsSitInThem) {
   EXPECT_EQ(main.spread.ranks, 2U);
 }
 
+TEST(ProfileChrome, StackFramesGiveFunctionsAndCallPaths) {
+  // stackFrames after the events, parents as strings and numbers, a parent loop, an unknown id.
+  test::TempDir dir;
+  const auto json = dir / "frames.json";
+  test::write_text(json, R"({"traceEvents": [
+ {"ph":"X","name":"MPI_Recv","pid":1,"tid":1,"ts":0,"dur":3000,"sf":3},
+ {"ph":"X","name":"MPI_Recv","pid":1,"tid":2,"ts":0,"dur":1000,"sf":"3"},
+ {"ph":"B","name":"compute","pid":1,"tid":1,"ts":3000,"sf":2},
+ {"ph":"E","pid":1,"tid":1,"ts":5000},
+ {"ph":"X","name":"MPI_Wait","pid":1,"tid":2,"ts":1000,"dur":500,"sf":9},
+ {"ph":"X","name":"MPI_Wait","pid":1,"tid":2,"ts":2000,"dur":500,"sf":7}],
+"stackFrames": {"1": {"name": "main"}, "2": {"name": "solve", "parent": "1"}, "3": {"name": "exchange", "parent": 2},
+  "7": {"name": "loop", "parent": "8"}, "8": {"name": "loop2", "parent": "7"}}})");
+  ProfileOptions by_path;
+  by_path.by = GroupBy::Path;
+  const Read r = read_profile(json, by_path);
+  ASSERT_GE(r.profile.rows.size(), 4U);
+  EXPECT_EQ(r.profile.rows.front().label, "exchange < solve < main");
+  EXPECT_EQ(r.profile.rows.front().spread.ranks, 2U);
+  EXPECT_DOUBLE_EQ(r.profile.rows.front().waiting_s, 0.004);
+  EXPECT_EQ(r.profile.states_with_location, 4U);
+  bool loop = false, solve = false;
+  for (const ProfileRow& row : r.profile.rows) {
+    loop = loop || row.label == "loop < loop2";
+    solve = solve || (row.label == "solve < main" && row.calls == 1);
+  }
+  EXPECT_TRUE(loop);
+  EXPECT_TRUE(solve);
+  const std::vector<std::string> warnings = r.report.warning_lines();
+  ASSERT_EQ(warnings.size(), 1U);
+  EXPECT_EQ(warnings[0].rfind(json.string() + ":6:", 0), 0U) << warnings[0];
+  EXPECT_NE(warnings[0].find("\"sf\" names no entry"), std::string::npos) << warnings[0];
+}
+
 TEST(ProfileSmpi, ShippedLateSenderPutsTheReceiveOnTopWithItsRankSpread) {
   const Read r = read_profile(test::source_dir() / "traces/smpi/late4-locations.trace");
   EXPECT_EQ(r.report.states_with_location, r.profile.states);  // SMPI locates every MPI state
