@@ -567,6 +567,7 @@ class ParaverParser {
       if (p.held) emit_pending(static_cast<EntityIndex>(e));
       p = PendingState{begin, end, &state_name(state), 0, true};
       pending_list_.push_back(static_cast<EntityIndex>(e));
+      pending_min_s_ = std::min(pending_min_s_, begin);
       return;
     }
     window_.state(begin, end, static_cast<EntityIndex>(e), state_name(state));
@@ -726,8 +727,10 @@ class ParaverParser {
 
   /// Passes on the held states that start before `t`: no caller event of theirs can come now.
   void release_pending(double t) {
-    if (pending_list_.empty()) return;
+    // Nothing starts before the earliest held state: many states at one time cost no scan each.
+    if (pending_list_.empty() || t <= pending_min_s_) return;
     std::size_t kept = 0;
+    pending_min_s_ = std::numeric_limits<double>::infinity();
     for (const EntityIndex e : pending_list_) {
       PendingState& p = pending_[e];
       if (!p.held) continue;
@@ -735,6 +738,7 @@ class ParaverParser {
         emit_pending(e);
       } else {
         pending_list_[kept++] = e;
+        pending_min_s_ = std::min(pending_min_s_, p.begin_s);
       }
     }
     pending_list_.resize(kept);
@@ -828,6 +832,7 @@ class ParaverParser {
   std::vector<RecentCalls> recent_calls_;  ///< per entity
   std::vector<PendingState> pending_;       ///< per entity
   std::vector<EntityIndex> pending_list_;   ///< entities with a held state (may repeat; held decides)
+  double pending_min_s_ = std::numeric_limits<double>::infinity();  ///< earliest begin held (or less)
   LocationTable locations_;
 };
 

@@ -292,6 +292,9 @@ TEST(ProfileCommand, TextJsonCsvAndFunctionRows) {
   // SMPI names no functions: rows by function are by file (late.c and common.h).
   EXPECT_NE(csv.out.find("\nlate.c,"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("\ncommon.h,"), std::string::npos) << csv.out;
+  const test::CommandResult info_json = test::run_kanoko({"info", trace, "--json"});
+  EXPECT_NE(info_json.out.find("\"locations\":6,\"states_with_location\":50,\"messages_with_location\":9"), std::string::npos)
+      << info_json.out;
   const test::CommandResult info = test::run_kanoko({"info", trace});
   EXPECT_NE(info.out.find("locations:   6 code locations; 50 of 50 states and 9 of 9 messages carry one"), std::string::npos)
       << info.out;
