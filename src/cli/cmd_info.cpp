@@ -296,7 +296,10 @@ int cmd_info(const Args& args) {
            ",\"dst\":" + json_string(name_of(top[i].first & 0xffffffffU)) + ",\"bytes\":" +
            std::to_string(top[i].second.bytes) + ",\"messages\":" + std::to_string(top[i].second.messages) + "}";
     }
-    j += "],\"collectives_from_states\":" + std::to_string(report.collectives_from_states) + ",\"markers\":[";
+    j += "],\"locations\":" + std::to_string(report.locations) + ",\"states_with_location\":" +
+         std::to_string(report.states_with_location) + ",\"messages_with_location\":" +
+         std::to_string(report.messages_with_location);
+    j += ",\"collectives_from_states\":" + std::to_string(report.collectives_from_states) + ",\"markers\":[";
     for (std::size_t i = 0; i < markers.series.size(); ++i) {
       const ingest::MarkerSeries& m = markers.series[i];
       j += (i > 0 ? "," : "") + std::string("{\"name\":") + json_string(m.name) + ",\"from_states\":" +
@@ -333,6 +336,14 @@ int cmd_info(const Args& args) {
   if (report.collectives_from_states > 0) {
     std::cout << "collectives: " << report.collectives_from_states
               << " made from states naming collective MPI calls (docs/trace-formats.md)\n";
+  }
+  std::cout << "locations:   ";
+  if (report.locations == 0) {
+    std::cout << "none (`kanoko profile` needs them; docs/profile.md)\n";
+  } else {
+    std::cout << report.locations << " code locations; " << report.states_with_location << " of " << sink.states
+              << " states and " << report.messages_with_location << " of " << sink.messages
+              << " messages carry one (kanoko profile)\n";
   }
   std::cout << "markers:     " << (markers.series.empty() ? "none (iter:K windows need them; docs/zero-configuration.md)" : "")
             << '\n';

@@ -22,5 +22,6 @@ int cmd_suggest(const Args& args);
 int cmd_init(const Args& args);
 int cmd_share(const Args& args);
 int cmd_serve(const Args& args);
+int cmd_profile(const Args& args);
 
 }  // namespace kanoko::cli

@@ -32,6 +32,7 @@ const std::vector<Subcommand>& subcommands() {
       {"generate", "write the paper's example programs as native traces", cmd_generate},
       {"capture", "run an MPI program with libkanoko-capture and write its trace", cmd_capture},
       {"info", "summarise a trace: format, entities, time span, counts, top talkers", cmd_info},
+      {"profile", "where in the code the time goes: waiting, communicating, computing per call site", cmd_profile},
       {"plot", "draw a companion view (space-time, matrix, kiviat, ...) to PNG/SVG", cmd_plot},
       {"suggest", "propose friction, gain, springs, repulsion and dt for a trace", cmd_suggest},
       {"init", "write the mapping inferred from a trace (zero configuration), commented", cmd_init},

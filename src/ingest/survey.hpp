@@ -125,6 +125,10 @@ class TeeSink final : public trace::TraceSink {
     a_.on_state(s);
     b_.on_state(s);
   }
+  void on_location(trace::LocationIndex index, const trace::CodeLocation& l) override {
+    a_.on_location(index, l);
+    b_.on_location(index, l);
+  }
   void on_collective(const trace::Collective& c) override {
     a_.on_collective(c);
     b_.on_collective(c);

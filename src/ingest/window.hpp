@@ -43,6 +43,7 @@ class WindowSink final : public trace::TraceSink {
   void on_message(const trace::Message& m) override;
   void on_load(const trace::LoadSample& s) override;
   void on_state(const trace::StateInterval& s) override;
+  void on_location(trace::LocationIndex index, const trace::CodeLocation& l) override { down_.on_location(index, l); }
   void on_collective(const trace::Collective& c) override;
   void on_marker(const trace::Marker& m) override;
   void on_end(double end_s) override;

@@ -16,6 +16,7 @@
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/trace/decompress.hpp"
+#include "src/trace/locations.hpp"
 #include "src/trace/text_input.hpp"
 
 namespace kanoko::trace {
@@ -117,7 +118,9 @@ bool parse_double(std::string_view s, double& out) {
 struct Event {
   std::string ph, name, cat, pid, tid, id, bind_id, args_name;
   std::string ts, dur;
+  std::string sf;  ///< the stack frame id ("sf"), a key of the top-level "stackFrames"
   bool has_pid = false, has_tid = false, has_ts = false, has_dur = false, has_id = false, has_bind = false;
+  bool has_sf = false;
   bool flow_in = false, flow_out = false;
   bool has_bytes = false;
   double bytes = 0;
@@ -128,7 +131,7 @@ struct Event {
   void clear() {
     ph.clear(), name.clear(), cat.clear(), pid.clear(), tid.clear(), id.clear(), bind_id.clear(), args_name.clear();
     ts.clear(), dur.clear();
-    has_pid = has_tid = has_ts = has_dur = has_id = has_bind = flow_in = flow_out = has_bytes = false;
+    has_pid = has_tid = has_ts = has_dur = has_id = has_bind = flow_in = flow_out = has_bytes = has_sf = false;
     bytes = 0;
     series.clear();
     series_dropped = 0;
@@ -154,7 +157,7 @@ struct FlowPoint {
   std::int64_t line = 0;  ///< of its event, for warnings
 };
 
-enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Id2, Skip };
+enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Id2, StackFrames, StackFrame, Skip };
 enum class Scalar : std::uint8_t { Null, Bool, Number, String };
 
 class ChromeParser;
@@ -328,6 +331,15 @@ class ChromeParser {
         if (!is_object && key_ == "traceEvents") {
           next = Frame::Events;
           events_seen_ = true;
+        } else if (is_object && key_ == "stackFrames" && names_only_) {
+          next = Frame::StackFrames;  // read in pass 1: events may come before it
+        }
+        break;
+      case Frame::StackFrames:
+        if (is_object && stack_frames_.size() < kMaxStackFrames) {
+          next = Frame::StackFrame;
+          frame_id_ = key_;
+          stack_frames_.try_emplace(frame_id_);
         }
         break;
       case Frame::Events:
@@ -359,6 +371,7 @@ class ChromeParser {
         break;
       }
       case Frame::Id2:
+      case Frame::StackFrame:
       case Frame::Skip: break;
     }
     frames_.push_back(next);
@@ -404,10 +417,50 @@ class ChromeParser {
           event_.has_id = true;
         }
         break;
+      case Frame::StackFrame:
+        if (kind == Scalar::String && key_ == "name") {
+          stack_frames_[frame_id_].name = text.substr(0, std::min<std::size_t>(text.size(), LocationTable::kMaxNameBytes));
+        } else if ((kind == Scalar::String || kind == Scalar::Number) && key_ == "parent") {
+          stack_frames_[frame_id_].parent = text;
+          stack_frames_[frame_id_].has_parent = true;
+        }
+        break;
       case Frame::TopObject:
+      case Frame::StackFrames:
       case Frame::Skip: break;
     }
     return true;
+  }
+
+  /// The location of stack frame `id` ("stackFrames"): its name as the function, its parents as
+  /// the call path (at most kMaxFrameDepth frames; a parent loop ends the path). 0 when the trace
+  /// defines no such frame (a warning).
+  LocationIndex frame_location(const std::string& id) {
+    if (const auto cached = frame_locations_.find(id); cached != frame_locations_.end()) return cached->second;
+    std::vector<const std::string*> chain;  // innermost first
+    const std::string* at = &id;
+    for (;;) {
+      const auto f = stack_frames_.find(*at);
+      if (f == stack_frames_.end()) {
+        if (chain.empty()) warn("\"sf\" names no entry of \"stackFrames\" (no location)");
+        break;
+      }
+      if (chain.size() >= kMaxFrameDepth ||
+          std::find_if(chain.begin(), chain.end(), [&](const std::string* c) { return *c == *at; }) != chain.end()) {
+        break;
+      }
+      chain.push_back(&f->first);
+      if (!f->second.has_parent) break;
+      at = &f->second.parent;
+    }
+    LocationIndex caller = 0;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const auto known = frame_locations_.find(**it);
+      caller = known != frame_locations_.end() ? known->second
+                                               : frame_locations_.emplace(**it, locations_.intern({}, 0, stack_frames_[**it].name, caller)).first->second;
+    }
+    if (chain.empty()) frame_locations_.emplace(id, 0);
+    return frame_locations_[id];
   }
 
   void event_field(Scalar kind, std::string_view text) {
@@ -442,6 +495,9 @@ class ChromeParser {
       event_.flow_in = text == "true";
     } else if (k == "flow_out") {
       event_.flow_out = text == "true";
+    } else if (k == "sf") {
+      event_.has_sf = value;
+      event_.sf = text;
     }
   }
 
@@ -563,7 +619,7 @@ class ChromeParser {
     switch (ph) {
       case 'B':
         if (stacks_.depth(e) == 0 && first_open_loc_.file.empty()) first_open_loc_ = event_.loc;
-        if (!stacks_.push(e, t, event_.name)) {
+        if (!stacks_.push(e, t, event_.name, event_.has_sf ? frame_location(event_.sf) : 0)) {
           throw InputError(event_.loc, "B slices nested deeper than " + std::to_string(StateStacks::kMaxDepth) +
                                            " on one thread");
         }
@@ -582,7 +638,7 @@ class ChromeParser {
           dur = 0;
         }
         end = t + dur * 1e-6;
-        window_.state(t, end, e, event_.name);
+        window_.state(t, end, e, event_.name, event_.has_sf ? frame_location(event_.sf) : 0);
         ++summary_.states;
         break;
       }
@@ -698,6 +754,18 @@ class ChromeParser {
   std::vector<std::size_t> args_depth_;
   std::vector<bool> args_on_path_;
   std::string key_;
+  // Stack frames ("stackFrames", read in pass 1) and the locations made of them.
+  struct StackFrameDef {
+    std::string name;
+    std::string parent;
+    bool has_parent = false;
+  };
+  static constexpr std::size_t kMaxStackFrames = std::size_t{1} << 20U;
+  static constexpr std::size_t kMaxFrameDepth = 256;
+  std::unordered_map<std::string, StackFrameDef> stack_frames_;
+  std::unordered_map<std::string, LocationIndex> frame_locations_;
+  std::string frame_id_;
+  LocationTable locations_{sink_};
   Event event_;
   bool events_seen_ = false;
   bool events_done_ = false;

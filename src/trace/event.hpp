@@ -28,6 +28,21 @@ struct Link {
   std::string name;
 };
 
+/// Index of a code location in the trace's location table (one table per trace, filled through
+/// TraceSink::on_location); 0: no location. Events carry this index, not the location itself.
+using LocationIndex = std::uint32_t;
+
+/// Where in the program an event happened: a source line in a function, and the frame it was
+/// called from. docs/trace-formats.md, "Code locations", says what each format records.
+struct CodeLocation {
+  std::string_view file;      ///< source file as the trace names it, "" unknown; valid during the callback
+  std::int64_t line = 0;      ///< 1-based line, 0 unknown
+  std::string_view function;  ///< function name, "" unknown; valid during the callback
+  /// The location of the next frame outward on the call path (an earlier index), 0 when the
+  /// call path ends here or the format records none.
+  LocationIndex caller = 0;
+};
+
 /// A point-to-point message. Times in seconds since the trace start.
 struct Message {
   double send_s = 0;
@@ -36,6 +51,7 @@ struct Message {
   EntityIndex dst = 0;
   std::uint64_t bytes = 0;
   std::int64_t tag = -1;
+  LocationIndex location = 0;  ///< the send's call site, 0 unknown
 };
 
 /// A sampled load value; it holds until the next sample of the same entity.
@@ -51,6 +67,7 @@ struct StateInterval {
   double end_s = 0;
   EntityIndex entity = 0;
   std::string_view name;  ///< valid only during the callback
+  LocationIndex location = 0;  ///< the call site of the state (an MPI call's line), 0 unknown
 };
 
 /// One node's part in a collective operation (barrier, broadcast, reduction, ...). The entries of
@@ -83,6 +100,9 @@ class TraceSink {
   virtual void on_message(const Message& m) = 0;
   virtual void on_load(const LoadSample& s) = 0;
   virtual void on_state(const StateInterval& s) = 0;
+  /// Announces code location `index` (1, 2, 3, ... in order) before any event carries it. Sinks
+  /// that have no use for locations ignore them; sinks that pass events on pass these on too.
+  virtual void on_location(LocationIndex /*index*/, const CodeLocation& /*l*/) {}
   /// A node's part in a collective. Sinks that have no use for collectives ignore them.
   virtual void on_collective(const Collective& /*c*/) {}
   /// The trace records collective operations as events of their own (OTF2 MpiCollectiveBegin/End,

@@ -53,15 +53,16 @@ EventWindow::Held EventWindow::held(Kind kind, double t, EntityIndex a, double t
   return h;
 }
 
-void EventWindow::state(double begin_s, double end_s, EntityIndex entity, std::string_view name) {
+void EventWindow::state(double begin_s, double end_s, EntityIndex entity, std::string_view name, LocationIndex location) {
   Held h = held(Kind::State, begin_s, entity, std::max(end_s, 0.0));
   h.name = name;
+  h.location = location;
   push(std::move(h));
 }
 
 void EventWindow::message(const Message& m) {
   Held h = held(Kind::Message, m.send_s, m.src, m.recv_s);
-  std::tie(h.b, h.bytes, h.number) = std::tuple(m.dst, m.bytes, m.tag);
+  std::tie(h.b, h.bytes, h.number, h.location) = std::tuple(m.dst, m.bytes, m.tag, m.location);
   push(std::move(h));
 }
 
@@ -123,8 +124,8 @@ void EventWindow::pop_and_emit() {
   const Held& h = pool_[index];
   emitted_ = std::max(emitted_, h.t);
   switch (h.kind) {
-    case Kind::State: sink_.on_state(StateInterval{h.t, h.t2, h.a, h.name}); break;
-    case Kind::Message: sink_.on_message(Message{h.t, h.t2, h.a, h.b, h.bytes, h.number}); break;
+    case Kind::State: sink_.on_state(StateInterval{h.t, h.t2, h.a, h.name, h.location}); break;
+    case Kind::Message: sink_.on_message(Message{h.t, h.t2, h.a, h.b, h.bytes, h.number, h.location}); break;
     case Kind::Load: sink_.on_load(LoadSample{h.t, h.a, h.value}); break;
     case Kind::Collective: sink_.on_collective(Collective{h.t, h.t2, h.a, h.name, h.bytes, h.number, h.group}); break;
     case Kind::Marker: sink_.on_marker(Marker{h.t, h.a, h.name}); break;
@@ -132,10 +133,10 @@ void EventWindow::pop_and_emit() {
   free_.push_back(index);  // only now: the sink saw the event's strings
 }
 
-bool StateStacks::push(EntityIndex e, double t, std::string_view name) {
+bool StateStacks::push(EntityIndex e, double t, std::string_view name, LocationIndex location) {
   if (e >= stacks_.size()) stacks_.resize(std::size_t{e} + 1);
   if (stacks_[e].size() >= kMaxDepth) return false;
-  stacks_[e].push_back(Open{t, std::string(name)});
+  stacks_[e].push_back(Open{t, std::string(name), location});
   ++open_;
   return true;
 }
@@ -146,7 +147,7 @@ bool StateStacks::pop(EntityIndex e, double t, std::string* name) {
   Open o = std::move(stacks_[e].back());
   stacks_[e].pop_back();
   --open_;
-  window_.state(o.begin_s, t, e, o.name);
+  window_.state(o.begin_s, t, e, o.name, o.location);
   if (name != nullptr) *name = std::move(o.name);
   return true;
 }
@@ -156,7 +157,7 @@ void StateStacks::split_before(double until) {
   for (std::size_t e = 0; e < stacks_.size(); ++e) {
     for (Open& o : stacks_[e]) {
       if (o.begin_s < until) {
-        window_.state(o.begin_s, until, static_cast<EntityIndex>(e), o.name);
+        window_.state(o.begin_s, until, static_cast<EntityIndex>(e), o.name, o.location);
         o.begin_s = until;
       }
     }

@@ -49,7 +49,7 @@ class EventWindow {
  public:
   EventWindow(TraceSink& sink, std::size_t max_held, std::function<void(double)> before_release = {});
 
-  void state(double begin_s, double end_s, EntityIndex entity, std::string_view name);
+  void state(double begin_s, double end_s, EntityIndex entity, std::string_view name, LocationIndex location = 0);
   void message(const Message& m);
   void load(const LoadSample& s);
   void collective(const Collective& c);
@@ -71,6 +71,7 @@ class EventWindow {
     double value = 0;
     std::uint64_t bytes = 0;
     std::int64_t number = -1;  ///< tag or root
+    LocationIndex location = 0;
     std::string name;
     std::string group;
   };
@@ -106,7 +107,7 @@ class StateStacks {
   static constexpr std::size_t kMaxDepth = 100000;
 
   explicit StateStacks(EventWindow& window) : window_(window) {}
-  [[nodiscard]] bool push(EntityIndex e, double t, std::string_view name);
+  [[nodiscard]] bool push(EntityIndex e, double t, std::string_view name, LocationIndex location = 0);
   /// Ends the innermost open state of `e` at t; false when none is open. `name` receives its name.
   bool pop(EntityIndex e, double t, std::string* name = nullptr);
   /// Emits the part before `until` of every state open since earlier and restarts it there.
@@ -119,6 +120,7 @@ class StateStacks {
   struct Open {
     double begin_s;
     std::string name;
+    LocationIndex location;
   };
   EventWindow& window_;
   std::vector<std::vector<Open>> stacks_;

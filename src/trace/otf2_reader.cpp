@@ -16,6 +16,7 @@
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/base/suggest.hpp"
+#include "src/trace/locations.hpp"
 
 namespace kanoko::trace {
 namespace {
@@ -84,6 +85,7 @@ struct InstanceDef {
 struct PendingSend {
   double t;
   std::uint64_t bytes;
+  LocationIndex location;  ///< the sender's code location
 };
 struct Pending {
   std::deque<PendingSend> sends;
@@ -135,7 +137,12 @@ class Otf2Reader {
   void location(OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type, OTF2_LocationGroupRef group) {
     locations_[self] = LocationDef{name, type, group};
   }
-  void region(OTF2_RegionRef self, OTF2_StringRef name) { regions_[self] = name; }
+  void region(OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical, OTF2_Paradigm paradigm,
+              OTF2_StringRef file, std::uint32_t begin_line) {
+    regions_[self] = name;
+    // Score-P gives a function its source file and first line; MPI calls name the file "MPI".
+    if (paradigm != OTF2_PARADIGM_MPI && file != OTF2_UNDEFINED_STRING) region_sources_[self] = RegionSource{canonical, file, begin_line};
+  }
   void group(OTF2_GroupRef self, OTF2_GroupType type, OTF2_Paradigm paradigm, std::uint32_t n, const std::uint64_t* members) {
     GroupDef g{type, paradigm, {}};
     if (members != nullptr) g.members.assign(members, members + n);
@@ -161,7 +168,20 @@ class Otf2Reader {
     const auto e = entity_of(loc);
     if (!e) return;
     const auto it = region_names_.find(region);
-    if (!stacks_.push(*e, seconds(time), it != region_names_.end() ? std::string_view(it->second) : "region")) {
+    LocationIndex location = 0;
+    if (!region_locations_.empty()) {
+      // A function with a source file is its own location, called from the enclosing one; any
+      // other region (an MPI call) is at the location of the function it is in.
+      auto& stack = location_stacks_[*e];
+      location = stack.empty() ? 0 : stack.back();
+      if (const auto r = region_locations_.find(region); r != region_locations_.end()) {
+        const auto [cached, inserted] = located_calls_.try_emplace((std::uint64_t{region} << 32U) | location, 0);
+        if (inserted) cached->second = code_locations_.intern(r->second.file, r->second.line, r->second.function, location);
+        location = cached->second;
+      }
+      if (stack.size() < StateStacks::kMaxDepth) stack.push_back(location);
+    }
+    if (!stacks_.push(*e, seconds(time), it != region_names_.end() ? std::string_view(it->second) : "region", location)) {
       throw InputError(FileLoc::in_record(name_, "events of location " + std::to_string(loc) + ", event " +
                                                      std::to_string(summary_.enters + summary_.leaves)),
                        "regions nested deeper than " + std::to_string(StateStacks::kMaxDepth));
@@ -170,7 +190,11 @@ class Otf2Reader {
   void leave(OTF2_LocationRef loc, OTF2_TimeStamp time) {
     ++summary_.leaves;
     const auto e = entity_of(loc);
-    if (e && !stacks_.pop(*e, seconds(time))) warn("Leave without a matching Enter (skipped)");
+    if (e && !stacks_.pop(*e, seconds(time))) {
+      warn("Leave without a matching Enter (skipped)");
+      return;
+    }
+    if (e && !region_locations_.empty() && !location_stacks_[*e].empty()) location_stacks_[*e].pop_back();
   }
   void send(OTF2_LocationRef loc, OTF2_TimeStamp time, std::uint32_t receiver, OTF2_CommRef comm, std::uint32_t tag,
             std::uint64_t bytes) {
@@ -185,12 +209,13 @@ class Otf2Reader {
     const double t = seconds(time);
     const MatchKey key{(std::uint64_t{*src} << 32U) | *dst, comm, tag};
     Pending& p = pending_[key];
+    const LocationIndex location = region_locations_.empty() || location_stacks_[*src].empty() ? 0 : location_stacks_[*src].back();
     if (!p.receives.empty()) {
       const double recv = p.receives.front();
       p.receives.pop_front();
-      message(t, recv, *src, *dst, bytes, tag, key);
+      message(t, recv, *src, *dst, bytes, tag, key, location);
     } else {
-      p.sends.push_back(PendingSend{t, bytes});
+      p.sends.push_back(PendingSend{t, bytes, location});
     }
   }
   void receive(OTF2_LocationRef loc, OTF2_TimeStamp time, std::uint32_t sender, OTF2_CommRef comm, std::uint32_t tag) {
@@ -208,7 +233,7 @@ class Otf2Reader {
     if (!p.sends.empty()) {
       const PendingSend s = p.sends.front();
       p.sends.pop_front();
-      message(s.t, t, *src, *dst, s.bytes, tag, key);
+      message(s.t, t, *src, *dst, s.bytes, tag, key, s.location);
     } else {
       p.receives.push_back(t);
     }
@@ -376,8 +401,8 @@ class Otf2Reader {
   }
 
   void message(double send_s, double recv_s, EntityIndex src, EntityIndex dst, std::uint64_t bytes, std::uint32_t tag,
-               const MatchKey& key) {
-    window_.message(Message{send_s, recv_s, src, dst, bytes, tag});
+               const MatchKey& key, LocationIndex location) {
+    window_.message(Message{send_s, recv_s, src, dst, bytes, tag, location});
     ++summary_.messages;
     const auto it = pending_.find(key);
     if (it != pending_.end() && it->second.sends.empty() && it->second.receives.empty()) pending_.erase(it);
@@ -413,6 +438,22 @@ class Otf2Reader {
 
   std::unordered_map<OTF2_LocationRef, EntityIndex> entity_of_location_;
   std::unordered_map<OTF2_RegionRef, std::string> region_names_;
+  // Code locations: regions with a source file (Score-P's compiler-instrumented functions).
+  struct RegionSource {
+    OTF2_StringRef canonical;
+    OTF2_StringRef file;
+    std::uint32_t line;
+  };
+  struct RegionLocation {
+    std::string file;
+    std::int64_t line;
+    std::string function;
+  };
+  std::unordered_map<OTF2_RegionRef, RegionSource> region_sources_;
+  std::unordered_map<OTF2_RegionRef, RegionLocation> region_locations_;
+  std::unordered_map<std::uint64_t, LocationIndex> located_calls_;  ///< (region << 32 | caller) → location
+  std::vector<std::vector<LocationIndex>> location_stacks_;  ///< per entity: the open regions' locations
+  LocationTable code_locations_{sink_};
   std::optional<OTF2_MetricMemberRef> chosen_member_;
   bool metric_is_rate_ = false;
   std::vector<std::pair<double, double>> last_sample_;
@@ -472,6 +513,14 @@ void Otf2Reader::define_entities() {
     sink_.on_entity(e);
   }
   for (const auto& [ref, name] : regions_) region_names_.emplace(ref, str(name));
+  for (const auto& [ref, source] : region_sources_) {
+    const std::string file = str(source.file);
+    if (file.empty()) continue;
+    std::string function = str(source.canonical);
+    if (function.empty()) function = str(regions_[ref]);
+    region_locations_.emplace(ref, RegionLocation{file, source.line, function});
+  }
+  if (!region_locations_.empty()) location_stacks_.resize(entity_of_location_.size());
   summary_.location_groups = groups_of_locations_.size();
   summary_.locations = entity_of_location_.size();
   summary_.regions = regions_.size();
@@ -549,9 +598,9 @@ Otf2Summary Otf2Reader::read() {
         return guarded(u, [&](Otf2Reader& s) { s.location(self, name, type, group); });
       });
   OTF2_GlobalDefReaderCallbacks_SetRegionCallback(
-      dcb, +[](void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef, OTF2_StringRef, OTF2_RegionRole,
-               OTF2_Paradigm, OTF2_RegionFlag, OTF2_StringRef, std::uint32_t, std::uint32_t) {
-        return guarded(u, [&](Otf2Reader& s) { s.region(self, name); });
+      dcb, +[](void* u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical, OTF2_StringRef, OTF2_RegionRole,
+               OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef file, std::uint32_t begin_line, std::uint32_t) {
+        return guarded(u, [&](Otf2Reader& s) { s.region(self, name, canonical, paradigm, file, begin_line); });
       });
   OTF2_GlobalDefReaderCallbacks_SetGroupCallback(
       dcb, +[](void* u, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type, OTF2_Paradigm paradigm,
@@ -774,4 +823,5 @@ Otf2Summary read_otf2_trace(const std::filesystem::path& path, TraceSink& sink, 
   return reader.read();
 }
 
-}  // namespace kanoko::trace
+}  // namespace kanoko::trace#include "src/trace/locations.hpp"
+

@@ -22,6 +22,7 @@
 
 #include "src/base/flat_index.hpp"
 #include "src/base/suggest.hpp"
+#include "src/trace/locations.hpp"
 
 namespace kanoko::trace {
 namespace {
@@ -66,7 +67,7 @@ constexpr std::array<EvName, 18> kEvents{{
 
 enum Field : std::uint8_t {
   fTime, fAlias, fType, fContainer, fName, fValue, fStartContainer, fEndContainer, fKey, fSize,
-  fStartContainerType, fEndContainerType, kFieldCount
+  fStartContainerType, fEndContainerType, fFname, fLnumber, kFieldCount
 };
 
 /// Bytes that continue a word: all but the separators (space, tab, CR), the line end, NUL and '"'.
@@ -89,6 +90,8 @@ Field field_of(std::string_view n) {
   if (n == "EndContainer" || n == "DestContainer") return fEndContainer;
   if (n == "Key") return fKey;
   if (n == "Size") return fSize;
+  if (n == "Fname") return fFname;
+  if (n == "Lnumber") return fLnumber;
   if (n == "StartContainerType" || n == "SourceContainerType") return fStartContainerType;
   if (n == "EndContainerType" || n == "DestContainerType") return fEndContainerType;
   return kFieldCount;
@@ -96,7 +99,7 @@ Field field_of(std::string_view n) {
 
 constexpr std::array<const char*, kFieldCount> kFieldNames{
     "Time", "Alias", "Type", "Container", "Name", "Value", "StartContainer", "EndContainer", "Key", "Size",
-    "StartContainerType", "EndContainerType"};
+    "StartContainerType", "EndContainerType", "Fname", "Lnumber"};
 
 /// The fields an event cannot do without.
 std::vector<Field> required_fields(Ev ev) {
@@ -157,6 +160,7 @@ struct Container {
 struct OpenState {
   double begin_s;
   std::uint32_t value;  ///< index in the parser's value names
+  LocationIndex location;  ///< SMPI's Fname/Lnumber call site (in what was padding)
   std::uint64_t blocker;  ///< sequence number in the blocker queue, kNone when not tracked
 };
 
@@ -164,6 +168,7 @@ struct PendingLink {
   bool is_start;
   double time_s;
   int other;  ///< the start or end container
+  LocationIndex location;  ///< the sender's call site (a start's; in what was padding)
   std::uint64_t bytes;
   std::int64_t line;
   std::uint64_t blocker;
@@ -181,6 +186,7 @@ struct Held {
   double t2;
   std::uint64_t bytes;
   std::uint32_t name;  ///< the state's or marker's value (index in the parser's value names)
+  LocationIndex location = 0;  ///< the state's or the message's call site
 };
 struct HeldLater {
   bool operator()(const Held& x, const Held& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
@@ -507,7 +513,7 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
 enum Warn : std::uint8_t {
   wEndWithoutStart, wStartWithoutEnd, wPopWithoutPush, wUndeclaredContainer, wUndeclaredType,
   wUnknownEventId, wUnsupportedEvent, wDuplicateContainer, wPlatformCapped, wMissingSize, wVariableBackwards, wPairedInOrder,
-  wCount
+  wBadLnumber, wCount
 };
 constexpr std::array<const char*, wCount> kWarnText{
     "link end without a matching start",
@@ -523,12 +529,13 @@ constexpr std::array<const char*, wCount> kWarnText{
     "variable change dated before an earlier line (SimGrid's lazy resource updates; applied at the current time)",
     "link paired in order with an end of the same sender and receiver, as their keys differ (SMPI receives with "
     "MPI_ANY_TAG)",
+    "Lnumber that is not a line number (the state's location has no line)",
 };
 
 class PajeParser {
  public:
   PajeParser(std::string name, TraceSink& sink, const PajeOptions& options)
-      : name_(std::move(name)), sink_(sink), options_(options) {
+      : name_(std::move(name)), sink_(sink), options_(options), locations_(sink) {
     Type root;
     root.alias = "0";
     root.name = "0";
@@ -736,6 +743,7 @@ class PajeParser {
         }
       }
       d.complete = true;
+      if (d.ev == Ev::PushState && d.pos[fFname] >= 0 && d.pos[fLnumber] >= 0) call_locations_ = true;
       in_def_ = -1;
       return;
     }
@@ -869,7 +877,10 @@ class PajeParser {
       fail_at(last.column + last.text.size(), "missing field: " + d.name + " takes " + std::to_string(d.field_count) +
                                                   " fields, found " + std::to_string(have));
     }
-    if (have > d.field_count) {
+    if (have == d.field_count + 2 && d.ev == Ev::PopState && call_locations_) {
+      // SimGrid 3.32 with smpi/trace-call-location writes Fname and Lnumber on PopState lines too,
+      // though its header declares them on PajePushState only; they repeat the push's.
+    } else if (have > d.field_count) {
       fail(tokens_[d.field_count + 1], "unexpected extra field '" + shown(tokens_[d.field_count + 1].text) + "': " +
                                            d.name + " takes " + std::to_string(d.field_count) + " fields");
     }
@@ -1083,7 +1094,7 @@ class PajeParser {
     if (s.blocker != kNone) kill_blocker(s.blocker);
     const Container& con = containers_[static_cast<std::size_t>(c)];
     if (!con.is_entity) return;
-    hold(Held{s.begin_s, seq_++, Held::What::State, c, 0, end_s, 0, s.value});
+    hold(Held{s.begin_s, seq_++, Held::What::State, c, 0, end_s, 0, s.value, s.location});
   }
 
   void push_state(const EventDef& d, double t, int c, int type) {
@@ -1097,7 +1108,36 @@ class PajeParser {
       fail(tokens_[0], "states nested deeper than " + std::to_string(kMaxDepth) + " on one container (pushes without pops?)");
     }
     const bool tracked = containers_[static_cast<std::size_t>(c)].is_entity;
-    st.push_back(OpenState{t, state_value(type, field(d, fValue)), tracked ? add_blocker(t, false, stack_key(c, type), PendingLinks::kNoEntry) : kNone});
+    const LocationIndex location = call_locations_ && has(d, fFname) && has(d, fLnumber) ? call_location(d) : 0;
+    st.push_back(OpenState{t, state_value(type, field(d, fValue)), location,
+                           tracked ? add_blocker(t, false, stack_key(c, type), PendingLinks::kNoEntry) : kNone});
+    if (call_locations_) set_top_location(c, location);
+  }
+
+  /// The location a PushState's Fname and Lnumber name (SimGrid SMPI's call sites).
+  LocationIndex call_location(const EventDef& d) {
+    const std::string_view file = field(d, fFname).text;
+    const std::string_view line_text = field(d, fLnumber).text;
+    if (file == last_fname_ && line_text == last_lnumber_) return last_location_;
+    std::int64_t line = 0;
+    const auto r = std::from_chars(line_text.data(), line_text.data() + line_text.size(), line);
+    if (r.ec != std::errc() || r.ptr != line_text.data() + line_text.size() || line_text.empty() || line < 0) {
+      warn(wBadLnumber);
+      line = 0;
+    }
+    last_fname_.assign(file);
+    last_lnumber_.assign(line_text);
+    last_location_ = locations_.intern(file, line, {}, 0);
+    return last_location_;
+  }
+
+  /// The call site a container is in now: its innermost open state's (SMPI has one state type).
+  void set_top_location(int c, LocationIndex location) {
+    if (top_location_.size() <= static_cast<std::size_t>(c)) top_location_.resize(static_cast<std::size_t>(c) + 1, 0);
+    top_location_[static_cast<std::size_t>(c)] = location;
+  }
+  [[nodiscard]] LocationIndex top_location(int c) const {
+    return static_cast<std::size_t>(c) < top_location_.size() ? top_location_[static_cast<std::size_t>(c)] : 0;
   }
 
   void pop_state(double t, int c, int type) {
@@ -1108,6 +1148,7 @@ class PajeParser {
     }
     close_state(c, st->back(), t);
     st->pop_back();
+    if (call_locations_) set_top_location(c, st->empty() ? 0 : st->back().location);
   }
 
   void reset_state(double t, int c, int type) {
@@ -1180,14 +1221,16 @@ class PajeParser {
                           containers_[static_cast<std::size_t>(dst)].entity >= 0)) {
           const double send = is_start ? t : p.time_s;
           const double recv = is_start ? p.time_s : t;
-          hold(Held{send, seq_++, Held::What::Message, src, dst, recv, is_start ? bytes : p.bytes, 0});
+          const LocationIndex location = is_start ? top_location(other) : p.location;
+          hold(Held{send, seq_++, Held::What::Message, src, dst, recv, is_start ? bytes : p.bytes, 0, location});
         }
         return;
       }
     }
     const bool tracked = is_start && (!decided_ || containers_[static_cast<std::size_t>(other)].entity >= 0);
     if (entry == PendingLinks::kNoEntry) entry = pending_.insert(key_, h);
-    pending_[entry].list.push_back(PendingLink{is_start, t, other, bytes, line_number_, tracked ? add_blocker(t, true, 0, entry) : kNone});
+    pending_[entry].list.push_back(PendingLink{is_start, t, other, is_start ? top_location(other) : 0, bytes, line_number_,
+                                               tracked ? add_blocker(t, true, 0, entry) : kNone});
   }
 
   /// The part of a pending entry's key ("container\x1fvalue\x1fkey") that names the sender
@@ -1389,6 +1432,7 @@ class PajeParser {
           s.end_s = h.t2;
           s.entity = static_cast<EntityIndex>(a.entity);
           s.name = value_names_[h.name];
+          s.location = h.location;
           sink_.on_state(s);
           break;
         }
@@ -1401,6 +1445,7 @@ class PajeParser {
           m.src = static_cast<EntityIndex>(a.entity);
           m.dst = static_cast<EntityIndex>(b.entity);
           m.bytes = h.bytes;
+          m.location = h.location;
           sink_.on_message(m);
           break;
         }
@@ -1440,7 +1485,7 @@ class PajeParser {
         for (OpenState& s : st) {
           if (s.blocker != blocker_base_ - 1) continue;
           if (last_time_ > s.begin_s) {
-            hold(Held{s.begin_s, seq_++, Held::What::State, c, 0, last_time_, 0, s.value});
+            hold(Held{s.begin_s, seq_++, Held::What::State, c, 0, last_time_, 0, s.value, s.location});
           }
           s.begin_s = last_time_;
           s.blocker = add_blocker(last_time_, false, b.stack_key, PendingLinks::kNoEntry);
@@ -1453,6 +1498,12 @@ class PajeParser {
   std::string name_;
   TraceSink& sink_;
   PajeOptions options_;
+  // SMPI call sites (Fname/Lnumber of PushState)
+  LocationTable locations_;
+  bool call_locations_ = false;  ///< PajePushState is defined with Fname and Lnumber
+  std::string last_fname_, last_lnumber_;
+  LocationIndex last_location_ = 0;
+  std::vector<LocationIndex> top_location_;  ///< per container: its innermost open state's call site
   std::int64_t line_number_ = 0;
   std::int64_t end_line_ = 0;    ///< the first line at the latest time (0: no time past 0)
   std::size_t end_column_ = 0;

@@ -1,6 +1,7 @@
 #include "src/trace/paraver_reader.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "src/trace/decompress.hpp"
 #include "src/trace/event_window.hpp"
 #include "src/trace/limits.hpp"
+#include "src/trace/locations.hpp"
 #include "src/trace/markers.hpp"
 #include "src/trace/text_input.hpp"
 
@@ -25,6 +27,19 @@ constexpr std::size_t kMaxStateNames = 1 << 20;             ///< distinct state 
 constexpr std::int64_t kCollectiveType = 50000002;          ///< Extrae: MPI collective calls
 constexpr std::int64_t kCollectiveSendSize = 50100001;      ///< Extrae: bytes sent in a global op
 constexpr std::int64_t kCollectiveComm = 50100004;          ///< Extrae: communicator of a global op
+// Extrae's call sites: "Caller at level N" (70000000 + N, the function) and "Caller line at level
+// N" (80000000 + N, the line), N = 1 for the function making the MPI call, 2 for its caller, ...
+constexpr std::int64_t kCallerType = 70000000;
+constexpr std::int64_t kCallerLineType = 80000000;
+constexpr std::int64_t kMaxCallerLevel = 100;
+constexpr std::int64_t kFirstMpiType = 50000001;  ///< Extrae's MPI call event types (value 0: the call ends)
+constexpr std::int64_t kLastMpiType = 50000099;
+
+bool is_caller_type(std::int64_t type) { return type > kCallerType && type <= kCallerType + kMaxCallerLevel; }
+bool is_caller_line_type(std::int64_t type) { return type > kCallerLineType && type <= kCallerLineType + kMaxCallerLevel; }
+
+/// A caller value's name that says it is unknown.
+bool unresolved(std::string_view name) { return name == "Unresolved" || name == "_NOT_Found" || name == "End" || name == "."; }
 
 std::string_view trim(std::string_view s) {
   const std::size_t b = s.find_first_not_of(" \t\r");
@@ -66,7 +81,8 @@ struct OpenCollective {
 class ParaverParser {
  public:
   ParaverParser(std::string name, TraceSink& sink, const ParaverOptions& options)
-      : name_(std::move(name)), options_(options), window_(sink, std::max<std::size_t>(options.max_held, 2)), sink_(sink) {
+      : name_(std::move(name)), options_(options), window_(sink, std::max<std::size_t>(options.max_held, 2)), sink_(sink),
+        locations_(sink) {
     if (options_.entity_level != "task" && options_.entity_level != "thread") {
       throw InputError(FileLoc{name_}, "Paraver entity level '" + shown(options_.entity_level) +
                                            "' is not known; valid levels: task, thread");
@@ -119,6 +135,7 @@ class ParaverParser {
           return bad("malformed EVENT_TYPE line in the .pcf (ignored)");
         }
         pcf_types_.push_back(type);
+        if (is_caller_type(type)) callers_ = true;
         if (sp2 != std::string_view::npos && names_iteration(trim(rest.substr(sp2)))) {
           marker_types_.emplace(type, std::string(trim(rest.substr(sp2))));  // user events marking iterations
         }
@@ -135,6 +152,8 @@ class ParaverParser {
         if (!parse_int(first, id) || rest.empty()) return bad("malformed VALUES line in the .pcf (ignored)");
         for (const std::int64_t type : pcf_types_) {
           if (type == kCollectiveType) collective_names_[id] = std::string(rest);
+          if (is_caller_type(type)) caller_functions_[id] = caller_function(rest);
+          if (is_caller_line_type(type)) caller_lines_[id] = caller_line(rest, FileLoc{pcf_name, line, 1});
         }
         return;
       case Section::Other:
@@ -249,6 +268,10 @@ class ParaverParser {
     // Collectives still open end with the trace.
     for (std::size_t e = 0; e < open_colls_.size(); ++e) {
       if (open_colls_[e].open) close_collective(static_cast<EntityIndex>(e), max_time_);
+    }
+    release_pending(std::numeric_limits<double>::infinity());
+    if (locations_.full()) {
+      warnings_.add("more distinct call sites than the location table holds: the rest have none", FileLoc{name_});
     }
     try {
       window_.flush();
@@ -482,6 +505,10 @@ class ParaverParser {
     }
     open_colls_.resize(entity_count_);
     coll_counts_.resize(entity_count_);
+    if (callers_) {
+      pending_.resize(entity_count_);
+      recent_calls_.resize(entity_count_);
+    }
   }
 
   /// The entity of the record's cpu:appl:task:thread at fields_[i..i+3], or -1 when its application
@@ -532,6 +559,17 @@ class ParaverParser {
     if (end < begin) fail(fields_[6], "state ends before it begins");
     const std::int64_t state = signed_field(fields_[7], "a state number");
     if (e < 0) return;
+    if (callers_) {
+      // Extrae writes a call's caller events after the state that starts with it: the state waits
+      // for them until a later record (or another state of its entity) comes.
+      release_pending(begin);
+      PendingState& p = pending_[static_cast<std::size_t>(e)];
+      if (p.held) emit_pending(static_cast<EntityIndex>(e));
+      p = PendingState{begin, end, &state_name(state), 0, true};
+      pending_list_.push_back(static_cast<EntityIndex>(e));
+      pending_min_s_ = std::min(pending_min_s_, begin);
+      return;
+    }
     window_.state(begin, end, static_cast<EntityIndex>(e), state_name(state));
   }
 
@@ -545,6 +583,12 @@ class ParaverParser {
     std::int64_t coll = -1;
     std::uint64_t coll_bytes = 0;
     std::int64_t coll_comm = -1;
+    bool has_caller = false;
+    bool call_begins = false;
+    if (callers_) {
+      release_pending(t);
+      levels_.clear();
+    }
     for (std::size_t i = 6; i + 1 < fields_.size(); i += 2) {
       const std::int64_t type = signed_field(fields_[i], "an event type");
       std::int64_t value = 0;
@@ -576,12 +620,128 @@ class ParaverParser {
         coll_bytes = value > 0 ? static_cast<std::uint64_t>(value) : big;
       } else if (type == kCollectiveComm) {
         coll_comm = value;
+      } else if (callers_ && (is_caller_type(type) || is_caller_line_type(type))) {
+        has_caller = true;
+        const bool line = is_caller_line_type(type);
+        const auto level = static_cast<std::size_t>(type - (line ? kCallerLineType : kCallerType));
+        if (levels_.size() < level) levels_.resize(level, {0, 0});
+        (line ? levels_[level - 1].second : levels_[level - 1].first) = value;
+        if (value != 0 && (line ? !caller_lines_.contains(value) : !caller_functions_.contains(value))) {
+          warnings_.add(std::string(line ? "caller line" : "caller") + " value not defined in the .pcf (the .pcf's caller "
+                            "table disagrees with the trace; " + (line ? "the location has no line)" : "shown as 'caller N')"),
+                        FileLoc{name_, line_number_, static_cast<std::int64_t>(fields_[i + 1].column)});
+        }
+      } else if (callers_ && type >= kFirstMpiType && type <= kLastMpiType && value != 0) {
+        call_begins = true;
       }
+    }
+    if (e >= 0 && (has_caller || call_begins)) {
+      const LocationIndex loc = has_caller ? caller_location() : 0;
+      RecentCalls& recent = recent_calls_[static_cast<std::size_t>(e)];
+      recent.calls[recent.next] = CallSite{t, loc};
+      recent.next = (recent.next + 1) % recent.calls.size();
+      PendingState& p = pending_[static_cast<std::size_t>(e)];
+      if (p.held && p.begin_s == t && has_caller) p.location = loc;
     }
     if (e < 0 || coll < 0) return;
     const auto ent = static_cast<EntityIndex>(e);
     if (open_colls_[ent].open) close_collective(ent, t);
     if (coll != 0) open_colls_[ent] = OpenCollective{true, t, coll, coll_bytes, coll_comm};
+  }
+
+  // ---- code locations ----
+
+  /// A "Caller at level N" value's name: "short [full name]" gives the full name; "Unresolved" and
+  /// "_NOT_Found" are no name.
+  static std::string caller_function(std::string_view label) {
+    if (label.size() > 2 && label.back() == ']') {
+      const std::size_t open = label.rfind(" [");
+      if (open != std::string_view::npos) label = label.substr(open + 2, label.size() - open - 3);
+    }
+    return unresolved(label) ? std::string{} : std::string(label);
+  }
+
+  /// A "Caller line at level N" value's name: "LINE (FILE, BINARY)" or "LINE (FILE)".
+  std::pair<std::int64_t, std::string> caller_line(std::string_view label, const FileLoc& where) {
+    const std::size_t sp = label.find(' ');
+    std::int64_t line = 0;
+    if (unresolved(label)) return {0, std::string{}};
+    if (!parse_int(label.substr(0, sp), line) || line < 0 || sp == std::string_view::npos) {
+      warnings_.add("malformed caller line in the .pcf (expected 'LINE (FILE, BINARY)'; the location has no line)", where);
+      return {0, std::string{}};
+    }
+    std::string_view file = trim(label.substr(sp));
+    if (file.size() >= 2 && file.front() == '(' && file.back() == ')') file = file.substr(1, file.size() - 2);
+    file = trim(file.substr(0, file.find(',')));
+    return {line, unresolved(file) ? std::string{} : std::string(file)};
+  }
+
+  /// The location of the event's caller levels (levels_), the outer levels as its call path.
+  LocationIndex caller_location() {
+    LocationIndex caller = 0;
+    for (std::size_t level = levels_.size(); level-- > 0;) {
+      const auto [function_value, line_value] = levels_[level];
+      if (function_value == 0 && line_value == 0) continue;
+      std::string_view function;
+      std::string unknown;
+      if (const auto f = caller_functions_.find(function_value); f != caller_functions_.end()) {
+        function = f->second;
+      } else if (function_value != 0) {
+        unknown = "caller " + std::to_string(function_value);
+        function = unknown;
+      }
+      std::int64_t line = 0;
+      std::string_view file;
+      if (const auto l = caller_lines_.find(line_value); l != caller_lines_.end()) {
+        line = l->second.first;
+        file = l->second.second;
+      }
+      caller = locations_.intern(file, line, function, caller);
+    }
+    return caller;
+  }
+
+  /// The call site of the latest recent MPI call of `e` that began by `t` (its send's), 0 if none.
+  LocationIndex call_site_at(EntityIndex e, double t) const {
+    const CallSite* best = nullptr;
+    for (const CallSite& c : recent_calls_[e].calls) {
+      if (c.begin_s <= t && (best == nullptr || c.begin_s > best->begin_s)) best = &c;
+    }
+    return best == nullptr ? 0 : best->location;
+  }
+
+  /// A state waiting for the caller events of its start.
+  struct PendingState {
+    double begin_s = 0;
+    double end_s = 0;
+    const std::string* name = nullptr;  ///< in state_names_ (its nodes do not move)
+    LocationIndex location = 0;
+    bool held = false;
+  };
+
+  void emit_pending(EntityIndex e) {
+    PendingState& p = pending_[e];
+    p.held = false;
+    window_.state(p.begin_s, p.end_s, e, *p.name, p.location);
+  }
+
+  /// Passes on the held states that start before `t`: no caller event of theirs can come now.
+  void release_pending(double t) {
+    // Nothing starts before the earliest held state: many states at one time cost no scan each.
+    if (pending_list_.empty() || t <= pending_min_s_) return;
+    std::size_t kept = 0;
+    pending_min_s_ = std::numeric_limits<double>::infinity();
+    for (const EntityIndex e : pending_list_) {
+      PendingState& p = pending_[e];
+      if (!p.held) continue;
+      if (p.begin_s < t) {
+        emit_pending(e);
+      } else {
+        pending_list_[kept++] = e;
+        pending_min_s_ = std::min(pending_min_s_, p.begin_s);
+      }
+    }
+    pending_list_.resize(kept);
   }
 
   void close_collective(EntityIndex e, double end) {
@@ -616,7 +776,9 @@ class ParaverParser {
     summary_.comm_bytes += size;
     if (precv < lsend) warn("communication received before it was sent (physical receive before logical send)");
     if (src < 0 || dst < 0) return;
-    window_.message(Message{lsend, precv, static_cast<EntityIndex>(src), static_cast<EntityIndex>(dst), size, tag});
+    if (callers_) release_pending(lsend);
+    const LocationIndex loc = callers_ ? call_site_at(static_cast<EntityIndex>(src), lsend) : 0;
+    window_.message(Message{lsend, precv, static_cast<EntityIndex>(src), static_cast<EntityIndex>(dst), size, tag, loc});
   }
 
   std::string name_;
@@ -652,6 +814,26 @@ class ParaverParser {
   bool collective_records_ = false;  ///< an MPI collective call event has been read
   std::vector<std::unordered_map<std::int64_t, std::uint64_t>> coll_counts_;
   double max_time_ = 0;
+  // code locations: only when the .pcf defines caller event types
+  bool callers_ = false;
+  std::unordered_map<std::int64_t, std::string> caller_functions_;                     ///< value → function
+  std::unordered_map<std::int64_t, std::pair<std::int64_t, std::string>> caller_lines_;  ///< value → line, file
+  std::vector<std::pair<std::int64_t, std::int64_t>> levels_;  ///< the event's (function, line) values per level
+  /// The last MPI calls of an entity, where they began and their call sites (0: none): a
+  /// communication record comes at its physical send, after its call's events.
+  struct CallSite {
+    double begin_s = -std::numeric_limits<double>::infinity();
+    LocationIndex location = 0;
+  };
+  struct RecentCalls {
+    std::array<CallSite, 8> calls{};
+    std::size_t next = 0;
+  };
+  std::vector<RecentCalls> recent_calls_;  ///< per entity
+  std::vector<PendingState> pending_;       ///< per entity
+  std::vector<EntityIndex> pending_list_;   ///< entities with a held state (may repeat; held decides)
+  double pending_min_s_ = std::numeric_limits<double>::infinity();  ///< earliest begin held (or less)
+  LocationTable locations_;
 };
 
 /// The .pcf or .row of `prv` (`given` when set): the .prv name (a .gz, .xz or .zst suffix

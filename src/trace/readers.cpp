@@ -65,11 +65,15 @@ struct Reader {
 const std::vector<Reader>& readers() {
   static const std::vector<Reader> table{{
       {"native", "Kanoko native text trace (.kntr)", "'node' lines after the 'kntr 1' header",
-       {{{"compute"}, {"send", "recv"}, {"idle"}}, true, false, false, false}, looks_native,
+       {{{"compute"}, {"send", "recv"}, {"idle"}}, true, false, false, false, false,
+        "native traces record no code locations yet"}, looks_native,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          r.end_at = read_native_trace(p, sink, TextReadOptions{o.threads});
        }},
-      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", "PajeCreateContainer events", {{{"computing", "compute"}, {}, {}}, true, true, true, false, true}, looks_paje,
+      {"paje", "Pajé trace (SimGrid, PajeNG, StarPU)", "PajeCreateContainer events", {{{"computing", "compute"}, {}, {}}, true, true, true, false, true,
+        "SimGrid SMPI writes them when the program is built with `smpicc -trace-call-location` and run with "
+        "`smpirun --cfg=smpi/trace-call-location:yes --cfg=tracing:yes --cfg=tracing/smpi:yes` "
+        "(Fname and Lnumber fields of PajePushState)"}, looks_paje,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          PajeOptions paje = o.paje;
          paje.read.threads = o.threads;
@@ -79,7 +83,9 @@ const std::vector<Reader>& readers() {
        }},
       {"otf2", "OTF2 archive (Score-P, Scalasca, TAU): the anchor file or its directory",
        "Location definitions in the global definitions",
-       {{{"compute"}, {}, {}}, true, false, true, false, true}, looks_like_otf2_anchor,
+       {{{"compute"}, {}, {}}, true, false, true, false, true,
+        "Score-P gives them to the functions it instruments (compiler instrumentation, `scorep mpicc ...`, "
+        "the default), each MPI call then at the function that makes it"}, looks_like_otf2_anchor,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const Otf2Summary s = read_otf2_trace(p, sink, o.otf2);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -95,7 +101,9 @@ const std::vector<Reader>& readers() {
        },
        [](const std::filesystem::path& p, const ReaderOptions&) { return otf2_trace_files(p); }},
       {"chrome", "Chrome/Perfetto trace-event JSON (array or {\"traceEvents\": ...})", "events with a \"pid\"",
-       {{{"compute"}, {}, {}}, false, false, true, true, true}, looks_like_chrome_json,
+       {{{"compute"}, {}, {}}, false, false, true, true, true,
+        "slices carry them as \"sf\" stack frame ids into a top-level \"stackFrames\" object (the inline \"stack\" "
+        "lists are not read)"}, looks_like_chrome_json,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ChromeSummary s = read_chrome_trace(p, sink, o.chrome);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -111,7 +119,9 @@ const std::vector<Reader>& readers() {
        }},
       {"paraver", "Paraver trace (.prv with its .pcf and .row; Extrae, nsys2prv, Dimemas)",
        "tasks in the .prv header's application list",
-       {{{"Running"}, {}, {"Idle", "Not created", "Blocked"}}, true, true, true, false, true}, looks_like_paraver,
+       {{{"Running"}, {}, {"Idle", "Not created", "Blocked"}}, true, true, true, false, true,
+        "Extrae writes them (\"Caller at level N\" events) with `<callers enabled=\"yes\"><mpi enabled=\"yes\">1-3</mpi></callers>` "
+        "in its XML configuration, for a program built with -g"}, looks_like_paraver,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const ParaverSummary s = read_paraver_trace(p, sink, o.paraver);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -133,7 +143,9 @@ const std::vector<Reader>& readers() {
        [](const std::filesystem::path& p, const ReaderOptions& o) { return paraver_trace_files(p, o.paraver); }},
       {"simgrid-ti", "SimGrid time-independent trace (actions file or per-rank index), replayed",
        "action lines starting with a rank number",
-       {{{"compute"}, {"communication"}, {"sleep"}}, true, false, false, false}, looks_like_simgrid_ti,
+       {{{"compute"}, {"communication"}, {"sleep"}}, true, false, false, false, false,
+        "time-independent traces record no code locations; trace the SMPI run as Pajé with call locations instead "
+        "(`smpicc -trace-call-location`, `smpirun --cfg=smpi/trace-call-location:yes`)"}, looks_like_simgrid_ti,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          const SimgridTiSummary s = read_simgrid_ti_trace(p, sink, o.simgrid_ti);
          r.warnings.insert(r.warnings.end(), s.warnings.begin(), s.warnings.end());
@@ -153,7 +165,8 @@ const std::vector<Reader>& readers() {
   return table;
 }
 
-/// Counts the messages with and without a size on their way to the sink.
+/// Counts the messages with and without a size, and the events with a code location, on their
+/// way to the sink.
 class MessageSizeCounter final : public TraceSink {
  public:
   MessageSizeCounter(TraceSink& down, ReadReport& report) : down_(down), report_(report) {}
@@ -161,10 +174,18 @@ class MessageSizeCounter final : public TraceSink {
   void on_link(const Link& l) override { down_.on_link(l); }
   void on_message(const Message& m) override {
     ++(m.bytes > 0 ? report_.messages_with_bytes : report_.messages_without_bytes);
+    if (m.location != 0) ++report_.messages_with_location;
     down_.on_message(m);
   }
   void on_load(const LoadSample& s) override { down_.on_load(s); }
-  void on_state(const StateInterval& s) override { down_.on_state(s); }
+  void on_state(const StateInterval& s) override {
+    if (s.location != 0) ++report_.states_with_location;
+    down_.on_state(s);
+  }
+  void on_location(LocationIndex index, const CodeLocation& l) override {
+    ++report_.locations;
+    down_.on_location(index, l);
+  }
   void on_collective(const Collective& c) override { down_.on_collective(c); }
   void on_collective_records() override { down_.on_collective_records(); }
   void on_marker(const Marker& m) override { down_.on_marker(m); }

@@ -49,6 +49,9 @@ struct FormatFacts {
   /// trace shows collectives of its own; false for formats whose collectives are always records
   /// (native `coll` lines, SimGrid TI replay).
   bool collectives_from_states = false;
+  /// How a user records code locations in this format (one clause, for the message of a profile
+  /// of a trace without them).
+  std::string_view record_locations;
 };
 
 /// The facts of the reader named `format`; an unknown name gets native's.
@@ -67,6 +70,11 @@ struct ReadReport {
   /// flows without `message_bytes`; a message of 0 bytes counts as without).
   std::uint64_t messages_with_bytes = 0;
   std::uint64_t messages_without_bytes = 0;
+  /// Code locations the trace defines (TraceSink::on_location) and the states and messages that
+  /// carry one.
+  std::uint64_t locations = 0;
+  std::uint64_t states_with_location = 0;
+  std::uint64_t messages_with_location = 0;
   /// Collectives made from states naming collective calls (CollectivesFromStates).
   std::uint64_t collectives_from_states = 0;
   /// The record that set the trace's end (its latest time, or a declared end): file:line:column

@@ -30,6 +30,7 @@ class CollectivesFromStates final : public TraceSink {
   void on_message(const Message& m) override { down_.on_message(m); }
   void on_load(const LoadSample& s) override { down_.on_load(s); }
   void on_state(const StateInterval& s) override;
+  void on_location(LocationIndex index, const CodeLocation& l) override { down_.on_location(index, l); }
   void on_collective(const Collective& c) override;
   void on_collective_records() override;
   void on_marker(const Marker& m) override { down_.on_marker(m); }

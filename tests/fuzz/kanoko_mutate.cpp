@@ -67,6 +67,9 @@ const std::vector<Command>& commands() {
       {"suggest", Kind::trace, [](const std::string& in, const fs::path&, const std::string&) {
          return std::vector<std::string>{"suggest", in};
        }, {}},
+      {"profile", Kind::trace, [](const std::string& in, const fs::path&, const std::string&) {
+         return std::vector<std::string>{"profile", in, "--by", "path", "--top", "0"};
+       }, {}},
       {"check", Kind::mapping, [](const std::string& in, const fs::path&, const std::string& trace) {
          return std::vector<std::string>{"check", in, "--trace", trace};
        }, {}},

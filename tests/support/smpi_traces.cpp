@@ -69,6 +69,7 @@ std::filesystem::path smpi_trace(const SmpiRun& run) {
   if (!run.computing) argv.emplace_back("--no-computing");
   if (run.internals) argv.emplace_back("--internals");
   if (run.resources) argv.emplace_back("--resources");
+  if (run.locations) argv.emplace_back("--locations");
   const std::size_t options_end = argv.size();
   argv.emplace_back("--");
   argv.insert(argv.end(), run.args.begin(), run.args.end());

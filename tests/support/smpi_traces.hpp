@@ -15,13 +15,14 @@ namespace kanoko::test {
 
 /// One simulated run of a program of traces/smpi: the options of traces/smpi/generate.sh.
 struct SmpiRun {
-  std::string program;                ///< pipeline, farm, halo2d, halo3d or alltoall
+  std::string program;                ///< pipeline, farm, halo2d, halo3d, alltoall or late
   int ranks = 8;                      ///< MPI ranks (at most 64, the platforms' size)
   std::string platform = "flat";      ///< flat, torus, fattree (traces/smpi/platforms) or an XML path
   bool sizes = false;                 ///< message sizes in the trace (tracing/smpi/display-sizes)
   bool computing = true;              ///< `computing` states (tracing/smpi/computing)
   bool internals = false;             ///< messages inside collectives (tracing/smpi/internals)
   bool resources = false;             ///< platform and its use (tracing/platform, tracing/uncategorized)
+  bool locations = false;             ///< file and line of every MPI call (Fname, Lnumber)
   std::string scale = "short";        ///< short (tens of ms simulated) or long (tens of s)
   double work_scale = 1.0;            ///< multiplies all computation (heavy runs)
   std::vector<std::string> args;      ///< options passed to the program itself

@@ -47,6 +47,7 @@ const std::vector<Shipped>& shipped() {
       {"halo3d-27-torus-light.trace", 27, 10 * 27 * 6, true},
       {"halo3d-27-torus-heavy.trace", 27, 10 * 27 * 6, true},
       {"alltoall8-fattree.trace", 8, 0, false},  // collectives only (no internals)
+      {"late4-locations.trace", 4, 3 * 3, true},  // Fname/Lnumber on PushState (and PopState)
   };
   return all;
 }

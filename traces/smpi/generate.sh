@@ -14,7 +14,7 @@ usage() {
 usage: generate.sh                      regenerate the shipped traces in traces/smpi/
        generate.sh -p PROGRAM -o OUT.trace [options] [-- program options]
 
-  -p, --program P     pipeline | farm | halo2d | halo3d | alltoall
+  -p, --program P     pipeline | farm | halo2d | halo3d | alltoall | late
   -n, --ranks N       MPI ranks (default: pipeline 8, farm 8, halo2d 16, halo3d 27, alltoall 8)
       --platform X    flat | torus | fattree (platforms/X.xml, 64 hosts each) or an XML file
                       whose first <cluster> has a radical "A-B" (default: flat)
@@ -22,6 +22,8 @@ usage: generate.sh                      regenerate the shipped traces in traces/
       --no-computing  no `computing` states (default: tracing/smpi/computing:yes)
       --internals     the messages inside collectives (tracing/smpi/internals:yes)
       --resources     the platform and its use too (tracing/platform:yes, tracing/uncategorized:yes)
+      --locations     the file and line of every MPI call (smpicc -trace-call-location,
+                      smpi/trace-call-location:yes): PushState's Fname and Lnumber
       --scale S       short (default; tens of ms simulated) or long (10x the iterations, 100x the
                       work per iteration: tens of s simulated)
       --work-scale F  multiply all computation by F, communication unchanged (heavy runs)
@@ -33,11 +35,11 @@ USAGE
 
 die() { echo "generate.sh: $*" >&2; exit 2; }
 
-# run PROGRAM RANKS PLATFORM OUTPUT SIZES COMPUTING INTERNALS RESOURCES SCALE WORK_SCALE [ARGS...]
+# run PROGRAM RANKS PLATFORM OUTPUT SIZES COMPUTING INTERNALS RESOURCES SCALE WORK_SCALE LOCATIONS [ARGS...]
 run() {
   program=$1 ranks=$2 platform=$3 output=$4 sizes=$5 computing=$6 internals=$7 resources=$8
-  scale=$9 work_scale=${10}
-  shift 10
+  scale=$9 work_scale=${10} locations=${11}
+  shift 11
   case "$platform" in */*|*.xml) ;; *) platform="$here/platforms/$platform.xml" ;; esac
   [ -f "$platform" ] || die "no platform file $platform"
   case "$program" in
@@ -46,7 +48,8 @@ run() {
     halo2d) source=halo.c args="--dims 2" iters=--iters long_iters=100 ;;
     halo3d) source=halo.c args="--dims 3" iters=--iters long_iters=100 ;;
     alltoall) source=alltoall.c args="" iters=--iters long_iters=100 ;;
-    *) die "unknown program '$program' (pipeline, farm, halo2d, halo3d, alltoall)" ;;
+    late) source=late.c args="" iters=--iters long_iters=30 ;;
+    *) die "unknown program '$program' (pipeline, farm, halo2d, halo3d, alltoall, late)" ;;
   esac
   case "$scale" in
     short) ;;
@@ -58,7 +61,11 @@ run() {
   cp "$platform" "$work/platform.xml"
   "$here/platforms/hostfile.sh" "$platform" "$ranks" > "$work/hosts"
   binary=${source%.c}
-  (cd "$here" && smpicc -O1 -w "$source" -o "$work/$binary") > "$work/build.log" 2>&1 ||
+  location_flag=""
+  if [ "$locations" = yes ]; then location_flag=-trace-call-location; fi
+  # $location_flag is empty or one word.
+  # shellcheck disable=SC2086
+  (cd "$here" && smpicc -O1 -w $location_flag "$source" -o "$work/$binary") > "$work/build.log" 2>&1 ||
     { cat "$work/build.log" >&2; die "smpicc failed on $source"; }
   # $args is split on purpose: it holds the program's own options ("--dims 2 --iters 100").
   # shellcheck disable=SC2086
@@ -67,6 +74,8 @@ run() {
     --cfg=tracing/smpi/computing:"$computing" --cfg=tracing/smpi/display-sizes:"$sizes" \
     --cfg=tracing/smpi/internals:"$internals" --cfg=tracing/platform:"$resources" \
     --cfg=tracing/uncategorized:"$resources" "./$binary" $args --work-scale "$work_scale" "$@"
+  # Only with --locations, so that the other traces' command line (line 2) stays as it was.
+  if [ "$locations" = yes ]; then set -- --cfg=smpi/trace-call-location:yes "$@"; fi
   if ! (cd "$work" && smpirun -np "$ranks" -platform platform.xml -hostfile hosts "$@") > "$work/run.log" 2>&1; then
     tail -n 20 "$work/run.log" >&2
     die "smpirun failed: $program on $ranks ranks ($platform)"
@@ -82,20 +91,21 @@ run() {
 if [ $# -eq 0 ]; then
   # The shipped traces (traces/README.md): one per program, short scale, mixed options.
   cd "$here"
-  run pipeline 8 flat pipeline8-flat.trace yes yes no no short 1
-  run farm 8 fattree farm8-fattree.trace no yes no no short 1
-  run farm 8 fattree farm8-anytag.trace yes yes no no short 1 --any-tag
-  run halo2d 16 torus halo2d-16-torus.trace yes yes no no short 1
-  run halo2d 16 torus halo2d-16-slow5.trace yes yes no no short 1 --skew 1 --slow-rank 5 --slow-factor 3
-  run halo3d 27 torus halo3d-27-torus-light.trace yes yes no no short 1
-  run halo3d 27 torus halo3d-27-torus-heavy.trace yes yes no no short 5
-  run alltoall 8 fattree alltoall8-fattree.trace no yes no no short 1 --loaded 5
-  run pipeline 8 torus pipeline8-resources.trace no yes no yes short 1
+  run pipeline 8 flat pipeline8-flat.trace yes yes no no short 1 no
+  run farm 8 fattree farm8-fattree.trace no yes no no short 1 no
+  run farm 8 fattree farm8-anytag.trace yes yes no no short 1 no --any-tag
+  run halo2d 16 torus halo2d-16-torus.trace yes yes no no short 1 no
+  run halo2d 16 torus halo2d-16-slow5.trace yes yes no no short 1 no --skew 1 --slow-rank 5 --slow-factor 3
+  run halo3d 27 torus halo3d-27-torus-light.trace yes yes no no short 1 no
+  run halo3d 27 torus halo3d-27-torus-heavy.trace yes yes no no short 5 no
+  run alltoall 8 fattree alltoall8-fattree.trace no yes no no short 1 no --loaded 5
+  run pipeline 8 torus pipeline8-resources.trace no yes no yes short 1 no
+  run late 4 flat late4-locations.trace yes yes no no short 1 yes
   exit 0
 fi
 
 program="" ranks="" platform=flat output="" sizes=no computing=yes internals=no resources=no
-scale=short work_scale=1
+scale=short work_scale=1 locations=no
 while [ $# -gt 0 ]; do
   case "$1" in
     -p|--program) [ $# -ge 2 ] || die "$1 needs a value"; program=$2; shift 2 ;;
@@ -105,6 +115,7 @@ while [ $# -gt 0 ]; do
     --no-computing) computing=no; shift ;;
     --internals) internals=yes; shift ;;
     --resources) resources=yes; shift ;;
+    --locations) locations=yes; shift ;;
     --scale) [ $# -ge 2 ] || die "$1 needs a value"; scale=$2; shift 2 ;;
     --work-scale) [ $# -ge 2 ] || die "$1 needs a value"; work_scale=$2; shift 2 ;;
     -o|--output) [ $# -ge 2 ] || die "$1 needs a value"; output=$2; shift 2 ;;
@@ -121,4 +132,4 @@ if [ -z "$ranks" ]; then
 fi
 case "$output" in /*) ;; *) output="$(pwd)/$output" ;; esac
 run "$program" "$ranks" "$platform" "$output" "$sizes" "$computing" "$internals" "$resources" \
-  "$scale" "$work_scale" "$@"
+  "$scale" "$work_scale" "$locations" "$@"
