@@ -113,7 +113,7 @@ TEST(MutateCampaign, LocatedErrorsPass) {
   // $2 is the input of every trace subcommand but plot (whose input is $3).
   const auto r = campaign(dir, R"(for a in "$@"; do case "$a" in */in/*) echo "$a:2:1: bad" >&2;; esac; done; exit 1)", {});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(total_of(r.out, Outcome::located), 8U) << r.out;  // 2 rounds x 4 subcommands
+  EXPECT_EQ(total_of(r.out, Outcome::located), 10U) << r.out;  // 2 rounds x 5 subcommands
 }
 
 TEST(MutateCampaign, CrashesFailAndAreKept) {
