@@ -148,7 +148,10 @@ Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Tim
       // The mean pull stretches a spring by at most s / 10, the peak pull by at most s / 2.
       const double k_mean = 10 * f_mean / spacing;
       const double k_peak = 2 * f_peak / spacing;
-      s.k = std::max({k_mean, k_peak, 1e-6});
+      // The floor (no pull at all) is relative to the friction's scale m beta², not an absolute
+      // number: an absolute floor set the step of a trace stretched to 10^9 s (one corrupted
+      // timestamp) to 100 s, 10^7 steps for two bodies.
+      s.k = std::max({k_mean, k_peak, 1e-6 * mass * s.beta * s.beta});
       const double omega = std::sqrt(*s.k * std::max(degree_mean, 1.0) / mass);
       say("springs: k = max(10 F_mean / s, 2 F_peak / s) = " + fmt(*s.k) +
           ", so the mean pull deforms the shape by at most s / 10 and the peak by at most s / 2; damping ratio beta / (2 ω) = " +
