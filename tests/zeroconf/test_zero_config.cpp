@@ -99,6 +99,24 @@ TEST(ZeroConfig, EveryShippedTraceAndPurposeMovesInTheReadableBand) {
   }
 }
 
+TEST(ZeroConfig, ATraceStretchedByOneLateTimestampStaysAFewHundredSteps) {
+  // One corrupted timestamp stretches a 20 ms exchange to 4.4e9 s: the calibrated step follows the
+  // interval, so the run is still a few hundred steps (an absolute spring floor made it 10^7).
+  test::TempDir dir;
+  std::string t = "kntr 1\nnode 0 0\nnode 0 1\n";
+  for (int i = 1; i <= 20; ++i) {
+    t += "msg " + std::to_string(i * 0.001) + " 0 1 100\nmsg " + std::to_string(i * 0.001 + 0.0005) + " 1 0 100\n";
+  }
+  t += "msg 4402153692 0 1 100\nend 4402153693\n";
+  test::write_text(dir / "t.kntr", t);
+  const auto r = test::run_kanoko({"simulate", (dir / "t.kntr").string(), "-o", (dir / "r.kntj").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string all = r.out + r.err;
+  const std::size_t at = all.find("rk4: ");
+  ASSERT_NE(at, std::string::npos) << all;
+  EXPECT_LE(std::stoull(all.substr(at + 5)), 2000U) << all.substr(at, 120);
+}
+
 TEST(ZeroConfig, LayoutDistancesFollowTheCommunicationGraph) {
   test::TempDir dir;
   for (const std::string name : {"halo2d-16-torus", "halo3d-27-torus-light", "pipeline8-flat", "farm8-fattree"}) {
