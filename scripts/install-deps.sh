@@ -19,6 +19,7 @@ packages=(
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (libclang_rt.fuzzer) and clang's sanitizers
   libjs-three  # kanoko share inlines three.js (and OrbitControls) into the page
   libcpp-httplib-dev  # kanoko serve
+  libimgui-dev libstb-dev  # the viewer's interface (menus, timeline, help): Dear ImGui with its OpenGL 3 backend
   chromium chromium-driver python3-selenium  # tests/share: the shared page in headless Chromium
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )

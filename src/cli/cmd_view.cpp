@@ -62,7 +62,8 @@ int cmd_view(const Args& args) {
       "  kanoko view ring.kntj\n"
       "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
       "  kanoko view mesh.kntj --springs traffic --flashes\n"
-      "  xvfb-run -a kanoko view ring.kntj --exit-after 2 --screenshot shot.png\n"};
+      "  xvfb-run -a kanoko view ring.kntj --exit-after 2 --screenshot shot.png\n"
+      "  xvfb-run -a kanoko view ring.kntj --script demo.txt\n"};
 
   std::string run;
   std::string size_text;
@@ -78,13 +79,20 @@ int cmd_view(const Args& args) {
   bool flashes = false;
   std::string springs;
   std::string textures;
+  std::string script;
+  std::string help_window;
   po::options_description options("Options");
   add_mapping_options(options, true);
   options.add_options()("run", po::value<std::string>(&run)->required(),
                         "trajectory file from 'kanoko simulate', or a trace to simulate first (the first argument)")(
       "format", po::value<std::string>(), "with a trace: its format, auto or a reader name")(
-      "size", po::value<std::string>(&size_text)->default_value("1024x768"),
-      "window size in pixels, WIDTHxHEIGHT")(
+      "size", po::value<std::string>(&size_text),
+      "window size in pixels, WIDTHxHEIGHT (default: 1280x800, shrunk to fit the screen)")(
+      "script", po::value<std::string>(&script),
+      "run the commands of this file (keys, clicks at named elements or bodies, waits, seeks, "
+      "screenshots, layout as JSON; docs/viewer.md), then close")(
+      "help-window", po::value<std::string>(&help_window)->default_value("auto"),
+      "the help panel at the start: on, off, or auto (on the first run only)")(
       "speed", po::value<double>(),
       "playback speed in trace seconds per wall second (default: whole run in ~20 s)")(
       "exit-after", po::value<double>(), "close the window after this many wall seconds")(
@@ -118,7 +126,20 @@ int cmd_view(const Args& args) {
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
   scene::ViewOptions view;
-  view.size = scene::parse_image_size(size_text, "--size");
+  if (!size_text.empty()) {
+    view.size = scene::parse_image_size(size_text, "--size");
+    view.size_given = true;
+  }
+  if (help_window == "on" || help_window == "off") {
+    view.help_open = help_window == "on";
+  } else if (help_window != "auto") {
+    throw InputError(FileLoc{"--help-window"}, "expected on, off or auto, got '" + help_window + "'");
+  }
+  if (!script.empty()) {
+    // Checked before anything is simulated or a window opens.
+    view.script = scene::parse_view_script(script);
+    view.script_name = script;
+  }
   if (vm.count("speed") != 0U) {
     const double speed = vm["speed"].as<double>();
     if (!std::isfinite(speed) || speed <= 0) {

@@ -262,13 +262,22 @@ void CaptureCallback::operator()(osg::RenderInfo& render_info) const {
   if (!armed_) return;
   armed_ = false;
   const osg::Viewport* vp = render_info.getCurrentCamera()->getViewport();
+  int x = static_cast<int>(vp->x());
+  int y = static_cast<int>(vp->y());
+  int w = static_cast<int>(vp->width());
+  int h = static_cast<int>(vp->height());
+  const osg::GraphicsContext* gc = render_info.getState()->getGraphicsContext();
+  if (full_window_ && gc != nullptr && gc->getTraits() != nullptr) {
+    x = 0;
+    y = 0;
+    w = gc->getTraits()->width;
+    h = gc->getTraits()->height;
+  }
   // Read what was just drawn, before any swap: the buffer the camera drew into.
   GLint draw_buffer = GL_BACK;
   glGetIntegerv(GL_DRAW_BUFFER, &draw_buffer);
   glReadBuffer(static_cast<GLenum>(draw_buffer));
-  image_->readPixels(static_cast<int>(vp->x()), static_cast<int>(vp->y()),
-                     static_cast<int>(vp->width()), static_cast<int>(vp->height()), GL_RGB,
-                     GL_UNSIGNED_BYTE);
+  image_->readPixels(x, y, w, h, GL_RGB, GL_UNSIGNED_BYTE);
 }
 
 OffscreenResult draw_offscreen(const OffscreenRequest& request) {

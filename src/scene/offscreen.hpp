@@ -39,6 +39,9 @@ class CaptureCallback : public osg::Camera::DrawCallback {
  public:
   /// The next drawn frame is captured.
   void arm() { armed_ = true; }
+  /// Capture the whole window rather than the camera's viewport (the viewer, whose 3-D view
+  /// leaves the edges to its interface).
+  void set_full_window(bool on) { full_window_ = on; }
   /// The last captured image (origin bottom-left), or null before the first capture.
   [[nodiscard]] osg::Image* image() const { return image_.get(); }
   /// Called by OSG after the camera (and its post-render HUD cameras) has drawn.
@@ -48,6 +51,7 @@ class CaptureCallback : public osg::Camera::DrawCallback {
  private:
   // The viewer runs single-threaded (draw happens inside frame() on the calling thread).
   mutable bool armed_ = false;
+  bool full_window_ = false;
   osg::ref_ptr<osg::Image> image_ = new osg::Image;
 };
 

@@ -48,11 +48,17 @@ PlaybackHandler::PlaybackHandler(ReplayClock& clock, TrajectoryScene& scene,
 bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& aa) {
   using GEA = osgGA::GUIEventAdapter;
   switch (ea.getEventType()) {
-    case GEA::RESIZE:
-      if (ea.getWindowWidth() > 0 && ea.getWindowHeight() > 0) {
+    case GEA::RESIZE: {
+      // The HUD fills the camera's viewport: the window, or what the viewer's interface leaves.
+      const auto* view = dynamic_cast<osgViewer::View*>(&aa);
+      const osg::Viewport* vp = view != nullptr ? view->getCamera()->getViewport() : nullptr;
+      if (vp != nullptr && vp->width() > 0 && vp->height() > 0) {
+        scene_.set_window_size(static_cast<int>(vp->width()), static_cast<int>(vp->height()));
+      } else if (ea.getWindowWidth() > 0 && ea.getWindowHeight() > 0) {
         scene_.set_window_size(ea.getWindowWidth(), ea.getWindowHeight());
       }
       return false;
+    }
     case GEA::KEYDOWN:
       switch (ea.getKey()) {
         case GEA::KEY_Space:

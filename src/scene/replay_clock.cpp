@@ -35,17 +35,27 @@ double ReplayClock::max_speed() const { return effective_duration(begin_s_, end_
 void ReplayClock::advance(double wall_dt_s) {
   if (paused_ || !(wall_dt_s > 0)) return;
   const double step = speed_ * wall_dt_s;
+  const double span = end_s_ - begin_s_;
   if (reversed_) {
     time_s_ -= step;
     if (time_s_ <= begin_s_) {
-      time_s_ = begin_s_;
-      paused_ = true;
+      // Looping wraps to the other end (by what is left over, unless that is a whole run).
+      if (loop_ && span > 0) {
+        time_s_ = end_s_ - std::fmod(begin_s_ - time_s_, span);
+      } else {
+        time_s_ = begin_s_;
+        paused_ = true;
+      }
     }
   } else {
     time_s_ += step;
     if (time_s_ >= end_s_) {
-      time_s_ = end_s_;
-      paused_ = true;
+      if (loop_ && span > 0) {
+        time_s_ = begin_s_ + std::fmod(time_s_ - end_s_, span);
+      } else {
+        time_s_ = end_s_;
+        paused_ = true;
+      }
     }
   }
 }

@@ -18,7 +18,7 @@ class ReplayClock {
   ReplayClock(double begin_s, double end_s, double speed);
 
   /// Moves time by `wall_dt_s` × speed in the current direction unless paused. Reaching either
-  /// end of the run clamps there and pauses.
+  /// end of the run clamps there and pauses, or with loop() on starts over from the other end.
   void advance(double wall_dt_s);
 
   /// Current trace time, always within [begin_s(), end_s()].
@@ -54,6 +54,9 @@ class ReplayClock {
   void slower();
   /// Flips the playing direction.
   void reverse();
+  /// Playing past an end starts over from the other end instead of pausing.
+  void set_loop(bool on) { loop_ = on; }
+  [[nodiscard]] bool loop() const { return loop_; }
   /// Jumps to trace time t, clamped to the run.
   void seek(double t_s);
   /// Ends the run earlier, at `end_s` (no later than today's end, no earlier than the start):
@@ -74,6 +77,7 @@ class ReplayClock {
   double speed_;
   bool paused_ = false;
   bool reversed_ = false;
+  bool loop_ = false;
 };
 
 }  // namespace kanoko::scene

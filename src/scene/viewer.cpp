@@ -3,26 +3,35 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <deque>
+#include <functional>
+#include <sstream>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
-#include <osgViewer/ViewerEventHandlers>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "src/base/atomic_file.hpp"
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/base/json.hpp"
 #include "src/scene/audio_link.hpp"
+#include "src/scene/imgui_overlay.hpp"
+#include "src/scene/inspect.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
 #include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
+#include "src/scene/viewer_ui.hpp"
 
 namespace kanoko::scene {
 
@@ -48,7 +57,287 @@ class ScreenshotKey : public osgGA::GUIEventHandler {
   bool requested = false;
 };
 
+/// Key `h`: the help panel of the interface.
+class HelpKey : public osgGA::GUIEventHandler {
+ public:
+  explicit HelpKey(ViewerUi& ui) : ui_(ui) {}
+  bool handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& /*aa*/) override {
+    if (ea.getEventType() != osgGA::GUIEventAdapter::KEYDOWN || ea.getKey() != 'h') return false;
+    ui_.toggle_help();
+    return true;
+  }
+
+ private:
+  ViewerUi& ui_;
+};
+
+std::string rect_json(const PixelRect& r) {
+  std::ostringstream o;
+  o << "{\"x\": " << r.x << ", \"y\": " << r.y << ", \"w\": " << r.w << ", \"h\": " << r.h << "}";
+  return o.str();
+}
+
+/// What a script acts on.
+struct ScriptTarget {
+  osgViewer::Viewer& viewer;
+  osgViewer::GraphicsWindow& window;
+  ViewerUi& ui;
+  TrajectoryScene& scene;
+  ReplayClock& clock;
+  CaptureCallback& capture;
+};
+
+/// Runs a --script: one step before each frame. Input goes through the window's own event
+/// queue, so it takes the path real input takes (the interface, then the 3-D handlers).
+class ScriptRunner {
+ public:
+  ScriptRunner(std::vector<ScriptCommand> commands, std::string name)
+      : commands_(std::move(commands)), name_(std::move(name)) {}
+
+  /// False once the script has ended (quit or its last command done).
+  bool step(ScriptTarget& t) {
+    if (pending_shot_) finish_screenshot(t);
+    while (true) {
+      if (!micro_.empty()) {
+        micro_.front()(t);
+        micro_.pop_front();
+        return true;
+      }
+      if (frames_left_ > 0) {
+        --frames_left_;
+        return true;
+      }
+      if (std::chrono::steady_clock::now() < wait_until_) return true;
+      if (next_ >= commands_.size()) return false;
+      const ScriptCommand& c = commands_[next_++];
+      if (!start(c, t)) return false;
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const ScriptCommand& c, const std::string& message) const {
+    throw RunError("script " + name_ + ":" + std::to_string(c.line) + ": " + message);
+  }
+
+  PixelRect element(const ScriptCommand& c, const ScriptTarget& t) const {
+    const auto& el = t.ui.elements();
+    const auto it = el.find(c.name);
+    if (it == el.end() || it->second.w <= 0 || it->second.h <= 0) {
+      std::string names;
+      for (const auto& [n, r] : el) names += (names.empty() ? "" : ", ") + n;
+      fail(c, "no element '" + c.name + "' on screen (there are: " + names + ")");
+    }
+    return it->second;
+  }
+
+  /// Window pixel (origin top-left) of body `name` at the current time.
+  std::pair<double, double> body_pixel(const ScriptCommand& c, const ScriptTarget& t) const {
+    const std::size_t i = find_body(t.scene.reader(), c.name, "click body");
+    const osg::Camera* cam = t.viewer.getCamera();
+    const osg::Vec3d p(t.scene.positions()(0, static_cast<Eigen::Index>(i)),
+                       t.scene.positions()(1, static_cast<Eigen::Index>(i)),
+                       t.scene.positions()(2, static_cast<Eigen::Index>(i)));
+    const osg::Vec3d w = p * cam->getViewMatrix() * cam->getProjectionMatrix() *
+                         cam->getViewport()->computeWindowMatrix();
+    const double height = t.window.getTraits()->height;
+    if (!(w.z() > 0 && w.z() < 1)) fail(c, "body '" + c.name + "' is behind the camera");
+    return {w.x(), height - w.y()};
+  }
+
+  void push_click(double x, double y, bool shift_mask = false) {
+    const auto fx = static_cast<float>(x);
+    const auto fy = static_cast<float>(y);
+    micro_.emplace_back([=](ScriptTarget& t) { t.window.getEventQueue()->mouseMotion(fx, fy); });
+    micro_.emplace_back([=](ScriptTarget& t) {
+      if (shift_mask) t.window.getEventQueue()->getCurrentEventState()->setModKeyMask(osgGA::GUIEventAdapter::MODKEY_LEFT_SHIFT);
+      t.window.getEventQueue()->mouseButtonPress(fx, fy, 1);
+    });
+  }
+  void push_release(double x, double y) {
+    const auto fx = static_cast<float>(x);
+    const auto fy = static_cast<float>(y);
+    micro_.emplace_back([=](ScriptTarget& t) {
+      t.window.getEventQueue()->mouseButtonRelease(fx, fy, 1);
+      t.window.getEventQueue()->getCurrentEventState()->setModKeyMask(0);
+    });
+    settle();
+  }
+  void settle() {
+    for (int k = 0; k < 3; ++k) micro_.emplace_back([](ScriptTarget&) {});
+  }
+
+  bool start(const ScriptCommand& c, ScriptTarget& t) {
+    using Op = ScriptCommand::Op;
+    switch (c.op) {
+      case Op::wait:
+        wait_until_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(c.v[0]));
+        return true;
+      case Op::frames:
+        frames_left_ = static_cast<std::uint64_t>(c.v[0]);
+        return true;
+      case Op::key: {
+        const int key = script_key_code(c.name);
+        micro_.emplace_back([key](ScriptTarget& s) { s.window.getEventQueue()->keyPress(key); });
+        micro_.emplace_back([key](ScriptTarget& s) { s.window.getEventQueue()->keyRelease(key); });
+        settle();
+        return true;
+      }
+      case Op::click: {
+        const PixelRect r = element(c, t);
+        const double x = r.x + c.v[0] * (r.w - 1);
+        const double y = r.y + c.v[1] * (r.h - 1);
+        push_click(x, y);
+        push_release(x, y);
+        return true;
+      }
+      case Op::click_body: {
+        const auto [x, y] = body_pixel(c, t);
+        push_click(x, y);
+        push_release(x, y);
+        return true;
+      }
+      case Op::click_at:
+        push_click(c.v[0], c.v[1]);
+        push_release(c.v[0], c.v[1]);
+        return true;
+      case Op::drag: {
+        const PixelRect r = element(c, t);
+        const double x0 = r.x + c.v[0] * (r.w - 1);
+        const double y0 = r.y + c.v[1] * (r.h - 1);
+        const double x1 = r.x + c.v[2] * (r.w - 1);
+        const double y1 = r.y + c.v[3] * (r.h - 1);
+        push_click(x0, y0, c.shift);
+        for (int k = 1; k <= 4; ++k) {
+          const auto fx = static_cast<float>(x0 + (x1 - x0) * k / 4.0);
+          const auto fy = static_cast<float>(y0 + (y1 - y0) * k / 4.0);
+          micro_.emplace_back([=](ScriptTarget& s) { s.window.getEventQueue()->mouseMotion(fx, fy); });
+        }
+        push_release(x1, y1);
+        return true;
+      }
+      case Op::scroll: {
+        const PixelRect r = element(c, t);
+        const auto fx = static_cast<float>(r.x + 0.5 * r.w);
+        const auto fy = static_cast<float>(r.y + 0.5 * r.h);
+        micro_.emplace_back([=](ScriptTarget& s) { s.window.getEventQueue()->mouseMotion(fx, fy); });
+        const int n = static_cast<int>(c.v[0]);
+        for (int k = 0; k < std::abs(n); ++k) {
+          micro_.emplace_back([n](ScriptTarget& s) {
+            s.window.getEventQueue()->mouseScroll(n > 0 ? osgGA::GUIEventAdapter::SCROLL_UP
+                                                        : osgGA::GUIEventAdapter::SCROLL_DOWN);
+          });
+        }
+        settle();
+        return true;
+      }
+      case Op::seek:
+        t.clock.seek(c.v[0]);
+        settle();
+        return true;
+      case Op::select:
+        t.ui.timeline().select(c.v[0], c.v[1]);
+        settle();
+        return true;
+      case Op::screenshot:
+        check_image_output(c.name);
+        t.capture.arm();
+        pending_shot_ = c.name;
+        frames_left_ = 1;
+        return true;
+      case Op::layout:
+        write_layout(c.name, t);
+        return true;
+      case Op::quit:
+        return false;
+    }
+    return true;
+  }
+
+  void finish_screenshot(ScriptTarget& t) {
+    const std::string path = *pending_shot_;
+    pending_shot_.reset();
+    if (t.capture.image() == nullptr || t.capture.image()->data() == nullptr) {
+      throw RunError("script " + name_ + ": no frame was drawn for the screenshot " + path);
+    }
+    write_image_atomically(*t.capture.image(), path);
+  }
+
+  void write_layout(const std::string& path, const ScriptTarget& t) const {
+    std::ostringstream o;
+    o.precision(12);
+    const auto* traits = t.window.getTraits();
+    o << "{\n  \"window\": {\"w\": " << traits->width << ", \"h\": " << traits->height << "},\n";
+    o << "  \"viewport\": " << rect_json(t.ui.layout().viewport) << ",\n  \"windows\": {";
+    bool first = true;
+    for (const auto& [name, r] : t.ui.windows()) {
+      o << (first ? "" : ", ") << json_string(name) << ": " << rect_json(r);
+      first = false;
+    }
+    o << "},\n  \"elements\": {";
+    first = true;
+    for (const auto& [name, r] : t.ui.elements()) {
+      o << (first ? "" : ",") << "\n    " << json_string(name) << ": " << rect_json(r);
+      first = false;
+    }
+    o << "\n  },\n";
+    o << "  \"time_s\": " << t.clock.time_s() << ", \"paused\": " << (t.clock.paused() ? "true" : "false")
+      << ", \"loop\": " << (t.clock.loop() ? "true" : "false") << ", \"reversed\": " << (t.clock.reversed() ? "true" : "false")
+      << ", \"speed\": " << t.clock.speed() << ",\n";
+    const auto& tl = t.ui.timeline();
+    o << "  \"timeline\": {\"view\": [" << tl.view_begin_s() << ", " << tl.view_end_s() << "], \"selection\": ";
+    if (tl.selection()) {
+      o << "[" << tl.selection()->first << ", " << tl.selection()->second << "]";
+    } else {
+      o << "null";
+    }
+    o << "},\n  \"help\": " << (const_cast<ViewerUi&>(t.ui).toggles().help ? "true" : "false") << ",\n";
+    o << "  \"selected_body\": ";
+    const auto& sel = t.scene.selection();
+    if (sel && sel->kind == Pick::Kind::body) {
+      o << json_string(t.scene.reader().meta().bodies[sel->index].name);
+    } else {
+      o << "null";
+    }
+    o << "\n}\n";
+    write_file_atomically(path, o.str());
+  }
+
+  std::vector<ScriptCommand> commands_;
+  std::string name_;
+  std::size_t next_ = 0;
+  std::deque<std::function<void(ScriptTarget&)>> micro_;
+  std::uint64_t frames_left_ = 0;
+  std::chrono::steady_clock::time_point wait_until_{};
+  std::optional<std::string> pending_shot_;
+};
+
+/// Opens the help on the first run: true (and the marker written) when the marker is absent.
+bool first_run() {
+  const std::filesystem::path marker = first_run_marker();
+  if (marker.empty()) return false;
+  std::error_code ec;
+  if (std::filesystem::exists(marker, ec) || ec) return false;
+  try {
+    std::filesystem::create_directories(marker.parent_path(), ec);
+    write_file_atomically(marker, "The Kanoko viewer showed its help here once.\n");
+  } catch (const std::exception&) {
+    // A read-only home: the help opens each time, which is harmless.
+  }
+  return true;
+}
+
 }  // namespace
+
+std::filesystem::path first_run_marker() {
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x != nullptr && *x != '\0') {
+    return std::filesystem::path(x) / "kanoko" / "help-shown";
+  }
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    return std::filesystem::path(h) / ".config" / "kanoko" / "help-shown";
+  }
+  return {};
+}
 
 std::filesystem::path next_screenshot_path(const std::filesystem::path& folder, const std::string& stem) {
   for (int k = 1; k < 100000; ++k) {
@@ -74,8 +363,29 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   require_display();
   if (!options.screenshot.empty()) check_image_output(options.screenshot);
 
-  const int w = options.size.width_px;
-  const int h = options.size.height_px;
+  // The window fits the screen it opens on.
+  unsigned screen_w = 0;
+  unsigned screen_h = 0;
+  if (osg::GraphicsContext::WindowingSystemInterface* wsi = osg::GraphicsContext::getWindowingSystemInterface();
+      wsi != nullptr) {
+    osg::GraphicsContext::ScreenIdentifier screen;
+    screen.readDISPLAY();
+    screen.setUndefinedScreenDetailsToDefaultScreen();
+    wsi->getScreenResolution(screen, screen_w, screen_h);
+  }
+  WindowPlacement place;
+  if (options.size_given) {
+    place = fit_window(options.size.width_px, options.size.height_px, static_cast<int>(screen_w) + 32,
+                       static_cast<int>(screen_h) + 80);
+  } else {
+    place = fit_window(1280, 800, static_cast<int>(screen_w), static_cast<int>(screen_h));
+  }
+  if (options.size_given && (place.width != options.size.width_px || place.height != options.size.height_px)) {
+    std::fprintf(stderr, "kanoko view: the screen is %ux%u: the window opens at %dx%d, not %dx%d\n", screen_w,
+                 screen_h, place.width, place.height, options.size.width_px, options.size.height_px);
+  }
+  const int w = place.width;
+  const int h = place.height;
   // Before the scene, so that the runs it hands to the scene outlive it.
   Resimulation resim(reader, std::filesystem::temp_directory_path() /
                                  ("kanoko-view-" + std::to_string(::getpid())));
@@ -104,12 +414,20 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     audio = new AudioLink(reader, options.mapping ? options.mapping->audio : mapping::AudioSpec{}, scene, "",
                           std::cerr);
   }
+  // The interface (Dear ImGui): menus, timeline, help.
+  std::vector<HelpSection> help = {{"Playback and selection", playback_bindings()},
+                                   {"Camera", navigation_bindings()}};
+  if (audio.valid()) help.push_back({"Sound", audio_bindings()});
+  UiToggles toggles;
+  toggles.help = options.help_open.has_value() ? *options.help_open : first_run();
+  ViewerUi ui(reader, clock, scene, frame_times, std::move(help), toggles);
+  osg::ref_ptr<ImGuiOverlay> overlay = new ImGuiOverlay([&ui] { ui.build(); });
 
   // Declared after the clock, scene and panel it refers to, so it is destroyed first.
   osgViewer::Viewer viewer;
   // Single-threaded: the update callback edits geometry that the draw reads.
   viewer.setThreadingModel(osgViewer::Viewer::SingleThreaded);
-  viewer.setUpViewInWindow(48, 48, w, h);
+  viewer.setUpViewInWindow(place.x, place.y, w, h);
   viewer.realize();
   if (!viewer.isRealized()) {
     const char* d = std::getenv("DISPLAY");
@@ -123,16 +441,19 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     if (traits != nullptr) scene.set_window_size(traits->width, traits->height);
   }
 
-  const HomeView home =
-      home_view(scene.bound(), static_cast<double>(scene.width_px()) / scene.height_px());
+  HomeView home = home_view(scene.bound(), static_cast<double>(scene.width_px()) / scene.height_px());
   osg::Camera* camera = viewer.getCamera();
   camera->setClearColor(background_colour());
   camera->setProjectionMatrixAsPerspective(
       home.fovy_deg, static_cast<double>(scene.width_px()) / scene.height_px(), home.near_m,
       home.far_m);
-  // Always installed: --screenshot and the `p` key both read the last drawn frame back.
+  // Always installed: --screenshot and the `p` key both read the last drawn frame back, the
+  // whole window with the interface.
   osg::ref_ptr<CaptureCallback> capture = new CaptureCallback;
-  camera->setFinalDrawCallback(capture.get());
+  capture->set_full_window(true);
+  // The interface is drawn last (after the HUD camera), then the frame is captured.
+  overlay->set_then(capture.get());
+  camera->setFinalDrawCallback(overlay->draw_callback());
   osg::ref_ptr<ScreenshotKey> screenshot_key = new ScreenshotKey;
 
   osg::ref_ptr<osgGA::KeySwitchMatrixManipulator> manipulators = make_manipulators(home);
@@ -149,16 +470,35 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   follow_resimulated_runs(*replay, audio.get(), view_panels.get());
   osg::ref_ptr<PlaybackHandler> playback = new PlaybackHandler(clock, scene, frame_times);
   playback->set_control_panel(&panel);
+  // The interface first: it takes the clicks and the wheel over its windows.
+  viewer.addEventHandler(overlay->handler());
+  viewer.addEventHandler(new HelpKey(ui));
   if (view_panels) viewer.addEventHandler(view_panels->handler());
   viewer.addEventHandler(playback.get());
   viewer.addEventHandler(navigation.get());
   if (audio.valid()) viewer.addEventHandler(audio.get());
   viewer.addEventHandler(screenshot_key.get());
-  osg::ref_ptr<osg::ApplicationUsage> usage = new osg::ApplicationUsage;
-  usage->setDescription("Kanoko: " + options.title);
-  viewer.addEventHandler(new osgViewer::HelpHandler(usage.get()));
-  viewer.addEventHandler(new osgViewer::StatsHandler);
 
+  // The 3-D view gets what the interface's edge panels leave; the home view frames the run in it.
+  bool homed = false;
+  auto apply_layout = [&](const UiLayout& l) {
+    const osg::GraphicsContext::Traits* traits = window != nullptr ? window->getTraits() : nullptr;
+    const double win_h = traits != nullptr ? traits->height : h;
+    const double vw = std::max(1.0, std::floor(l.viewport.w));
+    const double vh = std::max(1.0, std::floor(l.viewport.h));
+    camera->setViewport(new osg::Viewport(std::floor(l.viewport.x), std::floor(win_h - l.viewport.y - vh), vw, vh));
+    home = home_view(scene.bound(), vw / vh);
+    camera->setProjectionMatrixAsPerspective(home.fovy_deg, vw / vh, home.near_m, home.far_m);
+    scene.set_window_size(static_cast<int>(vw), static_cast<int>(vh));
+    manipulators->setHomePosition(home.eye, home.centre, home.up);
+    if (!homed) {
+      viewer.home();
+      homed = true;
+    }
+  };
+
+  std::optional<ScriptRunner> script;
+  if (!options.script.empty()) script.emplace(options.script, options.script_name);
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto last = start;
@@ -168,8 +508,17 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     const double wall_dt_s = std::chrono::duration<double>(now - last).count();
     clock.advance(wall_dt_s);
     last = now;
-    const bool shot = screenshot_key->requested;
+    if (const auto l = ui.take_layout_change()) apply_layout(*l);
+    if (script && window != nullptr && !first_frame) {
+      ScriptTarget target{viewer, *window, ui, scene, clock, *capture};
+      if (!script->step(target)) break;
+    }
+    auto& requests = ui.requests();
+    if (requests.quit) break;
+    if (requests.home) viewer.home();
+    const bool shot = screenshot_key->requested || requests.screenshot;
     screenshot_key->requested = false;
+    requests = {};
     if (!options.screenshot.empty() || shot) capture->arm();
     if (view_panels) view_panels->refresh();
     viewer.frame(clock.time_s());

@@ -6,9 +6,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/scene/render.hpp"
 #include "src/scene/view_panels.hpp"
+#include "src/scene/view_script.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -16,6 +18,9 @@ namespace kanoko::scene {
 /// How to open the viewer.
 struct ViewOptions {
   ImageSize size{1024, 768};
+  /// False: `size` is only a wish, the window opens at a size that fits the screen; true (the
+  /// user gave --size): that size, unless it is larger than the screen.
+  bool size_given = false;
   /// Trace seconds per wall second; default ReplayClock::default_speed() (~20 s per run).
   std::optional<double> speed;
   /// Close the window after this many wall seconds (for scripted runs and tests).
@@ -44,7 +49,18 @@ struct ViewOptions {
   /// The `p` key writes screenshot_folder/screenshot_stem-NNN.png (the first free NNN).
   std::filesystem::path screenshot_folder = ".";
   std::string screenshot_stem = "kanoko";
+  /// The help panel at the start: on, off, or (unset) only on the first run (a marker in the
+  /// user's config folder, first_run_marker()).
+  std::optional<bool> help_open;
+  /// Commands to run (--script, view_script.hpp); empty: interactive. `script_name` names the
+  /// file in messages.
+  std::vector<ScriptCommand> script;
+  std::string script_name;
 };
+
+/// $XDG_CONFIG_HOME/kanoko/help-shown (else ~/.config/kanoko/help-shown): present once the
+/// viewer has shown its help on a first run. Empty when neither variable is set.
+[[nodiscard]] std::filesystem::path first_run_marker();
 
 class AudioLink;
 class ReplayUpdateCallback;

@@ -192,8 +192,10 @@ TEST(ViewCommand, ScriptedRunUnderXWritesAScreenshot) {
   TempDir dir;
   test::write_tiny_run(dir / "run.kntj");
   const auto shot = dir / "shot.png";
-  const auto r = test::run_kanoko({"view", (dir / "run.kntj").string(), "--size", "320x240",
-                                   "--exit-after", "1", "--screenshot", shot.string()});
+  const auto layout = dir / "layout.json";
+  test::write_text(dir / "script.txt", "frames 5\nlayout " + layout.string() + "\n");
+  const auto r = test::run_kanoko({"view", (dir / "run.kntj").string(), "--size", "320x240", "--script",
+                                   (dir / "script.txt").string(), "--screenshot", shot.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(std::filesystem::exists(shot));
   EXPECT_GT(std::filesystem::file_size(shot), 0U);
@@ -201,17 +203,30 @@ TEST(ViewCommand, ScriptedRunUnderXWritesAScreenshot) {
   ASSERT_TRUE(image.valid());
   EXPECT_EQ(image->s(), 320);
   EXPECT_EQ(image->t(), 240);
-  // The viewer starts at the same home view as the renderer: the red body is where it projects.
+  // The 3-D view is what the menu and the timeline leave; it starts at the same home view as the
+  // renderer at that size: the red body is where it projects there.
+  const std::string text = test::read_text(layout);
+  const auto number_after = [&](const std::string& key, std::size_t from) {
+    const std::size_t at = text.find("\"" + key + "\": ", from);
+    EXPECT_NE(at, std::string::npos) << key;
+    return std::stod(text.substr(at + key.size() + 4));
+  };
+  const std::size_t vp = text.find("\"viewport\"");
+  const double vx = number_after("x", vp);
+  const double vy = number_after("y", vp);
+  const double vw = number_after("w", vp);
+  const double vh = number_after("h", vp);
   const trajectory::Reader reader(dir / "run.kntj");
-  const CameraMatrices cam = render_camera(reader, 320, 240);
+  const CameraMatrices cam = render_camera(reader, static_cast<int>(vw), static_cast<int>(vh));
   const Eigen::Matrix3Xd p = test::tiny_run_positions();
   const osg::Vec3d red = cam.to_window(osg::Vec3d(p(0, 0), p(1, 0), p(2, 0)));
-  const unsigned char* px =
-      image->data(static_cast<unsigned>(red.x()), static_cast<unsigned>(red.y()));
+  // Window pixels with y up: the view's bottom edge is 240 - (vy + vh) above the window's.
+  const unsigned char* px = image->data(static_cast<unsigned>(vx + red.x()),
+                                        static_cast<unsigned>(240 - (vy + vh) + red.y()));
   EXPECT_GT(px[0], 140);
   EXPECT_LT(px[1], 70);
   EXPECT_LT(px[2], 70);
-  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"run.kntj", "shot.png"}));
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"layout.json", "run.kntj", "script.txt", "shot.png"}));
 }
 
 }  // namespace

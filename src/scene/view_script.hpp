@@ -1,0 +1,50 @@
+// `kanoko view RUN --script FILE`: the viewer driven by a script, for tests under Xvfb and for
+// reproducible demonstrations. One command per line ('#' starts a comment):
+//
+//   wait SECONDS                 wall time
+//   frames N                     N drawn frames
+//   key NAME                     a key press and release: one character, or space, left, right,
+//                                up, down, home, end, esc, return, tab, f1 .. f9
+//   click NAME [FX FY]           a left click on a named element of the interface (`layout`
+//                                lists them: timeline.strip, button.play, menu.View, dial, ...),
+//                                at fractions FX, FY of its width and height (default 0.5 0.5)
+//   click body NAME              a left click on the body of that name (or index)
+//   click X Y                    a left click at window pixel X, Y (origin top-left)
+//   drag NAME FX0 FY0 FX1 FY1 [shift]   a left drag across an element, optionally with Shift
+//   scroll NAME N                N wheel steps over an element (positive: up)
+//   seek SECONDS | select T0 T1  trace time / timeline range, as a user's drag would set them
+//   screenshot FILE              the next frame, whole window, as PNG
+//   layout FILE                  every window's and the 3-D view's rectangle, the named elements
+//                                and the playback state, as JSON
+//   quit
+//
+// The script is read and checked before the window opens (errors name FILE:LINE:COLUMN); a click
+// at something not on screen stops the run with the script's line and a non-zero exit.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kanoko::scene {
+
+struct ScriptCommand {
+  enum class Op { wait, frames, key, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, quit };
+  Op op = Op::wait;
+  std::size_t line = 0;
+  std::string name;  ///< key name, element name, body name or file
+  double v[4] = {0, 0, 0, 0};
+  bool shift = false;
+};
+
+/// Reads and checks a script. Throws InputError naming file:line:column on an unknown command,
+/// a missing or malformed argument, or a key name it does not know.
+[[nodiscard]] std::vector<ScriptCommand> parse_view_script(const std::filesystem::path& file);
+/// The same for text in memory; `name` stands for the file in messages.
+[[nodiscard]] std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const std::string& name);
+
+/// The OSG key code of a script key name (see above), or -1.
+[[nodiscard]] int script_key_code(const std::string& name);
+
+}  // namespace kanoko::scene

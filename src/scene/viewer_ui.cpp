@@ -1,0 +1,491 @@
+#include "src/scene/viewer_ui.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "src/base/progress.hpp"
+#include "src/scene/dial.hpp"
+#include "src/scene/scene.hpp"
+#include "src/trajectory/panel_values.hpp"
+#include "src/trajectory/trajectory.hpp"
+
+namespace kanoko::scene {
+
+namespace {
+
+constexpr double kTimelineHeight = 118;  ///< buttons row + activity strip + tick labels
+constexpr double kMinSideWidth = 220;
+constexpr std::size_t kActivityBins = 480;
+
+constexpr ImGuiWindowFlags kEdgeWindow =
+    ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+    ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+    ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+ImU32 rgba(int r, int g, int b, int a = 255) { return IM_COL32(r, g, b, a); }
+
+std::string fmt_bytes(double bytes) {
+  return trajectory::format_stat_value(trajectory::stat::kBytesSent, bytes);
+}
+
+std::string fmt_percent(double f) {
+  if (!std::isfinite(f)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f %%", 100.0 * f);
+  return b;
+}
+
+bool ready(const std::future<trajectory::Activity>& f) {
+  return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+bool ready(const std::future<trajectory::RangeStats>& f) {
+  return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+}  // namespace
+
+bool overlaps(const PixelRect& a, const PixelRect& b) {
+  if (a.w <= 0 || a.h <= 0 || b.w <= 0 || b.h <= 0) return false;
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+UiLayout ui_layout(int width_px, int height_px, double menu_h, double timeline_h, double side_w) {
+  const double w = std::max(width_px, 1);
+  const double h = std::max(height_px, 1);
+  UiLayout l;
+  menu_h = std::clamp(menu_h, 0.0, h / 4);
+  // The 3-D view keeps at least a quarter of the height and of the width.
+  timeline_h = std::clamp(timeline_h, 0.0, std::max(0.0, 0.75 * h - menu_h));
+  side_w = std::clamp(side_w, 0.0, 0.75 * w);
+  l.menu = {0, 0, w, menu_h};
+  l.timeline = {0, h - timeline_h, w, timeline_h};
+  const double middle_h = std::max(0.0, h - menu_h - timeline_h);
+  l.side = {w - side_w, menu_h, side_w, side_w > 0 ? middle_h : 0};
+  l.viewport = {0, menu_h, w - side_w, middle_h};
+  return l;
+}
+
+WindowPlacement fit_window(int wanted_w, int wanted_h, int screen_w, int screen_h) {
+  WindowPlacement p;
+  // Leave room for a desktop's panels and the window's decorations.
+  const int avail_w = screen_w > 0 ? std::max(320, screen_w - 32) : wanted_w;
+  const int avail_h = screen_h > 0 ? std::max(240, screen_h - 80) : wanted_h;
+  p.width = std::max(1, std::min(wanted_w, std::max(320, avail_w)));
+  p.height = std::max(1, std::min(wanted_h, std::max(240, avail_h)));
+  p.x = screen_w > 0 ? std::max(0, (screen_w - p.width) / 2) : 0;
+  p.y = screen_h > 0 ? std::max(0, (screen_h - p.height) / 3) : 0;
+  return p;
+}
+
+ViewerUi::ViewerUi(const trajectory::Reader& reader, ReplayClock& clock, TrajectoryScene& scene,
+                   std::vector<double> frame_times_s, std::vector<HelpSection> help, UiToggles toggles)
+    : reader_(reader),
+      clock_(clock),
+      scene_(scene),
+      frame_times_s_(std::move(frame_times_s)),
+      help_(std::move(help)),
+      toggles_(toggles),
+      timeline_(clock.begin_s(), clock.end_s()) {
+  // The activity strip reads up to kActivityBins frames: off the frame loop.
+  activity_job_ = std::async(std::launch::async, [&r = reader_] { return trajectory::run_activity(r, kActivityBins); });
+}
+
+ViewerUi::~ViewerUi() = default;  // the futures wait for their jobs (they read reader_)
+
+std::optional<UiLayout> ViewerUi::take_layout_change() {
+  if (!layout_changed_) return std::nullopt;
+  layout_changed_ = false;
+  return layout_;
+}
+
+std::map<std::string, PixelRect> ViewerUi::windows() const {
+  std::map<std::string, PixelRect> w;
+  w["menu"] = layout_.menu;
+  if (layout_.timeline.h > 0) w["timeline"] = layout_.timeline;
+  if (layout_.side.w > 0 && layout_.side.h > 0) w["side"] = layout_.side;
+  return w;
+}
+
+void ViewerUi::note(const std::string& name) {
+  const ImVec2 a = ImGui::GetItemRectMin();
+  const ImVec2 b = ImGui::GetItemRectMax();
+  elements_[name] = {a.x, a.y, b.x - a.x, b.y - a.y};
+}
+
+void ViewerUi::poll_background() {
+  if (ready(activity_job_)) activity_ = activity_job_.get();
+  if (ready(range_job_)) range_ = range_job_.get();
+  const auto& sel = timeline_.selection();
+  if (sel != range_for_ && !range_job_.valid()) {
+    range_for_ = sel;
+    range_.reset();
+    if (sel) {
+      range_job_ = std::async(std::launch::async, [&r = reader_, s = *sel] {
+        return trajectory::range_statistics(r, s.first, s.second);
+      });
+    }
+  }
+}
+
+void ViewerUi::build() {
+  elements_.clear();
+  poll_background();
+  const ImGuiIO& io = ImGui::GetIO();
+  const int w = static_cast<int>(io.DisplaySize.x);
+  const int h = static_cast<int>(io.DisplaySize.y);
+  build_menu();
+  const bool side_open = toggles_.help || timeline_.selection().has_value();
+  const UiLayout l = ui_layout(w, h, ImGui::GetFrameHeight(), toggles_.timeline ? kTimelineHeight : 0,
+                               side_open ? side_w_ : 0);
+  if (!(l == layout_)) {
+    layout_ = l;
+    layout_changed_ = true;
+  }
+  elements_["viewport"] = layout_.viewport;
+  // The dial, drawn by the scene's HUD inside the 3-D view (y up there).
+  const DialLayout& d = scene_.dial();
+  elements_["dial"] = {layout_.viewport.x + d.centre_x_px - d.radius_px,
+                       layout_.viewport.y + layout_.viewport.h - d.centre_y_px - d.radius_px,
+                       2 * d.radius_px, 2 * d.radius_px};
+  if (toggles_.timeline) build_timeline();
+  if (side_open) build_side();
+}
+
+void ViewerUi::build_menu() {
+  if (!ImGui::BeginMainMenuBar()) return;
+  elements_["menu"] = {0, 0, ImGui::GetWindowWidth(), ImGui::GetFrameHeight()};
+  const bool file = ImGui::BeginMenu("File");
+  note("menu.File");
+  if (file) {
+    if (ImGui::MenuItem("Screenshot", "p")) requests_.screenshot = true;
+    if (ImGui::MenuItem("Quit", "Esc")) requests_.quit = true;
+    ImGui::EndMenu();
+  }
+  const bool view = ImGui::BeginMenu("View");
+  note("menu.View");
+  if (view) {
+    VisualOptions v = scene_.visual();
+    bool changed = false;
+    changed |= ImGui::MenuItem("Labels", "l", &v.labels);
+    changed |= ImGui::MenuItem("Ground grid and axes", "g", &v.grid);
+    changed |= ImGui::MenuItem("Communication flashes", "x", &v.flashes);
+    if (ImGui::BeginMenu("Spring colours")) {
+      for (const SpringColours c : {SpringColours::tension, SpringColours::traffic, SpringColours::off}) {
+        if (ImGui::MenuItem(to_string(c), "k", v.spring_colours == c)) {
+          v.spring_colours = c;
+          changed = true;
+        }
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Larger bodies", "]")) {
+      v.body_scale *= 1.25;
+      changed = true;
+    }
+    if (ImGui::MenuItem("Smaller bodies", "[")) {
+      v.body_scale /= 1.25;
+      changed = true;
+    }
+    if (changed) scene_.set_visual(v);
+    ImGui::Separator();
+    ImGui::MenuItem("Timeline", nullptr, &toggles_.timeline);
+    ImGui::MenuItem("Frame rate", nullptr, &toggles_.frame_rate);
+    if (ImGui::MenuItem("Camera home", "c")) requests_.home = true;
+    ImGui::EndMenu();
+  }
+  const bool play = ImGui::BeginMenu("Playback");
+  note("menu.Playback");
+  if (play) {
+    if (ImGui::MenuItem(clock_.paused() ? "Play" : "Pause", "Space")) clock_.toggle_pause();
+    if (ImGui::MenuItem("Reverse", "r", clock_.reversed())) clock_.reverse();
+    bool loop = clock_.loop();
+    if (ImGui::MenuItem("Loop", nullptr, &loop)) clock_.set_loop(loop);
+    if (ImGui::MenuItem("Faster", "+")) clock_.faster();
+    if (ImGui::MenuItem("Slower", "-")) clock_.slower();
+    if (ImGui::MenuItem("Step forward", "Right")) clock_.step_frames(+1, frame_times_s_);
+    if (ImGui::MenuItem("Step back", "Left")) clock_.step_frames(-1, frame_times_s_);
+    if (ImGui::MenuItem("Restart", "Home")) clock_.restart();
+    ImGui::EndMenu();
+  }
+  const bool help = ImGui::BeginMenu("Help");
+  note("menu.Help");
+  if (help) {
+    ImGui::MenuItem("Keys and mouse", "h", &toggles_.help);
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void ViewerUi::build_timeline() {
+  const PixelRect& r = layout_.timeline;
+  ImGui::SetNextWindowPos(ImVec2(static_cast<float>(r.x), static_cast<float>(r.y)));
+  ImGui::SetNextWindowSize(ImVec2(static_cast<float>(r.w), static_cast<float>(r.h)));
+  if (!ImGui::Begin("Timeline", nullptr, kEdgeWindow | ImGuiWindowFlags_NoScrollbar)) {
+    ImGui::End();
+    return;
+  }
+  // Transport: buttons as well as keys.
+  if (ImGui::Button("|<")) clock_.restart();
+  note("button.restart");
+  ImGui::SameLine();
+  if (ImGui::Button("<|")) clock_.step_frames(-1, frame_times_s_);
+  note("button.step-back");
+  ImGui::SameLine();
+  if (ImGui::Button(clock_.paused() ? " Play  " : " Pause ")) clock_.toggle_pause();
+  note("button.play");
+  ImGui::SameLine();
+  if (ImGui::Button("|>")) clock_.step_frames(+1, frame_times_s_);
+  note("button.step-forward");
+  ImGui::SameLine();
+  bool reversed = clock_.reversed();
+  if (ImGui::Checkbox("reverse", &reversed)) clock_.reverse();
+  note("button.reverse");
+  ImGui::SameLine();
+  bool loop = clock_.loop();
+  if (ImGui::Checkbox("loop", &loop)) clock_.set_loop(loop);
+  note("button.loop");
+  ImGui::SameLine();
+  if (ImGui::Button("-")) clock_.slower();
+  note("button.slower");
+  ImGui::SameLine();
+  ImGui::Text("%s/s", format_seconds(clock_.speed()).c_str());
+  ImGui::SameLine();
+  if (ImGui::Button("+")) clock_.faster();
+  note("button.faster");
+  ImGui::SameLine();
+  ImGui::TextUnformatted(format_dial_time(clock_.time_s(), clock_.begin_s(), clock_.end_s()).c_str());
+  if (!timeline_.whole()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("whole run")) timeline_.reset();
+    note("button.whole-run");
+  }
+  if (toggles_.frame_rate) {
+    ImGui::SameLine();
+    const double fps = static_cast<double>(ImGui::GetIO().Framerate);
+    ImGui::Text("  %.0f fps (%.1f ms)", fps, fps > 0 ? 1000.0 / fps : 0.0);
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const double strip_w = std::max(10.0f, avail.x);
+  const double strip_h = std::max(10.0f, avail.y - ImGui::GetTextLineHeight() - 2);
+  draw_strip(origin.x, origin.y, strip_w, strip_h);
+  ImGui::End();
+  elements_["timeline"] = r;
+}
+
+void ViewerUi::draw_strip(double x0, double y0, double w, double h) {
+  ImGui::InvisibleButton("strip", ImVec2(static_cast<float>(w), static_cast<float>(h)),
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
+                             ImGuiButtonFlags_MouseButtonMiddle);
+  note("timeline.strip");
+  const ImGuiIO& io = ImGui::GetIO();
+  const double mouse_t = timeline_.time_at(io.MousePos.x, x0, w);
+  // Wheel zooms the timeline around the pointer; right or middle drag pans it.
+  if (ImGui::IsItemHovered() && io.MouseWheel != 0) timeline_.zoom(std::pow(0.8, io.MouseWheel), mouse_t);
+  if (ImGui::IsItemActive() && (ImGui::IsMouseDown(ImGuiMouseButton_Right) || ImGui::IsMouseDown(ImGuiMouseButton_Middle))) {
+    timeline_.pan(-io.MouseDelta.x, w);
+  }
+  // Left: click or drag seeks (the playhead follows); with Shift it selects a range.
+  if (ImGui::IsItemActivated() && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    if (io.KeyShift) {
+      drag_anchor_s_ = mouse_t;
+    } else {
+      seeking_ = true;
+    }
+  }
+  if (ImGui::IsItemActive() && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+    if (drag_anchor_s_) {
+      timeline_.select(*drag_anchor_s_, mouse_t);
+    } else if (seeking_) {
+      clock_.seek(mouse_t);
+    }
+  }
+  if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+    if (drag_anchor_s_) timeline_.select(*drag_anchor_s_, mouse_t);
+    if (seeking_) clock_.seek(mouse_t);
+    seeking_ = false;
+    drag_anchor_s_.reset();
+  }
+  if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) timeline_.clear_selection();
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const auto X = [&](double t) { return static_cast<float>(timeline_.x_of(t, x0, w)); };
+  const ImVec2 a(static_cast<float>(x0), static_cast<float>(y0));
+  const ImVec2 b(static_cast<float>(x0 + w), static_cast<float>(y0 + h));
+  dl->PushClipRect(a, ImVec2(b.x, b.y + ImGui::GetTextLineHeight() + 2), true);
+  dl->AddRectFilled(a, b, rgba(24, 27, 34));
+  // The settling part (after the trace's end: no forcing) is shaded and labelled.
+  const double trace_end = reader_.meta().trace_end_s;
+  if (trace_end < timeline_.view_end_s()) {
+    const float xs = std::max(a.x, X(trace_end));
+    dl->AddRectFilled(ImVec2(xs, a.y), b, rgba(44, 40, 56));
+    dl->AddText(ImVec2(xs + 4, a.y + 2), rgba(170, 160, 200), "settling");
+  }
+  dl->AddText(ImVec2(a.x + 4, a.y + 2), rgba(150, 170, 190), "trace");
+  // Activity: bytes per bin as bars (square-root scale), mean busy fraction as a line.
+  if (activity_) {
+    const auto& act = *activity_;
+    const std::size_t n = act.bytes.size();
+    const double run0 = timeline_.begin_s();
+    const double run_span = timeline_.end_s() - run0;
+    for (std::size_t k = 0; k < n && act.max_bytes > 0; ++k) {
+      if (!(act.bytes[k] > 0)) continue;
+      const double t0 = run0 + run_span * static_cast<double>(k) / static_cast<double>(n);
+      const double t1 = run0 + run_span * static_cast<double>(k + 1) / static_cast<double>(n);
+      const float bar = static_cast<float>(std::sqrt(act.bytes[k] / act.max_bytes) * (h - 16));
+      dl->AddRectFilled(ImVec2(X(t0), b.y - bar), ImVec2(std::max(X(t1), X(t0) + 1), b.y), rgba(230, 140, 60, 170));
+    }
+    ImVec2 prev(0, 0);
+    bool have_prev = false;
+    for (std::size_t k = 0; k < act.busy.size(); ++k) {
+      if (!std::isfinite(act.busy[k])) {
+        have_prev = false;
+        continue;
+      }
+      const double t = run0 + run_span * (static_cast<double>(k) + 0.5) / static_cast<double>(act.busy.size());
+      const ImVec2 p(X(t), static_cast<float>(static_cast<double>(b.y) - act.busy[k] * (h - 16)));
+      if (have_prev) dl->AddLine(prev, p, rgba(120, 200, 120), 1.5F);
+      prev = p;
+      have_prev = true;
+    }
+  } else {
+    dl->AddText(ImVec2(a.x + 60, a.y + 2), rgba(150, 150, 150), "reading activity...");
+  }
+  // Legend of the strip.
+  const char* legend = "bars: bytes exchanged (sqrt scale)   line: mean busy fraction";
+  const ImVec2 lsz = ImGui::CalcTextSize(legend);
+  dl->AddText(ImVec2(b.x - lsz.x - 6, a.y + 2), rgba(200, 200, 200), legend);
+  elements_["timeline.legend"] = {b.x - lsz.x - 6, a.y + 2, lsz.x, lsz.y};
+  // Selected range.
+  if (const auto& sel = timeline_.selection()) {
+    dl->AddRectFilled(ImVec2(X(sel->first), a.y), ImVec2(X(sel->second), b.y), rgba(90, 150, 255, 60));
+    dl->AddRect(ImVec2(X(sel->first), a.y), ImVec2(X(sel->second), b.y), rgba(90, 150, 255, 200));
+  }
+  // Ticks and their times under the strip.
+  const double span = timeline_.view_end_s() - timeline_.view_begin_s();
+  const double step = tick_step(span, w, 90);
+  for (double t = std::ceil(timeline_.view_begin_s() / step) * step; t <= timeline_.view_end_s() + 1e-12 * span;
+       t += step) {
+    const float x = X(t);
+    dl->AddLine(ImVec2(x, b.y - 5), ImVec2(x, b.y), rgba(200, 200, 200));
+    dl->AddText(ImVec2(x + 2, b.y + 1), rgba(200, 200, 200), format_seconds(t).c_str());
+  }
+  // Playhead.
+  const float xp = X(clock_.time_s());
+  dl->AddLine(ImVec2(xp, a.y), ImVec2(xp, b.y), rgba(255, 255, 255), 2.0F);
+  dl->AddTriangleFilled(ImVec2(xp - 6, a.y), ImVec2(xp + 6, a.y), ImVec2(xp, a.y + 8), rgba(255, 255, 255));
+  dl->PopClipRect();
+}
+
+void ViewerUi::build_side() {
+  const PixelRect& r = layout_.side;
+  ImGui::SetNextWindowPos(ImVec2(static_cast<float>(r.x), static_cast<float>(r.y)));
+  ImGui::SetNextWindowSize(ImVec2(static_cast<float>(r.w), static_cast<float>(r.h)));
+  if (!ImGui::Begin("Side", nullptr, kEdgeWindow)) {
+    ImGui::End();
+    return;
+  }
+  // The left edge is a splitter: drag it to widen or narrow the panel.
+  {
+    const ImVec2 p = ImGui::GetWindowPos();
+    ImGui::SetCursorScreenPos(p);
+    ImGui::InvisibleButton("splitter", ImVec2(6, static_cast<float>(r.h)));
+    note("side.splitter");
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    if (ImGui::IsItemActive()) {
+      const ImGuiIO& io = ImGui::GetIO();
+      side_w_ = std::clamp(side_w_ - static_cast<double>(io.MouseDelta.x), kMinSideWidth,
+                           std::max(kMinSideWidth, 0.6 * static_cast<double>(io.DisplaySize.x)));
+    }
+    ImGui::SetCursorScreenPos(ImVec2(p.x + 10, p.y + 6));
+  }
+  if (const auto& sel = timeline_.selection()) {
+    if (ImGui::CollapsingHeader("Selected range", ImGuiTreeNodeFlags_DefaultOpen)) {
+      note("side.range");
+      ImGui::Text("%s .. %s  (%s)", format_seconds(sel->first).c_str(), format_seconds(sel->second).c_str(),
+                  format_seconds(sel->second - sel->first).c_str());
+      if (ImGui::SmallButton("clear")) timeline_.clear_selection();
+      note("button.clear-range");
+      if (!range_) {
+        ImGui::TextUnformatted("computing...");
+      } else {
+        const auto& st = *range_;
+        double busy = 0, comm = 0, idle = 0;
+        for (const auto& b : st.bodies) {
+          busy += b.busy;
+          comm += b.communicating;
+          idle += b.idle;
+        }
+        const double n = std::max<double>(1.0, static_cast<double>(st.bodies.size()));
+        ImGui::Text("total: %s in %.0f messages", fmt_bytes(st.bytes).c_str(), st.messages);
+        ImGui::Text("mean busy %s  communicating %s  idle %s", fmt_percent(busy / n).c_str(),
+                    fmt_percent(comm / n).c_str(), fmt_percent(idle / n).c_str());
+        ImGui::Text("(%zu frames averaged)", st.frames);
+        if (ImGui::BeginTable("range-bodies", 6,
+                              ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingFixedFit,
+                              ImVec2(0, 260))) {
+          ImGui::TableSetupScrollFreeze(0, 1);
+          for (const char* c : {"body", "busy", "comm.", "idle", "sent", "received"}) ImGui::TableSetupColumn(c);
+          ImGui::TableHeadersRow();
+          ImGuiListClipper clip;
+          clip.Begin(static_cast<int>(st.bodies.size()));
+          const auto& bodies = reader_.meta().bodies;
+          while (clip.Step()) {
+            for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+              const auto& b = st.bodies[static_cast<std::size_t>(i)];
+              ImGui::TableNextRow();
+              ImGui::TableNextColumn();
+              ImGui::TextUnformatted(bodies[static_cast<std::size_t>(i)].name.c_str());
+              ImGui::TableNextColumn();
+              ImGui::TextUnformatted(fmt_percent(b.busy).c_str());
+              ImGui::TableNextColumn();
+              ImGui::TextUnformatted(fmt_percent(b.communicating).c_str());
+              ImGui::TableNextColumn();
+              ImGui::TextUnformatted(fmt_percent(b.idle).c_str());
+              ImGui::TableNextColumn();
+              ImGui::TextUnformatted(fmt_bytes(b.bytes_sent).c_str());
+              ImGui::TableNextColumn();
+              ImGui::TextUnformatted(fmt_bytes(b.bytes_recv).c_str());
+            }
+          }
+          ImGui::EndTable();
+        }
+      }
+    }
+  }
+  if (toggles_.help) {
+    bool open = true;
+    if (ImGui::CollapsingHeader("Keys and mouse", &open, ImGuiTreeNodeFlags_DefaultOpen)) {
+      note("side.help");
+      ImGui::TextWrapped("Timeline: click or drag to seek, Shift+drag to select a range (double-click clears), "
+                         "wheel to zoom, right or middle drag to pan.");
+      for (const HelpSection& s : help_) {
+        ImGui::Spacing();
+        ImGui::TextColored(ImVec4(0.6F, 0.8F, 1.0F, 1.0F), "%s", s.heading.c_str());
+        if (ImGui::BeginTable(s.heading.c_str(), 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+          ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthStretch, 0.35F);
+          ImGui::TableSetupColumn("action", ImGuiTableColumnFlags_WidthStretch, 0.65F);
+          for (const KeyBinding& k : s.bindings) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextWrapped("%s", k.key);
+            ImGui::TableNextColumn();
+            ImGui::TextWrapped("%s", k.action);
+          }
+          ImGui::EndTable();
+        }
+      }
+    }
+    if (!open) toggles_.help = false;
+  }
+  ImGui::End();
+  elements_["side"] = r;
+}
+
+}  // namespace kanoko::scene

@@ -1,0 +1,150 @@
+// The viewer's Dear ImGui interface: a menu bar, a timeline along the bottom (the run's span with
+// its trace and settling parts, activity, a draggable playhead, zoom, pan and range selection,
+// transport buttons) and a side panel (help, the selected range's statistics). The panels tile
+// the window's edges; the 3-D view gets the rectangle that remains (ui_layout()). Every drawn
+// element is named, so scripts (view_script.hpp) click at names and `layout` reports rectangles.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/scene/playback.hpp"
+#include "src/scene/replay_clock.hpp"
+#include "src/scene/timeline.hpp"
+#include "src/trajectory/range_stats.hpp"
+
+namespace kanoko::trajectory {
+class Reader;
+}
+
+namespace kanoko::scene {
+
+class TrajectoryScene;
+
+/// A window rectangle in pixels, origin at the top-left corner.
+struct PixelRect {
+  double x = 0;
+  double y = 0;
+  double w = 0;
+  double h = 0;
+  [[nodiscard]] bool contains(double px, double py) const {
+    return px >= x && px < x + w && py >= y && py < y + h;
+  }
+  bool operator==(const PixelRect&) const = default;
+};
+/// True if the two rectangles share interior area (touching edges do not count).
+[[nodiscard]] bool overlaps(const PixelRect& a, const PixelRect& b);
+
+/// Where the interface's edge panels and the 3-D view sit.
+struct UiLayout {
+  PixelRect menu;      ///< top edge, full width
+  PixelRect timeline;  ///< bottom edge, full width
+  PixelRect side;      ///< right edge between menu and timeline (zero width when closed)
+  PixelRect viewport;  ///< what remains: the 3-D view
+  bool operator==(const UiLayout&) const = default;
+};
+/// The layout for a window of w × h pixels with the given panel sizes; panels shrink (the side
+/// panel first, then the timeline) so the 3-D view keeps at least a quarter of each side.
+[[nodiscard]] UiLayout ui_layout(int width_px, int height_px, double menu_h, double timeline_h,
+                                 double side_w);
+
+/// The window size to open with on a screen of the given size: `wanted` if it fits with room
+/// for the desktop's panels and decorations, else shrunk to fit (never below 320 × 240 for that).
+struct WindowPlacement {
+  int x = 0;
+  int y = 0;
+  int width = 0;
+  int height = 0;
+};
+[[nodiscard]] WindowPlacement fit_window(int wanted_w, int wanted_h, int screen_w, int screen_h);
+
+/// Which overlays are on.
+struct UiToggles {
+  bool help = false;       ///< the help section of the side panel
+  bool timeline = true;
+  bool frame_rate = false;  ///< frame rate and frame time in the timeline's status
+};
+
+/// The keys and mouse actions of the viewer, grouped under headings, as the help lists them.
+struct HelpSection {
+  std::string heading;
+  std::vector<KeyBinding> bindings;
+};
+
+class ViewerUi {
+ public:
+  /// `frame_times_s`: the run's stored frame times (frame stepping). `clock`, `scene` and
+  /// `reader` must outlive the interface.
+  ViewerUi(const trajectory::Reader& reader, ReplayClock& clock, TrajectoryScene& scene,
+           std::vector<double> frame_times_s, std::vector<HelpSection> help, UiToggles toggles);
+  ~ViewerUi();
+  ViewerUi(const ViewerUi&) = delete;
+  ViewerUi& operator=(const ViewerUi&) = delete;
+
+  /// Makes this frame's windows (call inside the ImGui frame: ImGuiOverlay's build function).
+  void build();
+
+  /// The layout of the last frame (all zero before the first).
+  [[nodiscard]] const UiLayout& layout() const { return layout_; }
+  /// The layout if it changed since the last call (the viewer applies it to the camera).
+  [[nodiscard]] std::optional<UiLayout> take_layout_change();
+
+  /// Named elements drawn in the last frame ("timeline", "button.play", "menu.View", ...), in
+  /// window pixels, origin top-left.
+  [[nodiscard]] const std::map<std::string, PixelRect>& elements() const { return elements_; }
+  /// The edge windows of the last frame (menu, timeline, side) by name, for `layout`.
+  [[nodiscard]] std::map<std::string, PixelRect> windows() const;
+
+  [[nodiscard]] UiToggles& toggles() { return toggles_; }
+  [[nodiscard]] const TimelineView& timeline() const { return timeline_; }
+  [[nodiscard]] TimelineView& timeline() { return timeline_; }
+  /// Statistics of the selected range once computed (computed in the background).
+  [[nodiscard]] const std::optional<trajectory::RangeStats>& range_stats() const { return range_; }
+
+  /// Requests to the viewer from the menus (the viewer loop acts on them and clears them).
+  struct Requests {
+    bool quit = false;
+    bool screenshot = false;
+    bool home = false;
+  };
+  [[nodiscard]] Requests& requests() { return requests_; }
+
+  /// Toggles the help (the `h` and F1 keys call it).
+  void toggle_help() { toggles_.help = !toggles_.help; }
+
+ private:
+  void build_menu();
+  void build_timeline();
+  void build_side();
+  void draw_strip(double x0, double y0, double w, double h);
+  void note(const std::string& name);  ///< records the last ImGui item's rectangle
+  void poll_background();
+
+  const trajectory::Reader& reader_;
+  ReplayClock& clock_;
+  TrajectoryScene& scene_;
+  std::vector<double> frame_times_s_;
+  std::vector<HelpSection> help_;
+  UiToggles toggles_;
+  TimelineView timeline_;
+  UiLayout layout_;
+  bool layout_changed_ = false;
+  double side_w_ = 380;
+  std::map<std::string, PixelRect> elements_;
+  Requests requests_;
+
+  std::future<trajectory::Activity> activity_job_;
+  std::optional<trajectory::Activity> activity_;
+  std::future<trajectory::RangeStats> range_job_;
+  std::optional<trajectory::RangeStats> range_;
+  std::optional<std::pair<double, double>> range_for_;  ///< the selection range_ was asked for
+  std::optional<double> drag_anchor_s_;                 ///< shift-drag start of a range selection
+  bool seeking_ = false;                                ///< the playhead is being dragged
+};
+
+}  // namespace kanoko::scene

@@ -1,0 +1,335 @@
+// The viewer's interface: the edge layout, the timeline model, the replay loop, range statistics
+// and the --script reader without a display; under Xvfb, scripted sessions that click, drag and
+// scroll through the real window and report the layout and state as JSON.
+#include <gtest/gtest.h>
+
+#include <rapidjson/document.h>
+
+#include <cmath>
+#include <osg/Image>
+#include <osgDB/ReadFile>
+#include <string>
+#include <vector>
+
+#include "src/base/error.hpp"
+#include "src/scene/offscreen.hpp"
+#include "src/scene/replay_clock.hpp"
+#include "src/scene/timeline.hpp"
+#include "src/scene/view_script.hpp"
+#include "src/scene/viewer_ui.hpp"
+#include "src/trajectory/range_stats.hpp"
+#include "src/trajectory/trajectory.hpp"
+#include "tests/scene/tiny_run.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace kanoko::scene {
+namespace {
+
+using test::TempDir;
+
+double area(const PixelRect& r) { return r.w * r.h; }
+
+TEST(UiLayout, EdgePanelsAndTheViewTileTheWindowWithoutOverlap) {
+  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{1280, 720}, {1920, 1080}, {640, 480}, {320, 240}}) {
+    for (const double side : {0.0, 380.0}) {
+      const UiLayout l = ui_layout(w, h, 21, 118, side);
+      const std::vector<PixelRect> rects = {l.menu, l.timeline, l.side, l.viewport};
+      double total = 0;
+      for (std::size_t i = 0; i < rects.size(); ++i) {
+        total += area(rects[i]);
+        for (std::size_t j = i + 1; j < rects.size(); ++j) {
+          EXPECT_FALSE(overlaps(rects[i], rects[j])) << w << "x" << h << " side " << side << ": " << i << " " << j;
+        }
+      }
+      EXPECT_DOUBLE_EQ(total, static_cast<double>(w) * h) << w << "x" << h;
+      // The 3-D view keeps at least a quarter of each side.
+      EXPECT_GE(l.viewport.w, 0.25 * w);
+      EXPECT_GE(l.viewport.h, 0.25 * h - 1e-9);
+    }
+  }
+}
+
+TEST(UiLayout, OverlapIsInteriorArea) {
+  EXPECT_TRUE(overlaps({0, 0, 10, 10}, {9, 9, 10, 10}));
+  EXPECT_FALSE(overlaps({0, 0, 10, 10}, {10, 0, 10, 10}));  // touching edges
+  EXPECT_FALSE(overlaps({0, 0, 0, 10}, {0, 0, 10, 10}));    // empty
+}
+
+TEST(UiLayout, TheWindowFitsTheScreen) {
+  const WindowPlacement p = fit_window(1280, 800, 1280, 720);
+  EXPECT_LE(p.width, 1280);
+  EXPECT_LE(p.height + p.y, 720);
+  const WindowPlacement q = fit_window(1024, 768, 1920, 1080);
+  EXPECT_EQ(q.width, 1024);
+  EXPECT_EQ(q.height, 768);
+  const WindowPlacement tiny = fit_window(1280, 800, 100, 100);
+  EXPECT_EQ(tiny.width, 320);
+  EXPECT_EQ(tiny.height, 240);
+}
+
+TEST(Timeline, PixelsAndTimesRoundTripAndZoomKeepsTheAnchor) {
+  TimelineView t(10.0, 20.0);
+  EXPECT_DOUBLE_EQ(t.time_at(50, 0, 100), 15.0);
+  EXPECT_DOUBLE_EQ(t.x_of(12.5, 0, 100), 25.0);
+  EXPECT_DOUBLE_EQ(t.time_at(-40, 0, 100), 10.0);  // clamped to the run
+  t.zoom(0.5, 12.0);
+  EXPECT_NEAR(t.view_end_s() - t.view_begin_s(), 5.0, 1e-12);
+  EXPECT_NEAR(t.x_of(12.0, 0, 100), 20.0, 1e-9);  // 12 s stays under the same pixel
+  EXPECT_FALSE(t.whole());
+  t.pan(1000, 100);  // far to the right: stops at the run's end
+  EXPECT_DOUBLE_EQ(t.view_end_s(), 20.0);
+  t.zoom(1e-12, 15.0);  // never narrower than a millionth of the run
+  EXPECT_NEAR(t.view_end_s() - t.view_begin_s(), 1e-5, 1e-12);
+  t.zoom(1e9, 15.0);
+  EXPECT_TRUE(t.whole());
+  t.select(18, 11);
+  ASSERT_TRUE(t.selection().has_value());
+  EXPECT_EQ(*t.selection(), std::make_pair(11.0, 18.0));
+  t.select(5, 5);
+  EXPECT_FALSE(t.selection().has_value());
+}
+
+TEST(Timeline, TicksAreOneTwoOrFiveTimesAPowerOfTen) {
+  EXPECT_DOUBLE_EQ(tick_step(10.0, 1000, 90), 1.0);
+  EXPECT_DOUBLE_EQ(tick_step(0.031, 1264, 90), 0.005);
+  EXPECT_DOUBLE_EQ(tick_step(100.0, 300, 90), 50.0);
+}
+
+TEST(ReplayClockLoop, PlayingPastTheEndStartsOver) {
+  ReplayClock c(0.0, 10.0, 1.0);
+  c.set_loop(true);
+  c.seek(9.0);
+  c.advance(2.5);
+  EXPECT_FALSE(c.paused());
+  EXPECT_NEAR(c.time_s(), 1.5, 1e-12);
+  c.reverse();
+  c.advance(2.0);
+  EXPECT_NEAR(c.time_s(), 9.5, 1e-12);
+  c.set_loop(false);
+  c.advance(20.0);
+  EXPECT_TRUE(c.paused());
+  EXPECT_EQ(c.time_s(), 0.0);
+}
+
+TEST(RangeStats, TrafficIsWeightedByOverlapAndSplitPerBody) {
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const trajectory::Reader run(dir / "run.kntj");
+  // Intervals 2 and 3 whole: red -> green 3000 + 4000, green -> red 10 + 10.
+  const auto a = trajectory::range_statistics(run, 2.0, 4.0);
+  ASSERT_EQ(a.bodies.size(), 3U);
+  EXPECT_NEAR(a.bodies[0].bytes_sent, 7000, 1e-9);
+  EXPECT_NEAR(a.bodies[1].bytes_recv, 7000, 1e-9);
+  EXPECT_NEAR(a.bodies[1].bytes_sent, 20, 1e-9);
+  EXPECT_NEAR(a.bytes, 7020, 1e-9);
+  EXPECT_NEAR(a.messages, 4, 1e-9);
+  // Half of interval 4 and half of 5 (given the other way round): red -> blue starts at 5.
+  const auto b = trajectory::range_statistics(run, 5.5, 4.5);
+  EXPECT_NEAR(b.bodies[0].bytes_sent, 0.5 * 5000 + 0.5 * 6000 + 0.5 * 5000, 1e-9);
+  EXPECT_NEAR(b.bodies[2].bytes_recv, 2500, 1e-9);
+  EXPECT_NEAR(b.bodies[2].msgs_recv, 1, 1e-9);
+  // The tiny run stores no busy fraction: shown as unknown, not as 0.
+  EXPECT_TRUE(std::isnan(a.bodies[0].busy));
+}
+
+TEST(RangeStats, ActivityPutsTheBytesInTheirBins) {
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const trajectory::Reader run(dir / "run.kntj");
+  const auto act = trajectory::run_activity(run, 10);
+  ASSERT_EQ(act.bytes.size(), 10U);
+  EXPECT_NEAR(act.bytes[0], 1010, 1e-9);
+  EXPECT_NEAR(act.bytes[9], 10000 + 10 + 5000, 1e-9);
+  EXPECT_NEAR(act.max_bytes, act.bytes[9], 1e-9);
+}
+
+TEST(ViewScript, ReadsEveryCommand) {
+  const auto c = parse_view_script_text(
+      "# a demo\nwait 0.5\nframes 3\nkey space\nkey f1\nclick button.play\nclick timeline.strip 0.25 0.5\n"
+      "click body rank-3\nclick 10 20\ndrag timeline.strip 0.1 0.5 0.4 0.5 shift\nscroll timeline.strip -2\n"
+      "seek 1.5\nselect 1 2\nscreenshot a.png\nlayout a.json\nquit\n",
+      "demo.txt");
+  ASSERT_EQ(c.size(), 15U);
+  EXPECT_EQ(c[0].op, ScriptCommand::Op::wait);
+  EXPECT_EQ(c[0].line, 2U);
+  EXPECT_EQ(c[5].op, ScriptCommand::Op::click);
+  EXPECT_DOUBLE_EQ(c[5].v[0], 0.25);
+  EXPECT_EQ(c[6].op, ScriptCommand::Op::click_body);
+  EXPECT_EQ(c[6].name, "rank-3");
+  EXPECT_EQ(c[7].op, ScriptCommand::Op::click_at);
+  EXPECT_TRUE(c[8].shift);
+  EXPECT_DOUBLE_EQ(c[9].v[0], -2);
+  EXPECT_EQ(c[14].op, ScriptCommand::Op::quit);
+}
+
+TEST(ViewScript, BadLinesNameFileLineAndColumn) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"wait 1\nzoom 3\n", "s.txt:2:1: error: unknown command 'zoom'"},
+      {"key space\nkey hyper\n", "s.txt:2:5: error: unknown key 'hyper'"},
+      {"click timeline.strip 1.5 0\n", "s.txt:1:22: error: fractions are 0 to 1"},
+      {"wait\n", "s.txt:1:5: error: too few arguments"},
+      {"frames 2.5\n", "s.txt:1:8: error: frames takes a whole number"},
+      {"wait soon\n", "s.txt:1:6: error: expected seconds, found 'soon'"},
+      {"drag x 0 0 1 1 ctrl\n", "s.txt:1:16: error: expected 'shift'"},
+      {"quit now\n", "s.txt:1:6: error: too many arguments"},
+  };
+  for (const auto& [text, expected] : cases) {
+    try {
+      (void)parse_view_script_text(text, "s.txt");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+}
+
+// --- Under X: scripted sessions through the real window --------------------------------------
+
+rapidjson::Document read_json(const std::filesystem::path& p) {
+  rapidjson::Document d;
+  d.Parse(test::read_text(p).c_str());
+  EXPECT_FALSE(d.HasParseError()) << p;
+  return d;
+}
+
+PixelRect rect_of(const rapidjson::Value& v) {
+  return {v["x"].GetDouble(), v["y"].GetDouble(), v["w"].GetDouble(), v["h"].GetDouble()};
+}
+
+/// Runs `kanoko view RUN --script` with the given script; `screen` "WxH" runs it on an X server
+/// of that size of its own (xvfb-run), else on the current display.
+test::CommandResult run_script(const std::filesystem::path& run, const std::filesystem::path& dir,
+                               const std::string& script, const std::vector<std::string>& extra = {},
+                               const std::string& screen = "") {
+  test::write_text(dir / "script.txt", script);
+  std::vector<std::string> args = {"view", run.string(), "--no-sound", "--script", (dir / "script.txt").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  if (screen.empty()) return test::run_kanoko(args);
+  std::vector<std::string> argv = {"xvfb-run", "-a", "-s", "-screen 0 " + screen + "x24 -noreset", test::kanoko_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return test::run_program(argv);
+}
+
+TEST(ViewerUi, NoTwoRectanglesOverlapAndTheLegendIsDrawn) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  for (const auto& [size, screen] : std::vector<std::pair<std::string, std::string>>{{"1280x720", "1280x720"},
+                                                                                     {"1920x1080", "1920x1080"}}) {
+    const auto r = run_script(dir / "run.kntj", dir.path(),
+                              "frames 5\nlayout " + (dir / "l.json").string() + "\nscreenshot " +
+                                  (dir / "s.png").string() + "\n",
+                              {"--size", size, "--help-window", "on"}, screen);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto d = read_json(dir / "l.json");
+    const int w = d["window"]["w"].GetInt();
+    const int h = d["window"]["h"].GetInt();
+    EXPECT_EQ(std::to_string(w) + "x" + std::to_string(h), size);
+    std::vector<std::pair<std::string, PixelRect>> rects = {{"viewport", rect_of(d["viewport"])}};
+    for (const auto& m : d["windows"].GetObject()) rects.emplace_back(m.name.GetString(), rect_of(m.value));
+    ASSERT_EQ(rects.size(), 4U) << "viewport, menu, timeline and the help's side panel";
+    double total = 0;
+    for (std::size_t i = 0; i < rects.size(); ++i) {
+      total += area(rects[i].second);
+      for (std::size_t j = i + 1; j < rects.size(); ++j) {
+        EXPECT_FALSE(overlaps(rects[i].second, rects[j].second)) << size << ": " << rects[i].first << " " << rects[j].first;
+      }
+    }
+    EXPECT_DOUBLE_EQ(total, static_cast<double>(w) * h) << size;
+    // The timeline's legend is on the screenshot: light text pixels inside its rectangle.
+    const PixelRect legend = rect_of(d["elements"]["timeline.legend"]);
+    osg::ref_ptr<osg::Image> image = osgDB::readImageFile((dir / "s.png").string());
+    ASSERT_TRUE(image.valid());
+    ASSERT_EQ(image->s(), w);
+    int light = 0;
+    for (int y = static_cast<int>(legend.y); y < static_cast<int>(legend.y + legend.h); ++y) {
+      for (int x = static_cast<int>(legend.x); x < static_cast<int>(legend.x + legend.w); ++x) {
+        const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(h - 1 - y));
+        if (px[0] > 150 && px[1] > 150 && px[2] > 150) ++light;
+      }
+    }
+    EXPECT_GT(light, 50) << size;
+  }
+}
+
+TEST(ViewerUi, TimelineSeeksSelectsZoomsAndTheButtonsPlay) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const std::string L = (dir / "l").string();
+  const auto r = run_script(dir / "run.kntj", dir.path(),
+                            "frames 3\n"
+                            "click timeline.strip 0.25 0.5\n"
+                            "layout " + L + "1.json\n"
+                            "drag timeline.strip 0.2 0.5 0.6 0.5 shift\n"
+                            "frames 5\n"
+                            "layout " + L + "2.json\n"
+                            "scroll timeline.strip 3\n"
+                            "layout " + L + "3.json\n"
+                            "click button.loop\n"
+                            "click button.play\n"
+                            "layout " + L + "4.json\n"
+                            "click body 1\n"
+                            "layout " + L + "5.json\n",
+                            {"--size", "800x600", "--paused"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double end = test::kTinyRunEnd_s;
+  const auto d1 = read_json(L + "1.json");
+  // The strip spans the run; a click a quarter across seeks there (within a pixel or two).
+  const double strip_w = d1["elements"]["timeline.strip"]["w"].GetDouble();
+  EXPECT_NEAR(d1["time_s"].GetDouble(), 0.25 * end, 2.5 * end / strip_w);
+  EXPECT_TRUE(d1["paused"].GetBool());
+  const auto d2 = read_json(L + "2.json");
+  ASSERT_TRUE(d2["timeline"]["selection"].IsArray());
+  EXPECT_NEAR(d2["timeline"]["selection"][0].GetDouble(), 0.2 * end, 2.5 * end / strip_w);
+  EXPECT_NEAR(d2["timeline"]["selection"][1].GetDouble(), 0.6 * end, 2.5 * end / strip_w);
+  EXPECT_TRUE(d2["elements"].HasMember("side.range")) << "the range's statistics are shown";
+  EXPECT_TRUE(d2["windows"].HasMember("side"));
+  const auto d3 = read_json(L + "3.json");
+  const double span = d3["timeline"]["view"][1].GetDouble() - d3["timeline"]["view"][0].GetDouble();
+  EXPECT_NEAR(span, end * std::pow(0.8, 3), 1e-6) << "three wheel steps zoom the timeline";
+  const auto d4 = read_json(L + "4.json");
+  EXPECT_TRUE(d4["loop"].GetBool());
+  EXPECT_FALSE(d4["paused"].GetBool());
+  const auto d5 = read_json(L + "5.json");
+  ASSERT_TRUE(d5["selected_body"].IsString());
+  EXPECT_EQ(std::string(d5["selected_body"].GetString()), trajectory::Reader(dir / "run.kntj").meta().bodies[1].name);
+}
+
+TEST(ViewerUi, ScriptErrorsNameTheLineAndExitNonZero) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  // Read before the window opens.
+  const auto bad = run_script(dir / "run.kntj", dir.path(), "frames 2\nfly away\n");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("script.txt:2:1: error: unknown command 'fly'"), std::string::npos) << bad.err;
+  // Found missing while running.
+  const auto missing = run_script(dir / "run.kntj", dir.path(), "frames 2\n\nclick button.nowhere\n");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("script.txt:3: no element 'button.nowhere'"), std::string::npos) << missing.err;
+  const auto body = run_script(dir / "run.kntj", dir.path(), "click body nobody\n");
+  EXPECT_NE(body.exit_code, 0);
+  EXPECT_NE(body.err.find("nobody"), std::string::npos) << body.err;
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"run.kntj", "script.txt"}));
+}
+
+TEST(ViewerUi, HelpOpensOnTheFirstRunOnly) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const std::string script = "frames 2\nlayout " + (dir / "l.json").string() + "\n";
+  test::write_text(dir / "script.txt", script);
+  const std::vector<std::string> view = {"env", "XDG_CONFIG_HOME=" + (dir / "config").string(), test::kanoko_binary(),
+                                         "view", (dir / "run.kntj").string(), "--no-sound", "--script",
+                                         (dir / "script.txt").string()};
+  for (const bool expected : {true, false}) {
+    const auto r = test::run_program(view);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(read_json(dir / "l.json")["help"].GetBool(), expected);
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir / "config" / "kanoko" / "help-shown"));
+}
+
+}  // namespace
+}  // namespace kanoko::scene
