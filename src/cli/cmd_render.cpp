@@ -183,6 +183,7 @@ int cmd_render(const Args& args) {
     scene::check_has_bodies(reader, run);
     render.mapping = scene::stored_mapping(reader, run);
     render.run_name = run;
+    visual.labels = reader.meta().body_count() <= scene::kDefaultLabelledBodies;
     render.visual = scene::visual_from_mapping(render.mapping.get(), overrides, visual);
     render.time_s = reader.end_time();
     for (const char* name : {"frame", "time"}) {
@@ -208,6 +209,7 @@ int cmd_render(const Args& args) {
   scene::check_has_bodies(reader, run);
   video.mapping = scene::stored_mapping(reader, run);
   video.run_name = run;
+  visual.labels = reader.meta().body_count() <= scene::kDefaultLabelledBodies;
   video.visual = scene::visual_from_mapping(video.mapping.get(), overrides, visual);
   video.begin_s = reader.begin_time();
   video.end_s = reader.end_time();

@@ -195,6 +195,7 @@ int cmd_view(const Args& args) {
   view.sound = !no_sound;
   // The run's own mapping: [visual] (colours, sizes, texture, labels, trails, views), [audio].
   view.mapping = scene::stored_mapping(reader, run);
+  view.visual.labels = reader.meta().body_count() <= scene::kDefaultLabelledBodies;
   view.visual = scene::visual_from_mapping(view.mapping.get(), overrides, view.visual);
   view.panels.views = views::views_from_options(views_text, view_group, view_groups);
   if (views_text.empty() && view_group.empty() && view.mapping) {

@@ -174,12 +174,15 @@ ImGuiOverlay::ImGuiOverlay(std::function<void()> build) : build_(std::move(build
   style.WindowRounding = 0.0F;
   style.WindowBorderSize = 1.0F;
   // DejaVu Sans (Debian's fonts-dejavu-core) reads better than ImGui's 13 px bitmap font.
-  const char* face = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+  // The first font is the default, the second (monospace) lines up the inspect panel's columns.
   std::error_code ec;
-  if (std::filesystem::is_regular_file(face, ec)) {
-    io.Fonts->AddFontFromFileTTF(face, 15.0F);
-  } else {
-    io.Fonts->AddFontDefault();
+  for (const char* face : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                           "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"}) {
+    if (std::filesystem::is_regular_file(face, ec)) {
+      io.Fonts->AddFontFromFileTTF(face, 15.0F);
+    } else {
+      io.Fonts->AddFontDefault();
+    }
   }
   ImGui::SetCurrentContext(previous != nullptr ? previous : context_);
   handler_ = new OverlayHandler(*this);

@@ -80,6 +80,8 @@ class BodyFormulas {
   /// Colours (RGB 0..1) and radius scales of the last update, one per body.
   [[nodiscard]] const std::vector<std::array<float, 3>>& colours() const { return colours_; }
   [[nodiscard]] const std::vector<double>& scales() const { return scales_; }
+  /// The colour map the colour formula goes through.
+  [[nodiscard]] mapping::ColourMap colour_map() const { return map_; }
   /// The values mapped to the two ends of the colour map.
   [[nodiscard]] std::array<double, 2> colour_range() const { return range_; }
   /// The largest scale over the run (the home view makes room for it).

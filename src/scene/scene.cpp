@@ -667,6 +667,12 @@ void TrajectoryScene::build_point_bodies() {
 
 void TrajectoryScene::set_framebuffer_height(int height_px) {
   if (viewport_height_.valid()) viewport_height_->set(to_f(std::max(height_px, 1)));
+  // Labels are 14 output pixels high (legible at 1280x720), also when a renderer draws at a
+  // multiple of the output size and scales down.
+  label_px_ = 14.0F * to_f(std::max(height_px, 1)) / to_f(std::max(height_px_, 1));
+  for (unsigned i = 0; labels_.valid() && i < labels_->getNumDrawables(); ++i) {
+    static_cast<osgText::Text*>(labels_->getDrawable(i))->setCharacterSize(label_px_);
+  }
   // Dots keep their size in window pixels when a renderer draws at a multiple of the window.
   if (cloud_point_.valid()) {
     cloud_point_->setSize(kCloudPointSize_px * to_f(std::max(height_px, 1)) /
@@ -1144,7 +1150,7 @@ void TrajectoryScene::build_labels() {
       auto text = make_label(font.get(), osgText::Text::LEFT_BOTTOM);
       text->setAutoRotateToScreen(true);
       text->setCharacterSizeMode(osgText::Text::SCREEN_COORDS);
-      text->setCharacterSize(14.0F);
+      text->setCharacterSize(label_px_);
       text->setText(label_text(bodies[i], i, visual_.label_text));
       labels_->addDrawable(text.get());
     }
@@ -1271,8 +1277,29 @@ void TrajectoryScene::update_selection() {
   }
   const std::string text = inspect_text();
   // Text layout is redone on every setText, so only when the words change.
+  if (!inspect_panel_visible_) {
+    inspect_panel_->setNodeMask(0U);
+    return;
+  }
   if (text != inspect_panel_->getText().createUTF8EncodedString()) inspect_panel_->setText(text);
   inspect_panel_->setNodeMask(text.empty() ? 0U : ~0U);
+}
+
+void TrajectoryScene::set_inspect_panel_visible(bool on) {
+  inspect_panel_visible_ = on;
+  update_selection();
+}
+
+std::string run_caption(const trajectory::Reader& reader) {
+  const auto& m = reader.meta();
+  std::string caption;
+  if (!m.source_trace.empty()) caption = "trace " + std::filesystem::path(m.source_trace).filename().string();
+  if (!m.source_mapping.empty()) {
+    caption += (caption.empty() ? "" : "  ·  ") + std::string("mapping ") +
+               std::filesystem::path(m.source_mapping).filename().string();
+  }
+  if (caption.empty()) caption = std::to_string(m.body_count()) + " bodies";
+  return caption;
 }
 
 void TrajectoryScene::update_dial() {

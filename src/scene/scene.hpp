@@ -132,6 +132,12 @@ struct VisualOptions {
 /// carries `max_bytes`: neutral grey without traffic, towards orange (square-root scale).
 [[nodiscard]] osg::Vec3 traffic_colour(double bytes, double max_bytes);
 
+/// Bodies are labelled by default in runs of at most this many bodies.
+inline constexpr std::size_t kDefaultLabelledBodies = 64;
+/// A one-line caption for pictures and videos of a run: its trace and mapping (file names), or
+/// the mapping's purpose, e.g. "trace ring.paje · mapping paper.toml".
+[[nodiscard]] std::string run_caption(const trajectory::Reader& reader);
+
 /// Throws InputError naming `file` if the run has no bodies (nothing to draw or view).
 void check_has_bodies(const trajectory::Reader& reader, const std::string& file);
 
@@ -236,6 +242,9 @@ class TrajectoryScene {
   [[nodiscard]] const std::optional<Pick>& selection() const { return selection_; }
   /// Text of the inspect panel (empty without a selection).
   [[nodiscard]] std::string inspect_text() const;
+  /// Whether the HUD draws the inspect panel (the viewer shows inspect_text() in its own side
+  /// panel instead).
+  void set_inspect_panel_visible(bool on);
 
   /// Changes the visual parameters (takes effect at once).
   void set_visual(const VisualOptions& options);
@@ -316,6 +325,8 @@ class TrajectoryScene {
   std::vector<osg::ref_ptr<osg::Uniform>> body_colours_;  ///< mesh bodies' colour uniforms
   mapping::LabelKind labels_built_for_ = mapping::LabelKind::Name;
   bool textures_tried_ = false;
+  bool inspect_panel_visible_ = true;
+  float label_px_ = 14.0F;  ///< body label height in framebuffer pixels
   std::vector<std::size_t> host_index_;       ///< textures by host: each body's host number
   mutable PartnerTotals partners_;            ///< running totals for the inspect panel
   osg::ref_ptr<osgText::Text> inspect_panel_;

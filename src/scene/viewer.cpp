@@ -25,6 +25,7 @@
 #include "src/scene/audio_link.hpp"
 #include "src/scene/imgui_overlay.hpp"
 #include "src/scene/inspect.hpp"
+#include "src/scene/mapping_visual.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
@@ -421,6 +422,10 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   UiToggles toggles;
   toggles.help = options.help_open.has_value() ? *options.help_open : first_run();
   ViewerUi ui(reader, clock, scene, frame_times, std::move(help), toggles);
+  scene.set_inspect_panel_visible(false);  // the interface's side panel shows it
+  if (options.mapping && scene.formulas() != nullptr && scene.formulas()->has_colour()) {
+    ui.set_colour_quantity(options.mapping->visual.colour ? options.mapping->visual.colour->text : "load");
+  }
   osg::ref_ptr<ImGuiOverlay> overlay = new ImGuiOverlay([&ui] { ui.build(); });
 
   // Declared after the clock, scene and panel it refers to, so it is destroyed first.
@@ -496,6 +501,19 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
       homed = true;
     }
   };
+
+  // The hover label: the body under the pointer, through the 3-D view's camera.
+  ui.set_body_picker([&](double x, double y) -> std::optional<std::size_t> {
+    const osg::Viewport* vp = camera->getViewport();
+    const osg::GraphicsContext::Traits* traits = window != nullptr ? window->getTraits() : nullptr;
+    if (vp == nullptr || traits == nullptr || vp->width() <= 0 || vp->height() <= 0) return std::nullopt;
+    const double gl_y = traits->height - y;
+    const double xn = 2.0 * (x - vp->x()) / vp->width() - 1.0;
+    const double yn = 2.0 * (gl_y - vp->y()) / vp->height() - 1.0;
+    const auto pick = scene.pick_at(camera->getViewMatrix(), camera->getProjectionMatrix(), xn, yn);
+    if (!pick || pick->kind != Pick::Kind::body) return std::nullopt;
+    return pick->index;
+  });
 
   std::optional<ScriptRunner> script;
   if (!options.script.empty()) script.emplace(options.script, options.script_name);

@@ -9,7 +9,9 @@
 #include <utility>
 
 #include "src/base/progress.hpp"
+#include "src/mapping/mapping.hpp"
 #include "src/scene/dial.hpp"
+#include "src/scene/mapping_visual.hpp"
 #include "src/scene/scene.hpp"
 #include "src/trajectory/panel_values.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -139,7 +141,7 @@ void ViewerUi::build() {
   const int w = static_cast<int>(io.DisplaySize.x);
   const int h = static_cast<int>(io.DisplaySize.y);
   build_menu();
-  const bool side_open = toggles_.help || timeline_.selection().has_value();
+  const bool side_open = toggles_.side || toggles_.help || timeline_.selection().has_value();
   const UiLayout l = ui_layout(w, h, ImGui::GetFrameHeight(), toggles_.timeline ? kTimelineHeight : 0,
                                side_open ? side_w_ : 0);
   if (!(l == layout_)) {
@@ -154,6 +156,133 @@ void ViewerUi::build() {
                        2 * d.radius_px, 2 * d.radius_px};
   if (toggles_.timeline) build_timeline();
   if (side_open) build_side();
+  hover_label();
+}
+
+void ViewerUi::hover_label() {
+  // Labels are on by default for small runs; beyond, the body under the pointer is named.
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!picker_ || !layout_.viewport.contains(io.MousePos.x, io.MousePos.y) || ImGui::IsAnyItemActive() ||
+      ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+    hovered_.reset();
+    return;
+  }
+  if (io.MousePos.x != last_hover_x_ || io.MousePos.y != last_hover_y_) {
+    last_hover_x_ = io.MousePos.x;
+    last_hover_y_ = io.MousePos.y;
+    hovered_ = picker_(io.MousePos.x, io.MousePos.y);
+  }
+  const auto& bodies = reader_.meta().bodies;
+  if (hovered_ && *hovered_ < bodies.size() && !(scene_.visual().labels)) {
+    const auto& b = bodies[*hovered_];
+    if (b.host.empty()) {
+      ImGui::SetTooltip("%s", b.name.c_str());
+    } else {
+      ImGui::SetTooltip("%s  (host %s)", b.name.c_str(), b.host.c_str());
+    }
+  }
+}
+
+void ViewerUi::build_selection() {
+  const std::string text = scene_.inspect_text();
+  if (text.empty()) return;
+  if (ImGui::CollapsingHeader("Selection", ImGuiTreeNodeFlags_DefaultOpen)) {
+    note("side.selection");
+    const ImGuiIO& io = ImGui::GetIO();
+    // The inspect text lines its columns up with spaces: the monospace face.
+    if (io.Fonts->Fonts.Size > 1) ImGui::PushFont(io.Fonts->Fonts[1]);
+    ImGui::TextUnformatted(text.c_str());
+    if (io.Fonts->Fonts.Size > 1) ImGui::PopFont();
+    if (ImGui::SmallButton("clear selection")) scene_.select(std::nullopt);
+    note("button.clear-selection");
+  }
+}
+
+void ViewerUi::build_legend() {
+  if (!ImGui::CollapsingHeader("Legend", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  note("side.legend");
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float bar_w = std::max(120.0F, ImGui::GetContentRegionAvail().x - 8);
+  const float bar_h = 12;
+  auto gradient = [&](const auto& colour_of, const char* left, const char* right) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    constexpr int kSteps = 32;
+    for (int k = 0; k < kSteps; ++k) {
+      const double t0 = static_cast<double>(k) / kSteps;
+      const auto c = colour_of(t0 + 0.5 / kSteps);
+      const float x0 = p.x + bar_w * static_cast<float>(k) / kSteps;
+      dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x0 + bar_w / kSteps + 1, p.y + bar_h),
+                        rgba(static_cast<int>(255 * c[0]), static_cast<int>(255 * c[1]), static_cast<int>(255 * c[2])));
+    }
+    ImGui::Dummy(ImVec2(bar_w, bar_h));
+    ImGui::TextUnformatted(left);
+    const float rw = ImGui::CalcTextSize(right).x;
+    ImGui::SameLine(std::max(0.0F, bar_w - rw));
+    ImGui::TextUnformatted(right);
+  };
+  // Bodies: the colour formula through its map, or the run's own colours.
+  const BodyFormulas* f = scene_.formulas();
+  if (f != nullptr && f->has_colour()) {
+    ImGui::TextWrapped("Body colour: %s", colour_quantity_.empty() ? "the mapping's colour formula" : colour_quantity_.c_str());
+    const auto range = f->colour_range();
+    char lo[32];
+    char hi[32];
+    std::snprintf(lo, sizeof lo, "%.4g", range[0]);
+    std::snprintf(hi, sizeof hi, "%.4g", range[1]);
+    const mapping::ColourMap map = f->colour_map();
+    gradient([map](double t) { return mapping::colour_at(map, t); }, lo, hi);
+  } else {
+    ImGui::TextUnformatted("Body colours (the run's own):");
+    // One swatch per distinct colour, named by its host when all its bodies share one.
+    struct Swatch {
+      std::array<float, 3> rgb;
+      std::string what;
+      std::size_t count = 0;
+    };
+    std::vector<Swatch> swatches;
+    for (const auto& b : reader_.meta().bodies) {
+      auto it = std::find_if(swatches.begin(), swatches.end(), [&](const Swatch& w) { return w.rgb == b.colour_rgb; });
+      if (it == swatches.end()) {
+        if (swatches.size() >= 24) continue;
+        swatches.push_back({b.colour_rgb, b.host.empty() ? b.name : "host " + b.host, 0});
+        it = swatches.end() - 1;
+      } else if (it->what != "host " + b.host) {
+        it->what = "";
+      }
+      ++it->count;
+    }
+    for (const Swatch& w : swatches) {
+      ImGui::ColorButton("##swatch", ImVec4(w.rgb[0], w.rgb[1], w.rgb[2], 1.0F), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+      ImGui::SameLine();
+      if (w.what.empty()) {
+        ImGui::Text("%zu bodies", w.count);
+      } else {
+        ImGui::Text("%s (%zu)", w.what.c_str(), w.count);
+      }
+    }
+  }
+  ImGui::Spacing();
+  switch (scene_.visual().spring_colours) {
+    case SpringColours::tension:
+      ImGui::TextUnformatted("Springs: tension (length against the start)");
+      gradient([](double t) {
+        const osg::Vec3 c = tension_colour(0.75 + 0.5 * t, 1.0);
+        return std::array<float, 3>{c.x(), c.y(), c.z()};
+      }, "-25 % shorter", "+25 % longer");
+      break;
+    case SpringColours::traffic:
+      ImGui::TextUnformatted("Springs: bytes in the current interval");
+      gradient([](double t) {
+        const osg::Vec3 c = traffic_colour(t, 1.0);
+        return std::array<float, 3>{c.x(), c.y(), c.z()};
+      }, "none", "busiest pair");
+      break;
+    case SpringColours::off:
+      ImGui::TextUnformatted("Springs: not coloured (k cycles)");
+      break;
+  }
+  if (scene_.visual().flashes) ImGui::TextWrapped("Flashes: pairs talking in the current interval, brighter for more bytes.");
+  ImGui::TextWrapped("Timeline: orange bars bytes exchanged, green line mean busy fraction; shaded: settling.");
 }
 
 void ViewerUi::build_menu() {
@@ -194,6 +323,7 @@ void ViewerUi::build_menu() {
     if (changed) scene_.set_visual(v);
     ImGui::Separator();
     ImGui::MenuItem("Timeline", nullptr, &toggles_.timeline);
+    ImGui::MenuItem("Side panel (selection, legend)", nullptr, &toggles_.side);
     ImGui::MenuItem("Frame rate", nullptr, &toggles_.frame_rate);
     if (ImGui::MenuItem("Camera home", "c")) requests_.home = true;
     ImGui::EndMenu();
@@ -404,6 +534,8 @@ void ViewerUi::build_side() {
     }
     ImGui::SetCursorScreenPos(ImVec2(p.x + 10, p.y + 6));
   }
+  build_selection();
+  build_legend();
   if (const auto& sel = timeline_.selection()) {
     if (ImGui::CollapsingHeader("Selected range", ImGuiTreeNodeFlags_DefaultOpen)) {
       note("side.range");
@@ -429,7 +561,7 @@ void ViewerUi::build_side() {
         if (ImGui::BeginTable("range-bodies", 6,
                               ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_SizingFixedFit,
-                              ImVec2(0, 260))) {
+                              ImVec2(0, std::clamp(ImGui::GetContentRegionAvail().y, 120.0F, 400.0F)))) {
           ImGui::TableSetupScrollFreeze(0, 1);
           for (const char* c : {"body", "busy", "comm.", "idle", "sent", "received"}) ImGui::TableSetupColumn(c);
           ImGui::TableHeadersRow();

@@ -65,6 +65,7 @@ struct WindowPlacement {
 
 /// Which overlays are on.
 struct UiToggles {
+  bool side = true;        ///< the side panel: selection, legend, range, help
   bool help = false;       ///< the help section of the side panel
   bool timeline = true;
   bool frame_rate = false;  ///< frame rate and frame time in the timeline's status
@@ -114,14 +115,27 @@ class ViewerUi {
   };
   [[nodiscard]] Requests& requests() { return requests_; }
 
-  /// Toggles the help (the `h` and F1 keys call it).
-  void toggle_help() { toggles_.help = !toggles_.help; }
+  /// Toggles the help (the `h` key calls it); opening it opens the side panel.
+  void toggle_help() {
+    toggles_.help = !toggles_.help;
+    if (toggles_.help) toggles_.side = true;
+  }
+  /// What the body colour formula shows (its text), for the legend; empty: bodies keep the
+  /// run's own colours.
+  void set_colour_quantity(std::string q) { colour_quantity_ = std::move(q); }
+  /// The body under window pixel (x, y), origin top-left, or none (for the hover label).
+  void set_body_picker(std::function<std::optional<std::size_t>(double, double)> picker) {
+    picker_ = std::move(picker);
+  }
 
  private:
   void build_menu();
   void build_timeline();
   void build_side();
   void draw_strip(double x0, double y0, double w, double h);
+  void build_selection();
+  void build_legend();
+  void hover_label();
   void note(const std::string& name);  ///< records the last ImGui item's rectangle
   void poll_background();
 
@@ -145,6 +159,11 @@ class ViewerUi {
   std::optional<std::pair<double, double>> range_for_;  ///< the selection range_ was asked for
   std::optional<double> drag_anchor_s_;                 ///< shift-drag start of a range selection
   bool seeking_ = false;                                ///< the playhead is being dragged
+  std::string colour_quantity_;
+  std::function<std::optional<std::size_t>(double, double)> picker_;
+  float last_hover_x_ = -1;  ///< the pointer position the hover pick was made at
+  float last_hover_y_ = -1;
+  std::optional<std::size_t> hovered_;
 };
 
 }  // namespace kanoko::scene

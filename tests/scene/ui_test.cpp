@@ -249,7 +249,43 @@ TEST(ViewerUi, NoTwoRectanglesOverlapAndTheLegendIsDrawn) {
       }
     }
     EXPECT_GT(light, 50) << size;
+    EXPECT_TRUE(d["elements"].HasMember("side.legend")) << "a colour key is shown by default";
   }
+}
+
+TEST(ViewerUi, PicturesCarryACaptionAndLabelsByDefault) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const auto r = test::run_kanoko({"render", (dir / "run.kntj").string(), "--size", "1280x720", "-o",
+                                   (dir / "a.png").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  osg::ref_ptr<osg::Image> image = osgDB::readImageFile((dir / "a.png").string());
+  ASSERT_TRUE(image.valid());
+  // The caption sits in the bottom-left corner (the dial and its time in the bottom-right).
+  int caption = 0;
+  for (int y = 0; y < 60; ++y) {
+    for (int x = 0; x < 400; ++x) {
+      const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
+      if (px[0] > 150 && px[1] > 150 && px[2] > 150) ++caption;
+    }
+  }
+  EXPECT_GT(caption, 40) << "no caption text in the bottom-left corner";
+  // Three bodies: labelled by default, so there is light text beside them too.
+  const auto bare = test::run_kanoko({"render", (dir / "run.kntj").string(), "--size", "1280x720", "--labels=none",
+                                      "-o", (dir / "b.png").string()});
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  osg::ref_ptr<osg::Image> unlabelled = osgDB::readImageFile((dir / "b.png").string());
+  ASSERT_TRUE(unlabelled.valid());
+  int differ = 0;
+  for (int y = 60; y < 720; ++y) {
+    for (int x = 0; x < 1280; ++x) {
+      const unsigned char* a = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
+      const unsigned char* b = unlabelled->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
+      if (a[0] > 150 && a[1] > 150 && a[2] > 150 && b[1] < 100) ++differ;
+    }
+  }
+  EXPECT_GT(differ, 100) << "labels are on by default for a run of three bodies";
 }
 
 TEST(ViewerUi, TimelineSeeksSelectsZoomsAndTheButtonsPlay) {
@@ -270,6 +306,7 @@ TEST(ViewerUi, TimelineSeeksSelectsZoomsAndTheButtonsPlay) {
                             "click button.play\n"
                             "layout " + L + "4.json\n"
                             "click body 1\n"
+                            "frames 3\n"
                             "layout " + L + "5.json\n",
                             {"--size", "800x600", "--paused"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -294,6 +331,7 @@ TEST(ViewerUi, TimelineSeeksSelectsZoomsAndTheButtonsPlay) {
   const auto d5 = read_json(L + "5.json");
   ASSERT_TRUE(d5["selected_body"].IsString());
   EXPECT_EQ(std::string(d5["selected_body"].GetString()), trajectory::Reader(dir / "run.kntj").meta().bodies[1].name);
+  EXPECT_TRUE(d5["elements"].HasMember("side.selection")) << "the selection's statistics are in the side panel";
 }
 
 TEST(ViewerUi, ScriptErrorsNameTheLineAndExitNonZero) {
