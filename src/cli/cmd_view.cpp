@@ -81,6 +81,7 @@ int cmd_view(const Args& args) {
   std::string textures;
   std::string script;
   std::string help_window;
+  std::string session;
   po::options_description options("Options");
   add_mapping_options(options, true);
   options.add_options()("run", po::value<std::string>(&run)->required(),
@@ -91,6 +92,10 @@ int cmd_view(const Args& args) {
       "script", po::value<std::string>(&script),
       "run the commands of this file (keys, clicks at named elements or bodies, waits, seeks, "
       "screenshots, layout as JSON; docs/viewer.md), then close")(
+      "session", po::value<std::string>(&session),
+      "restore the camera, bookmarks, panels, selection, time and timeline from this file and save "
+      "them there on closing (default: the run's own session in ~/.config/kanoko/sessions; a "
+      "--script run starts from the defaults)")(
       "help-window", po::value<std::string>(&help_window)->default_value("auto"),
       "the help panel at the start: on, off, or auto (on the first run only)")(
       "speed", po::value<double>(),
@@ -188,6 +193,7 @@ int cmd_view(const Args& args) {
                                    "apply to a trace (simulate it again, or give the trace)");
   }
   note_command_input(run);  // a --screenshot must not replace the run
+  if (!session.empty()) view.session_file = checked_output_target(session);  // nor a --session
   const trajectory::Reader reader(run);
   scene::check_has_bodies(reader, run);
   view.title = "Kanoko - " + run;

@@ -49,6 +49,8 @@ class NavigationHandler : public osgGA::GUIEventHandler {
   [[nodiscard]] const std::optional<osg::Matrixd>& bookmark(std::size_t slot) const {
     return bookmarks_.at(slot);
   }
+  /// Stores a camera in a slot (a session being restored).
+  void set_bookmark(std::size_t slot, const std::optional<osg::Matrixd>& m) { bookmarks_.at(slot) = m; }
 
  private:
   [[nodiscard]] std::optional<osg::Vec3d> followed_position() const;

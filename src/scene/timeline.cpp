@@ -47,6 +47,13 @@ void TimelineView::reset() {
   view_end_s_ = end_s_;
 }
 
+void TimelineView::show(double a_s, double b_s) {
+  reset();
+  if (!(b_s > a_s) || !std::isfinite(a_s) || !std::isfinite(b_s)) return;
+  zoom((b_s - a_s) / std::max(end_s_ - begin_s_, 1e-300), begin_s_);
+  pan((a_s - view_begin_s_) / std::max(view_end_s_ - view_begin_s_, 1e-300), 1.0);
+}
+
 bool TimelineView::whole() const { return view_begin_s_ <= begin_s_ && view_end_s_ >= end_s_; }
 
 void TimelineView::select(double a_s, double b_s) {

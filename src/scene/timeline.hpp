@@ -32,6 +32,8 @@ class TimelineView {
   void pan(double dx_px, double width_px);
   /// Shows the whole run again.
   void reset();
+  /// Shows [a, b] (clamped to the run; at least a millionth of it).
+  void show(double a_s, double b_s);
   /// True when the whole run is shown.
   [[nodiscard]] bool whole() const;
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <cstdlib>
@@ -32,6 +33,7 @@
 #include "src/scene/replay_clock.hpp"
 #include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
+#include "src/scene/session.hpp"
 #include "src/scene/viewer_ui.hpp"
 
 namespace kanoko::scene {
@@ -328,16 +330,44 @@ bool first_run() {
   return true;
 }
 
+Session::Matrix to_array(const osg::Matrixd& m) {
+  Session::Matrix a{};
+  for (int k = 0; k < 16; ++k) a[static_cast<std::size_t>(k)] = m.ptr()[k];
+  return a;
+}
+osg::Matrixd to_matrix(const Session::Matrix& a) {
+  osg::Matrixd m;
+  m.set(a.data());
+  return m;
+}
+
+/// Reads the session at `path`, or none (missing, damaged, another run's, newer: said why).
+std::optional<Session> load_session(const std::filesystem::path& path, std::uint64_t run_hash) {
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  try {
+    if (std::filesystem::file_size(path) > (1U << 20)) throw InputError(FileLoc(path.string()), "a session is at most 1 MiB");
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    Session s = parse_session(text.str(), path.string());
+    if (s.run_hash != run_hash) {
+      std::fprintf(stderr, "kanoko view: %s is the session of another run: opening with the default layout\n",
+                   path.string().c_str());
+      return std::nullopt;
+    }
+    return s;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kanoko view: %s; opening with the default layout\n", e.what());
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::filesystem::path first_run_marker() {
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x != nullptr && *x != '\0') {
-    return std::filesystem::path(x) / "kanoko" / "help-shown";
-  }
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
-    return std::filesystem::path(h) / ".config" / "kanoko" / "help-shown";
-  }
-  return {};
+  const std::filesystem::path folder = config_folder();
+  return folder.empty() ? folder : folder / "help-shown";
 }
 
 std::filesystem::path next_screenshot_path(const std::filesystem::path& folder, const std::string& stem) {
@@ -398,10 +428,6 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   ReplayClock clock(
       reader.begin_time(), reader.end_time(),
       options.speed.value_or(ReplayClock::default_speed(reader.begin_time(), reader.end_time())));
-  if (!options.select.empty()) {
-    scene.select(Pick{Pick::Kind::body, find_body(reader, options.select, "--select"), 0.0});
-  }
-  if (options.start_paused) clock.pause();
   std::vector<double> frame_times(reader.frame_count());
   for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
 
@@ -423,6 +449,83 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   toggles.help = options.help_open.has_value() ? *options.help_open : first_run();
   ViewerUi ui(reader, clock, scene, frame_times, std::move(help), toggles);
   scene.set_inspect_panel_visible(false);  // the interface's side panel shows it
+  // The session: the run's own (config folder) unless --session names one; scripts start from
+  // the defaults unless they name one.
+  std::filesystem::path session_path = options.session_file;
+  if (session_path.empty() && options.script.empty()) session_path = default_session_path(reader.meta().input_hash);
+  const std::optional<Session> session = load_session(session_path, reader.meta().input_hash);
+  if (session) {
+    const Session& ss = *session;
+    ui.toggles().side = ss.side;
+    ui.toggles().help = ss.help || toggles.help;
+    ui.toggles().timeline = ss.timeline;
+    ui.toggles().frame_rate = ss.frame_rate;
+    ui.set_side_width(ss.side_width_px);
+    VisualOptions v = scene.visual();
+    v.labels = ss.labels;
+    v.grid = ss.grid;
+    try {
+      v.spring_colours = parse_spring_colours(ss.spring_colours, "session springs");
+    } catch (const InputError&) {
+      // an unknown name keeps today's colours
+    }
+    v.flashes = ss.flashes;
+    v.trail_s = ss.trail_s;
+    v.body_scale = ss.body_scale;
+    scene.set_visual(v);
+    if (ss.selected_body && *ss.selected_body < reader.meta().body_count()) {
+      scene.select(Pick{Pick::Kind::body, *ss.selected_body, 0.0});
+    }
+    if (ss.speed > 0) clock.set_speed(std::clamp(ss.speed, clock.min_speed(), clock.max_speed()));
+    clock.seek(ss.time_s);
+    if (ss.reversed != clock.reversed()) clock.reverse();
+    clock.set_loop(ss.loop);
+    if (ss.paused) clock.pause();
+    if (ss.view_range) ui.timeline().show(ss.view_range->first, ss.view_range->second);
+    if (ss.range) ui.timeline().select(ss.range->first, ss.range->second);
+  }
+  // What the command line says wins over the session.
+  if (!options.select.empty()) {
+    scene.select(Pick{Pick::Kind::body, find_body(reader, options.select, "--select"), 0.0});
+  }
+  if (options.start_paused) clock.pause();
+  const auto save_session = [&](const osgGA::CameraManipulator& camera_now, const NavigationHandler& nav) {
+    if (session_path.empty()) return;
+    Session out;
+    out.run_hash = reader.meta().input_hash;
+    out.camera = to_array(camera_now.getMatrix());
+    for (std::size_t k = 0; k < out.bookmarks.size() && k < NavigationHandler::kBookmarks; ++k) {
+      if (nav.bookmark(k)) out.bookmarks[k] = to_array(*nav.bookmark(k));
+    }
+    UiToggles& t = ui.toggles();
+    out.side = t.side;
+    out.help = t.help;
+    out.timeline = t.timeline;
+    out.frame_rate = t.frame_rate;
+    out.side_width_px = ui.side_width();
+    const VisualOptions& v = scene.visual();
+    out.labels = v.labels;
+    out.grid = v.grid;
+    out.spring_colours = to_string(v.spring_colours);
+    out.flashes = v.flashes;
+    out.trail_s = v.trail_s;
+    out.body_scale = v.body_scale;
+    if (scene.selection() && scene.selection()->kind == Pick::Kind::body) out.selected_body = scene.selection()->index;
+    out.time_s = clock.time_s();
+    out.paused = clock.paused();
+    out.speed = clock.speed();
+    out.loop = clock.loop();
+    out.reversed = clock.reversed();
+    if (!ui.timeline().whole()) out.view_range = std::make_pair(ui.timeline().view_begin_s(), ui.timeline().view_end_s());
+    out.range = ui.timeline().selection();
+    try {
+      std::error_code ec;
+      std::filesystem::create_directories(session_path.parent_path(), ec);
+      write_file_atomically(session_path, session_json(out));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kanoko view: the session was not saved: %s\n", e.what());
+    }
+  };
   if (options.mapping && scene.formulas() != nullptr && scene.formulas()->has_colour()) {
     ui.set_colour_quantity(options.mapping->visual.colour ? options.mapping->visual.colour->text : "load");
   }
@@ -463,6 +566,11 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
 
   osg::ref_ptr<osgGA::KeySwitchMatrixManipulator> manipulators = make_manipulators(home);
   osg::ref_ptr<NavigationHandler> navigation = new NavigationHandler(*manipulators, scene);
+  if (session) {
+    for (std::size_t k = 0; k < session->bookmarks.size() && k < NavigationHandler::kBookmarks; ++k) {
+      if (session->bookmarks[k]) navigation->set_bookmark(k, to_matrix(*session->bookmarks[k]));
+    }
+  }
   osg::ref_ptr<ReplayUpdateCallback> replay = new ReplayUpdateCallback(clock, scene);
   // Nested, so the camera follows the body after the scene moved to the new time.
   replay->addNestedCallback(new FollowCallback(*navigation));
@@ -499,6 +607,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     if (!homed) {
       viewer.home();
       homed = true;
+      if (session && session->camera) manipulators->setByMatrix(to_matrix(*session->camera));
     }
   };
 
@@ -564,6 +673,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     if (spent < kMinFramePeriod) std::this_thread::sleep_for(kMinFramePeriod - spent);
   }
 
+  save_session(*manipulators, *navigation);
   if (!options.screenshot.empty()) {
     if (capture->image() == nullptr || capture->image()->data() == nullptr) {
       throw RunError("no frame was drawn, so there is no screenshot for " +

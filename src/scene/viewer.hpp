@@ -56,6 +56,9 @@ struct ViewOptions {
   /// file in messages.
   std::vector<ScriptCommand> script;
   std::string script_name;
+  /// The session to restore and save (--session); empty: the run's own session in the config
+  /// folder (session.hpp), or none in a scripted run, which starts from the defaults.
+  std::filesystem::path session_file;
 };
 
 /// $XDG_CONFIG_HOME/kanoko/help-shown (else ~/.config/kanoko/help-shown): present once the

@@ -5,6 +5,7 @@
 // element is named, so scripts (view_script.hpp) click at names and `layout` reports rectangles.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -102,6 +103,8 @@ class ViewerUi {
   [[nodiscard]] std::map<std::string, PixelRect> windows() const;
 
   [[nodiscard]] UiToggles& toggles() { return toggles_; }
+  [[nodiscard]] double side_width() const { return side_w_; }
+  void set_side_width(double w) { side_w_ = std::clamp(w, 220.0, 4000.0); }
   [[nodiscard]] const TimelineView& timeline() const { return timeline_; }
   [[nodiscard]] TimelineView& timeline() { return timeline_; }
   /// Statistics of the selected range once computed (computed in the background).

@@ -369,5 +369,59 @@ TEST(ViewerUi, HelpOpensOnTheFirstRunOnly) {
   EXPECT_TRUE(std::filesystem::exists(dir / "config" / "kanoko" / "help-shown"));
 }
 
+TEST(ViewerUi, ASessionRestoresTimeSelectionRangeZoomAndToggles) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const std::string session = (dir / "s.json").string();
+  const auto first = run_script(dir / "run.kntj", dir.path(),
+                                "frames 3\nseek 3\nclick button.loop\nselect 2 4\nclick body 1\nkey l\n"
+                                "scroll timeline.strip 2\nframes 3\n",
+                                {"--paused", "--session", session});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_TRUE(std::filesystem::exists(session));
+  const auto second = run_script(dir / "run.kntj", dir.path(), "frames 3\nlayout " + (dir / "l.json").string() + "\n",
+                                 {"--session", session});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.err, "");
+  const auto d = read_json(dir / "l.json");
+  EXPECT_TRUE(d["paused"].GetBool());
+  EXPECT_DOUBLE_EQ(d["time_s"].GetDouble(), 3.0);
+  EXPECT_TRUE(d["loop"].GetBool());
+  ASSERT_TRUE(d["timeline"]["selection"].IsArray());
+  EXPECT_DOUBLE_EQ(d["timeline"]["selection"][0].GetDouble(), 2.0);
+  EXPECT_DOUBLE_EQ(d["timeline"]["selection"][1].GetDouble(), 4.0);
+  EXPECT_NEAR(d["timeline"]["view"][1].GetDouble() - d["timeline"]["view"][0].GetDouble(), 10.0 * 0.8 * 0.8, 1e-9);
+  ASSERT_TRUE(d["selected_body"].IsString());
+  EXPECT_EQ(std::string(d["selected_body"].GetString()), trajectory::Reader(dir / "run.kntj").meta().bodies[1].name);
+  EXPECT_NE(test::read_text(session).find("\"labels\": false"), std::string::npos) << "key l turned labels off";
+}
+
+TEST(ViewerUi, ABadSessionIsReportedAndTheDefaultsOpen) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const std::string session = (dir / "s.json").string();
+  const std::string layout = "frames 2\nlayout " + (dir / "l.json").string() + "\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{\n  \"kanoko_session\": 1,\n  \"run\": oops\n}\n", "s.json:3:10: error: not a session file"},
+      {"{\"kanoko_session\": 7, \"run\": \"1\"}", "session version 7 is not one this Kanoko reads"},
+      {"{\"kanoko_session\": 1, \"run\": \"00000000000000aa\", \"paused\": true}", "is the session of another run"},
+      {"{\"kanoko_session\": 1, \"run\": \"1\", \"speed\": \"fast\"}", "expected a finite number"},
+      {"\x01\x02garbage", "not a session file"},
+  };
+  for (const auto& [text, expected] : cases) {
+    test::write_text(session, text);
+    const auto r = run_script(dir / "run.kntj", dir.path(), layout, {"--session", session});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("opening with the default layout"), std::string::npos) << r.err;
+    EXPECT_FALSE(read_json(dir / "l.json")["paused"].GetBool()) << "defaults: playing";
+  }
+  // The session never replaces the run.
+  const auto refused = run_script(dir / "run.kntj", dir.path(), layout, {"--session", (dir / "run.kntj").string()});
+  EXPECT_NE(refused.exit_code, 0);
+}
+
 }  // namespace
 }  // namespace kanoko::scene
