@@ -3,6 +3,7 @@
 // nested functions) on one rank without the library, then with it at call-path depth 0, 1 and 4,
 // in interleaved rounds, and prints the median ns per call and the ratio to depth 0.
 //   build/bench/kanoko_bench_capture [--rounds 5] [--calls 200000]
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,8 @@ std::string run(const std::vector<std::string>& argv) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(fds[1], 1);
+    const int null = ::open("/dev/null", O_WRONLY);  // the library's end-of-run lines
+    if (null >= 0) ::dup2(null, 2);
     ::close(fds[0]);
     ::close(fds[1]);
     std::vector<char*> a;
@@ -64,6 +67,12 @@ int main(int argc, char** argv) {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("kanoko-bench-capture-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
+  std::string load_before;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char line[64] = "";
+    if (std::fgets(line, sizeof line, f) != nullptr) load_before = std::string(line).substr(0, std::string(line).find(' '));
+    std::fclose(f);
+  }
   const std::vector<std::string> configs = {"none", "0", "1", "4"};
   std::vector<std::vector<double>> ns(configs.size());
   for (int r = 0; r < rounds; ++r) {
@@ -71,7 +80,8 @@ int main(int argc, char** argv) {
       std::vector<std::string> cmd = {KANOKO_MPIRUN, "--oversubscribe", "--allow-run-as-root", "-np", "1"};
       if (configs[c] != "none") {
         for (const std::string& e : {std::string("LD_PRELOAD=" KANOKO_CAPTURE_LIBRARY_PATH), "KANOKO_CAPTURE_CALL_PATH_DEPTH=" + configs[c],
-                                     "KANOKO_CAPTURE_OUTPUT=" + (dir / "bench.kntr").string()}) {
+                                     "KANOKO_CAPTURE_OUTPUT=" + (dir / "bench.kntr").string(),
+                                     std::string("KANOKO_CAPTURE_MERGE=0")}) {
           cmd.emplace_back("-x");
           cmd.push_back(e);
         }
@@ -89,7 +99,20 @@ int main(int argc, char** argv) {
   }
   std::filesystem::remove_all(dir);
   const double base = median(ns[1]);
-  std::printf("MPI_Test(MPI_REQUEST_NULL) on 1 rank, median of %d rounds\n", rounds);
+  std::string cpu = "unknown CPU";
+  if (FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      if (std::strncmp(line, "model name", 10) == 0 && std::strchr(line, ':') != nullptr) {
+        cpu = std::strchr(line, ':') + 2;
+        cpu.erase(cpu.find_last_not_of("\n") + 1);
+        break;
+      }
+    }
+    std::fclose(f);
+  }
+  std::printf("MPI_Test(MPI_REQUEST_NULL) on 1 rank, %s calls, median of %d rounds; %s, load average before: %s\n",
+              calls.c_str(), rounds, cpu.c_str(), load_before.c_str());
   std::printf("%-28s %12s %14s\n", "configuration", "ns/call", "ratio to d=0");
   for (std::size_t c = 0; c < configs.size(); ++c) {
     const std::string name = configs[c] == "none" ? "no capture" : "capture, call-path depth " + configs[c];

@@ -144,6 +144,8 @@ struct Capture {
   int depth = 0;                 ///< nesting of wrappers (MPI calling MPI)
   int call_path_depth = 1;       ///< return addresses recorded per call (0: no call sites)
   std::uint32_t site = 0;        ///< the current wrapped call's site index (0: none)
+  void* last_ra = nullptr;       ///< depth 1: the previous call's return address and its site
+  std::uint32_t last_site = 0;
   std::unordered_map<SiteKey, std::uint32_t, SiteHash> sites;  ///< interned call sites → index (from 1)
   std::vector<Segment> segments;  ///< executable segments of the objects recorded so far
 
@@ -333,6 +335,10 @@ std::uint32_t intern_site(const SiteKey& k) {
 /// that address alone at depth 1 (free), else the stack from it outward (backtrace(3), measured
 /// in bench/bench_capture.c).
 __attribute__((noinline)) void note_site(void* ra) {
+  if (g->call_path_depth == 1 && ra == g->last_ra) {  // a loop calling from the same line
+    g->site = g->last_site;
+    return;
+  }
   SiteKey k;
   k.n = 1;
   k.pc[0] = reinterpret_cast<std::uintptr_t>(ra);
@@ -351,6 +357,8 @@ __attribute__((noinline)) void note_site(void* ra) {
     }
   }
   g->site = intern_site(k);
+  g->last_ra = ra;
+  g->last_site = g->site;
 }
 
 /// Fatal signals and exit without MPI_Finalize: write what is buffered, so the rank's data up to

@@ -313,6 +313,15 @@ std::string fmt_time(double t) {
   return b;
 }
 
+std::int64_t nanoseconds(double t) { return std::llround(t * 1e9); }
+
+/// `ns` as seconds with 9 decimals, exactly (no rounding of its own).
+std::string fmt_nanoseconds(std::int64_t ns) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%lld.%09lld", static_cast<long long>(ns / 1000000000), static_cast<long long>(ns % 1000000000));
+  return b;
+}
+
 std::string quote(std::string_view s) {
   bool bare = !s.empty();
   for (const char c : s) {
@@ -529,10 +538,17 @@ MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::file
   double end = 0;
   for (const auto& [rank, r] : ranks) {
     const std::string id = std::to_string(rank);
-    for (const auto& s : r.states) {
-      const double b = at(r, s.t);
-      const double e = std::max(b, at(r, s.t + s.duration));
-      add(b, 3, "state " + fmt_time(b) + " " + id + " " + fmt_time(e - b) + " " + quote(s.name) + loc_option(r, s.site, s.line));
+    // A rank's states follow each other (an MPI call, the computation up to the next one, ...):
+    // in whole nanoseconds, each ends at the latest where the next begins, so that rounding never
+    // makes two of them overlap.
+    for (std::size_t i = 0; i < r.states.size(); ++i) {
+      const StateRec& s = r.states[i];
+      const std::int64_t b = nanoseconds(at(r, s.t));
+      std::int64_t e = std::max(b, nanoseconds(at(r, s.t + s.duration)));
+      if (i + 1 < r.states.size()) e = std::max(b, std::min(e, nanoseconds(at(r, r.states[i + 1].t))));
+      add(static_cast<double>(b) * 1e-9, 3,
+          "state " + fmt_nanoseconds(b) + " " + id + " " + fmt_nanoseconds(e - b) + " " + quote(s.name) +
+              loc_option(r, s.site, s.line));
     }
     for (const auto& l : r.loads) add(at(r, l.t), 0, "load " + fmt_time(at(r, l.t)) + " " + id + " " + fmt_time(l.value));
     for (const auto& c : r.colls) {
