@@ -242,22 +242,14 @@ RankFile read_rank_file(const std::filesystem::path& p) {
       v.order = r.recvs.size();
       r.last_local = std::max(r.last_local, v.done);
       r.recvs.push_back(v);
-    } else if (k == "st") {
+    } else if (k == "st" || k == "m") {
+      // A state; `m`: an MPI call, named after it, with its call site.
       StateRec s;
       s.t = t;
       num(2, s.duration);
-      if (f.size() < 4) malformed(p, line_no, "state without a name");
+      if (f.size() < (k == "m" ? 5U : 4U)) malformed(p, line_no, k == "m" ? "MPI call record needs 5 fields" : "state without a name");
       s.name = std::string(f[3]);
-      r.last_local = std::max(r.last_local, t + s.duration);
-      r.states.push_back(std::move(s));
-    } else if (k == "m") {
-      // An MPI call, with its call site: a state named after the call.
-      StateRec s;
-      s.t = t;
-      num(2, s.duration);
-      if (f.size() < 5) malformed(p, line_no, "MPI call record needs 5 fields");
-      s.name = std::string(f[3]);
-      num(4, s.site);
+      if (k == "m") num(4, s.site);
       s.line = line_no;
       r.last_local = std::max(r.last_local, t + s.duration);
       r.states.push_back(std::move(s));
