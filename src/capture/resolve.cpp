@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace kanoko::capture {
@@ -17,13 +18,15 @@ const Dwfl_Callbacks kCallbacks = {
     nullptr,
 };
 
-/// `name` demangled when it is a C++ symbol, else as it is.
+/// `name` without its symbol version ("__libc_start_main@@GLIBC_2.34"), demangled when it is a
+/// C++ symbol.
 std::string demangled(const char* name) {
   if (name == nullptr) return {};
-  if (name[0] != '_' || name[1] != 'Z') return name;
+  const std::string plain(name, std::strcspn(name, "@"));
+  if (plain.rfind("_Z", 0) != 0) return plain;
   int status = 0;
-  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && d != nullptr ? d : name;
+  char* d = abi::__cxa_demangle(plain.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && d != nullptr ? d : plain;
   std::free(d);
   return out;
 }

@@ -541,7 +541,8 @@ TEST(CaptureCallSites, LateReceiveLineTopsTheWaitingTimeWithTheRightRankSpread) 
   // kanoko info counts them, and kanoko profile prints the receive first.
   const CommandResult info = run_kanoko({"info", out.string()});
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_NE(info.out.find("locations"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("3 code locations; "), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("9 of 9 messages carry one"), std::string::npos) << info.out;
   const CommandResult prof = run_kanoko({"profile", out.string()});
   ASSERT_EQ(prof.exit_code, 0) << prof.err;
   // A summary line, the column names, then the rows.
@@ -592,6 +593,9 @@ TEST(CaptureCallSites, DepthThreeGivesCallPaths) {
   std::size_t frames = 1;
   for (std::size_t at = top.label.find(" < "); at != std::string::npos; at = top.label.find(" < ", at + 3)) ++frames;
   EXPECT_EQ(frames, 3U) << top.label;
+  EXPECT_NE(top.label.find(" main < "), std::string::npos) << top.label;
+  EXPECT_NE(top.label.find("__libc_start_main"), std::string::npos) << top.label;
+  EXPECT_EQ(top.label.find('@'), std::string::npos) << "no symbol versions: " << top.label;
   EXPECT_EQ(top.calls, 9U);
 }
 
