@@ -348,6 +348,7 @@ Locations resolve_call_sites(const std::map<int, RankFile>& ranks, MergeSummary&
   AddressResolver resolver;
   std::map<std::string, std::uint64_t> ids;  // "file\0line\0function\0caller" → id
   std::map<std::string, std::uint64_t> symbol_only;  // object → frames without line information
+  std::map<std::string, std::uint64_t> with_lines;   // object → frames with
   std::map<std::string, std::string> unreadable;     // object → why, reported once
   const auto intern = [&](const Frame& f, std::uint64_t caller) {
     const std::string key = f.file + '\0' + std::to_string(f.line) + '\0' + f.function + '\0' + std::to_string(caller);
@@ -380,6 +381,7 @@ Locations resolve_call_sites(const std::map<int, RankFile>& ranks, MergeSummary&
           problem = "address in no object of the recorded memory map";
         } else {
           f = resolver.resolve(mod->path, mod->bias, ra, how, problem);
+          if (how == Resolution::Line) ++with_lines[mod->path];
           if (how == Resolution::Symbol || how == Resolution::Object) ++symbol_only[mod->path];
         }
         if (how == Resolution::None) {
@@ -399,6 +401,9 @@ Locations resolve_call_sites(const std::map<int, RankFile>& ranks, MergeSummary&
     }
   }
   for (const auto& [object, frames] : symbol_only) {
+    // An object with line information for some frames was built with -g: the others are its
+    // start-up code (_start) or parts built without it, not worth a note.
+    if (with_lines.count(object) != 0) continue;
     sum.location_notes.push_back(std::to_string(frames) + " call-site frame(s) in " + object +
                                  " have no line information and are named symbol+offset (build the program with -g "
                                  "for file:line)");

@@ -309,7 +309,7 @@ TEST(NativeReaderErrors, BinaryContentNamesTheNulByte) {
 
 TEST(NativeReaderErrors, UnknownEntryTypeListsTheValidOnesAndSuggests) {
   EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "unknown entry type 'mesg'"));
-  EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "valid: node, link, msg, load, state, coll, end"));
+  EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "valid: node, link, loc, msg, load, state, coll, end"));
   EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "did you mean 'msg'"));
   EXPECT_TRUE(fails_at(kHead + "  \"msg\" 0 0 1 5\n", 4, 3, "unknown entry type"));
 }
