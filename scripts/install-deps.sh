@@ -13,6 +13,7 @@ packages=(
   libcairo2-dev
   libmuparser-dev
   libre2-dev  # the mapping's patterns: linear-time matching
+  libdw-dev  # kanoko capture: call-site addresses → file:line:function (libdwfl)
   libopenal-dev libopenal-data
   assimp-utils  # tests/export: reads the glTF export back (assimp export x.glb x.assjson)
   libebur128-dev  # render --audio: EBU R128 loudness (integrated, true peak) for the -16 LUFS normalisation

@@ -9,7 +9,9 @@
 // (unwritable folder, full disk) prints one message and turns capture off for that rank, never the
 // program; the only code that runs in a signal handler is write(2) of the committed part of the
 // buffer. Capture assumes MPI calls come from one thread at a time (MPI_THREAD_FUNNELED or less).
+#include <execinfo.h>
 #include <fcntl.h>
+#include <link.h>
 #include <mpi.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
@@ -24,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +35,8 @@
 #include "src/capture/merge.hpp"
 
 #define KANOKO_EXPORT extern "C" __attribute__((visibility("default")))
+/// In a wrapper: where the program called it (the return address into the caller).
+#define KANOKO_RA __builtin_return_address(0)
 
 namespace {
 
@@ -73,6 +79,31 @@ std::string env_string(const char* name, const char* fallback) {
 
 enum class LoadKind { off, cpu, compute };
 
+/// The deepest call path `KANOKO_CAPTURE_CALL_PATH_DEPTH` may ask for.
+constexpr int kMaxCallPathDepth = 32;
+
+/// A call site as recorded: the return addresses of the wrapped call (innermost first).
+struct SiteKey {
+  int n = 0;
+  std::array<std::uintptr_t, kMaxCallPathDepth> pc{};
+  bool operator==(const SiteKey& o) const {
+    return n == o.n && std::equal(pc.begin(), pc.begin() + n, o.pc.begin());
+  }
+};
+struct SiteHash {
+  std::size_t operator()(const SiteKey& k) const {
+    std::size_t h = static_cast<std::size_t>(k.n);
+    for (int i = 0; i < k.n; ++i) h = (h ^ k.pc[static_cast<std::size_t>(i)]) * 0x100000001b3ULL;
+    return h;
+  }
+};
+
+/// An executable segment of a loaded object, recorded once as a `mod` record.
+struct Segment {
+  std::uintptr_t lo = 0;
+  std::uintptr_t hi = 0;
+};
+
 /// A receive posted by MPI_Irecv, waiting for its completion.
 struct PendingRecv {
   double post_s = 0;
@@ -111,6 +142,12 @@ struct Capture {
   double period_cpu_s = 0;
   double overhead_s = 0;         ///< time spent in this library's own bookkeeping
   int depth = 0;                 ///< nesting of wrappers (MPI calling MPI)
+  int call_path_depth = 1;       ///< return addresses recorded per call (0: no call sites)
+  std::uint32_t site = 0;        ///< the current wrapped call's site index (0: none)
+  void* last_ra = nullptr;       ///< depth 1: the previous call's return address and its site
+  std::uint32_t last_site = 0;
+  std::unordered_map<SiteKey, std::uint32_t, SiteHash> sites;  ///< interned call sites → index (from 1)
+  std::vector<Segment> segments;  ///< executable segments of the objects recorded so far
 
   std::unordered_map<MPI_Request, PendingRecv> pending;
   std::unordered_map<MPI_Comm, std::vector<int>> world_ranks;  ///< for communicators other than WORLD
@@ -160,6 +197,22 @@ void flush() {
   g_flushing = 0;
 }
 
+/// Appends whole records (lines) to the buffer, flushing it when full; a text larger than the
+/// buffer is written directly.
+void append(const char* text, std::size_t len) {
+  if (g == nullptr || !g->active) return;
+  if (g->committed + len > g->buffer.size()) flush();
+  if (!g->active) return;
+  if (len > g->buffer.size()) {
+    int err = 0;
+    if (g->fd >= 0 && !write_all(g->fd, text, len, &err)) fail_capture("cannot write", err);
+    return;
+  }
+  std::memcpy(g->buffer.data() + g->committed, text, len);
+  std::atomic_signal_fence(std::memory_order_release);
+  g->committed = g->committed + len;
+}
+
 /// Appends one record (a printf-formatted line) to the buffer, flushing it when full.
 __attribute__((format(printf, 1, 2))) void record(const char* fmt, ...) {
   if (g == nullptr || !g->active) return;
@@ -169,12 +222,143 @@ __attribute__((format(printf, 1, 2))) void record(const char* fmt, ...) {
   const int n = std::vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
   if (n <= 0) return;
-  const auto len = std::min(static_cast<std::size_t>(n), sizeof line - 1);
-  if (g->committed + len > g->buffer.size()) flush();
-  if (!g->active) return;
-  std::memcpy(g->buffer.data() + g->committed, line, len);
-  std::atomic_signal_fence(std::memory_order_release);
-  g->committed = g->committed + len;
+  append(line, std::min(static_cast<std::size_t>(n), sizeof line - 1));
+}
+
+/// Builds one record of the per-call kinds (st, m, s, r) without printf: formatting a double
+/// with "%.9f" costs about a microsecond, several per MPI call; integer digits cost a few ns.
+/// Times print exactly as "%.9f" does (to the nanosecond).
+class RecordLine {
+ public:
+  RecordLine& text(const char* s) {
+    while (*s != '\0' && n_ < kRoom) buf_[n_++] = *s++;
+    return *this;
+  }
+  RecordLine& seconds(double t) {
+    if (t < 0) {
+      text("-");
+      t = -t;
+    }
+    const auto ns = static_cast<unsigned long long>(t * 1e9 + 0.5);
+    digits(ns / 1000000000ULL, 1);
+    text(".");
+    return digits(ns % 1000000000ULL, 9);
+  }
+  RecordLine& integer(long long v) {
+    if (v < 0) text("-");
+    return digits(v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v), 1);
+  }
+  /// Ends the line and appends it to the buffer.
+  void commit() {
+    buf_[n_++] = '\n';
+    append(buf_, n_);
+  }
+
+ private:
+  /// `v` in decimal, zero-padded to `width` digits.
+  RecordLine& digits(unsigned long long v, int width) {
+    char tmp[24];
+    int k = 0;
+    do {
+      tmp[k++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (k < width) tmp[k++] = '0';
+    while (k > 0 && n_ < kRoom) buf_[n_++] = tmp[--k];
+    return *this;
+  }
+  static constexpr std::size_t kRoom = 255;  // one byte left for the newline
+  char buf_[kRoom + 1];
+  std::size_t n_ = 0;
+};
+
+// ---- call sites (docs/capture.md, "Call sites") ----------------------------------------------
+
+/// Records a `mod` line for each executable segment of a loaded object not recorded yet: the
+/// object's load bias, the segment's address range and the object's file, so that the merge can
+/// resolve the addresses after the program has exited (ASLR, position-independent code).
+int record_module(dl_phdr_info* info, std::size_t /*size*/, void* /*data*/) {
+  std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (path.empty()) {
+    // The program itself: dl_iterate_phdr gives it no name.
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe);
+    if (n > 0 && static_cast<std::size_t>(n) < sizeof exe) path.assign(exe, static_cast<std::size_t>(n));
+  }
+  if (path.empty() || path[0] != '/') return 0;  // the vDSO has no file to read later
+  std::replace(path.begin(), path.end(), '\n', '?');
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const std::uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+    const std::uintptr_t hi = lo + ph.p_memsz;
+    if (std::any_of(g->segments.begin(), g->segments.end(), [&](const Segment& s) { return s.lo == lo; })) continue;
+    g->segments.push_back(Segment{lo, hi});
+    char head[80];
+    const int n = std::snprintf(head, sizeof head, "mod %lx %lx %lx ", static_cast<unsigned long>(info->dlpi_addr),
+                                static_cast<unsigned long>(lo), static_cast<unsigned long>(hi));
+    const std::string line = std::string(head, static_cast<std::size_t>(n)) + path + "\n";
+    append(line.data(), line.size());
+  }
+  return 0;
+}
+
+bool known_address(std::uintptr_t a) {
+  return std::any_of(g->segments.begin(), g->segments.end(), [&](const Segment& s) { return a >= s.lo && a < s.hi; });
+}
+
+/// The index of call site `k`, recording it (`cs` line) when new. A new site in an object loaded
+/// after MPI_Init (dlopen) records the objects loaded since.
+std::uint32_t intern_site(const SiteKey& k) {
+  const auto it = g->sites.find(k);
+  if (it != g->sites.end()) return it->second;
+  for (int i = 0; i < k.n; ++i) {
+    if (!known_address(k.pc[static_cast<std::size_t>(i)])) {
+      ::dl_iterate_phdr(record_module, nullptr);
+      break;
+    }
+  }
+  const auto index = static_cast<std::uint32_t>(g->sites.size() + 1);
+  g->sites.emplace(k, index);
+  char line[32 + 20 * kMaxCallPathDepth];
+  int n = std::snprintf(line, sizeof line, "cs %u", index);
+  for (int i = 0; i < k.n; ++i) {
+    n += std::snprintf(line + n, sizeof line - static_cast<std::size_t>(n), " %lx",
+                       static_cast<unsigned long>(k.pc[static_cast<std::size_t>(i)]));
+  }
+  line[n++] = '\n';
+  append(line, static_cast<std::size_t>(n));
+  return index;
+}
+
+/// Sets g->site to the call site of the current wrapped call, whose return address is `ra`:
+/// that address alone at depth 1 (free), else the stack from it outward (backtrace(3), measured
+/// in bench/bench_capture.c).
+__attribute__((noinline)) void note_site(void* ra) {
+  if (g->call_path_depth == 1 && ra == g->last_ra) {  // a loop calling from the same line
+    g->site = g->last_site;
+    return;
+  }
+  SiteKey k;
+  k.n = 1;
+  k.pc[0] = reinterpret_cast<std::uintptr_t>(ra);
+  if (g->call_path_depth > 1) {
+    // This function and the wrapper sit above the caller: 3 frames more than asked for (each
+    // frame costs, bench/bench_capture.cpp), and when `ra` is not among them, `ra` alone.
+    void* frames[kMaxCallPathDepth + 3];
+    const int got = ::backtrace(frames, g->call_path_depth + 3);
+    int at = 0;
+    while (at < got && frames[at] != ra) ++at;
+    if (at < got) {
+      k.n = 0;
+      for (int i = at; i < got && k.n < g->call_path_depth; ++i) {
+        k.pc[static_cast<std::size_t>(k.n++)] = reinterpret_cast<std::uintptr_t>(frames[i]);
+      }
+    }
+  }
+  g->site = intern_site(k);
+  g->last_ra = ra;
+  g->last_site = g->site;
 }
 
 /// Fatal signals and exit without MPI_Finalize: write what is buffered, so the rank's data up to
@@ -272,7 +456,7 @@ double enter() {
   const double t = now_s();
   if (g->last_exit_s >= 0) {
     const double d = t - g->last_exit_s;
-    if (g->compute) record("st %.9f %.9f compute\n", g->last_exit_s, d);
+    if (g->compute) RecordLine().text("st ").seconds(g->last_exit_s).text(" ").seconds(d).text(" compute").commit();
     g->outside_mpi_s += d;
   }
   sample_load(t);
@@ -284,9 +468,13 @@ double enter() {
   return t;
 }
 
-/// Wrapper exit; `t_in` is enter()'s time and `t_mpi` the time spent in PMPI.
-void leave(double t_in, double t_mpi) {
+/// Wrapper exit; `t_in` is enter()'s time and `t_mpi` the time spent in PMPI. Records the call
+/// `name` (nullptr: not recorded) as an `m` record with its call site.
+void leave(double t_in, double t_mpi, const char* name) {
   const double t = now_s();
+  if (name != nullptr) {
+    RecordLine().text("m ").seconds(t_in).text(" ").seconds(t - t_in).text(" ").text(name).text(" ").integer(g->site).commit();
+  }
   g->overhead_s += std::max(0.0, (t - t_in) - t_mpi);
   g->last_exit_s = t;
 }
@@ -351,6 +539,7 @@ void start_capture() {
   c->load_period_s = env_number("KANOKO_CAPTURE_LOAD_PERIOD", 0.1, 1e-4, 3600);
   c->flush_period_s = env_number("KANOKO_CAPTURE_FLUSH_PERIOD", 1.0, 0, 3600);
   const double buffer_mib = env_number("KANOKO_CAPTURE_BUFFER_MB", 4, 0.01, 1024);
+  c->call_path_depth = static_cast<int>(env_number("KANOKO_CAPTURE_CALL_PATH_DEPTH", 1, 0, kMaxCallPathDepth));
   c->merge = env_flag("KANOKO_CAPTURE_MERGE", true);
   c->keep = env_flag("KANOKO_CAPTURE_KEEP", false);
   c->output = env_string("KANOKO_CAPTURE_OUTPUT", "kanoko-trace.kntr");
@@ -373,7 +562,9 @@ void start_capture() {
   for (char* p = host; *p != '\0'; ++p) {
     if (*p == ' ' || *p == '=') *p = '_';
   }
-  record("kcap 1 rank=%d size=%d host=%s pid=%ld\n", c->rank, c->size, host, static_cast<long>(::getpid()));
+  record("kcap 1 rank=%d size=%d host=%s pid=%ld call_path_depth=%d\n", c->rank, c->size, host,
+         static_cast<long>(::getpid()), c->call_path_depth);
+  if (c->call_path_depth > 0) ::dl_iterate_phdr(record_module, nullptr);
   // Every rank takes part in the synchronisation even if its own file failed: rank 0 needs it.
   const bool was_active = c->active;
   c->active = true;
@@ -426,6 +617,7 @@ void finish_capture() {
                      c->output.c_str(), s.ranks, static_cast<unsigned long long>(s.messages),
                      static_cast<unsigned long long>(s.collectives), s.end_s, s.max_clock_bound_s,
                      100.0 * s.max_overhead_fraction);
+        for (const auto& line : kanoko::capture::call_site_report(s)) std::fprintf(stderr, "kanoko-capture: %s\n", line.c_str());
         if (!c->keep) {
           for (int r = 0; r < c->size; ++r) {
             ::unlink((c->dir + "/" + kanoko::capture::rank_file_name(r)).c_str());
@@ -457,13 +649,35 @@ void record_recv(double post_s, double done_s, MPI_Comm comm, const MPI_Status& 
   int count = 0;
   PMPI_Get_count(&st, MPI_BYTE, &count);
   if (count == MPI_UNDEFINED) count = 0;
-  record("r %.9f %.9f %d %d %d\n", post_s, done_s, world_rank(comm, st.MPI_SOURCE), count, st.MPI_TAG);
+  RecordLine()
+      .text("r ")
+      .seconds(post_s)
+      .text(" ")
+      .seconds(done_s)
+      .text(" ")
+      .integer(world_rank(comm, st.MPI_SOURCE))
+      .text(" ")
+      .integer(count)
+      .text(" ")
+      .integer(st.MPI_TAG)
+      .commit();
 }
 
 void record_send(double t, int dst, int count, MPI_Datatype type, int tag, MPI_Comm comm) {
   if (dst == MPI_PROC_NULL || dst < 0) return;
   const long long bytes = static_cast<long long>(count) * type_size(type);
-  record("s %.9f %d %lld %d\n", t, world_rank(comm, dst), bytes, tag);
+  RecordLine()
+      .text("s ")
+      .seconds(t)
+      .text(" ")
+      .integer(world_rank(comm, dst))
+      .text(" ")
+      .integer(bytes)
+      .text(" ")
+      .integer(tag)
+      .text(" ")
+      .integer(g->site)
+      .commit();
 }
 
 /// After a request completed (request handle saved before the call): a pending receive is
@@ -478,19 +692,23 @@ void complete(MPI_Request req, double done_s, const MPI_Status& st) {
 
 bool tracing() { return g != nullptr && g->active && g->depth == 0; }
 
-/// Runs `body` (the PMPI call) bracketed by enter/leave; returns its result. No exception escapes.
+/// Runs `body` (the PMPI call `name`) bracketed by enter/leave, with its call site (`ra`: the
+/// wrapper's return address) and, when its kind (collective or not) is captured, an `m` record of
+/// the call; returns its result. No exception escapes.
 template <class Body, class After>
-int traced(Body body, After after) {
+int traced(const char* name, bool collective_call, void* ra, Body body, After after) {
   if (!tracing()) return body();
   ++g->depth;
   int rc = MPI_SUCCESS;
   try {
     const double t_in = enter();
+    g->site = 0;
+    if (g->call_path_depth > 0) note_site(ra);
     const double t0 = now_s();
     rc = body();
     const double t1 = now_s();
     after(t_in, t0, t1);
-    leave(t_in, t1 - t0);
+    leave(t_in, t1 - t0, (collective_call ? g->collectives : g->p2p) ? name : nullptr);
   } catch (...) {
     // Only std::bad_alloc can reach here; stop capturing rather than disturb the program.
     fail_capture("ran out of memory writing", ENOMEM);
@@ -512,8 +730,8 @@ std::string coll_group(MPI_Comm comm) {
 }
 
 template <class Body>
-int collective(const char* name, MPI_Comm comm, long long bytes, int root, Body body) {
-  return traced(body, [&](double, double t0, double t1) {
+int collective(const char* name, const char* mpi_name, void* ra, MPI_Comm comm, long long bytes, int root, Body body) {
+  return traced(mpi_name, true, ra, body, [&](double, double t0, double t1) {
     if (!g->collectives) return;
     const std::string group = coll_group(comm);
     record("k %.9f %.9f %s %lld %d %s\n", t0, t1 - t0, name, bytes, root >= 0 ? world_rank(comm, root) : -1,
@@ -578,7 +796,7 @@ KANOKO_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
 #define KANOKO_SEND_WRAPPER(NAME)                                                                    \
   KANOKO_EXPORT int MPI_##NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag,    \
                                MPI_Comm comm) {                                                       \
-    return traced([&] { return PMPI_##NAME(buf, count, type, dest, tag, comm); },                   \
+    return traced("MPI_" #NAME, false, KANOKO_RA, [&] { return PMPI_##NAME(buf, count, type, dest, tag, comm); }, \
                   [&](double t_in, double, double) {                                                 \
                     if (g->p2p) record_send(t_in, dest, count, type, tag, comm);                     \
                   });                                                                                \
@@ -591,7 +809,7 @@ KANOKO_SEND_WRAPPER(Bsend)
 #define KANOKO_ISEND_WRAPPER(NAME)                                                                   \
   KANOKO_EXPORT int MPI_##NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag,    \
                                MPI_Comm comm, MPI_Request* req) {                                    \
-    return traced([&] { return PMPI_##NAME(buf, count, type, dest, tag, comm, req); },              \
+    return traced("MPI_" #NAME, false, KANOKO_RA, [&] { return PMPI_##NAME(buf, count, type, dest, tag, comm, req); }, \
                   [&](double t_in, double, double) {                                                 \
                     if (g->p2p) record_send(t_in, dest, count, type, tag, comm);                     \
                   });                                                                                \
@@ -605,7 +823,7 @@ KANOKO_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, 
                            MPI_Status* status) {
   MPI_Status local{};
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  return traced([&] { return PMPI_Recv(buf, count, type, source, tag, comm, st); },
+  return traced("MPI_Recv", false, KANOKO_RA, [&] { return PMPI_Recv(buf, count, type, source, tag, comm, st); },
                 [&](double t_in, double, double t1) {
                   if (g->p2p) record_recv(t_in, t1, comm, *st);
                 });
@@ -613,7 +831,7 @@ KANOKO_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, 
 
 KANOKO_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                             MPI_Request* req) {
-  return traced([&] { return PMPI_Irecv(buf, count, type, source, tag, comm, req); },
+  return traced("MPI_Irecv", false, KANOKO_RA, [&] { return PMPI_Irecv(buf, count, type, source, tag, comm, req); },
                 [&](double t_in, double, double) {
                   if (g->p2p && req != nullptr) g->pending[*req] = PendingRecv{t_in, comm};
                 });
@@ -624,7 +842,7 @@ KANOKO_EXPORT int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype,
                                MPI_Status* status) {
   MPI_Status local{};
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  return traced(
+  return traced("MPI_Sendrecv", false, KANOKO_RA,
       [&] { return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st); },
       [&](double t_in, double, double t1) {
         if (!g->p2p) return;
@@ -637,14 +855,14 @@ KANOKO_EXPORT int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   MPI_Status local{};
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
   const MPI_Request saved = req != nullptr ? *req : MPI_REQUEST_NULL;
-  return traced([&] { return PMPI_Wait(req, st); }, [&](double, double, double t1) { complete(saved, t1, *st); });
+  return traced("MPI_Wait", false, KANOKO_RA, [&] { return PMPI_Wait(req, st); }, [&](double, double, double t1) { complete(saved, t1, *st); });
 }
 
 KANOKO_EXPORT int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
   MPI_Status local{};
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
   const MPI_Request saved = req != nullptr ? *req : MPI_REQUEST_NULL;
-  return traced([&] { return PMPI_Test(req, flag, st); }, [&](double, double, double t1) {
+  return traced("MPI_Test", false, KANOKO_RA, [&] { return PMPI_Test(req, flag, st); }, [&](double, double, double t1) {
     if (*flag != 0) complete(saved, t1, *st);
   });
 }
@@ -658,7 +876,7 @@ KANOKO_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) 
     local.resize(static_cast<std::size_t>(n));
     st = local.data();
   }
-  return traced([&] { return PMPI_Waitall(n, reqs, st); }, [&](double, double, double t1) {
+  return traced("MPI_Waitall", false, KANOKO_RA, [&] { return PMPI_Waitall(n, reqs, st); }, [&](double, double, double t1) {
     for (int i = 0; i < n; ++i) complete(saved[static_cast<std::size_t>(i)], t1, st[i]);
   });
 }
@@ -672,7 +890,7 @@ KANOKO_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status s
     local.resize(static_cast<std::size_t>(n));
     st = local.data();
   }
-  return traced([&] { return PMPI_Testall(n, reqs, flag, st); }, [&](double, double, double t1) {
+  return traced("MPI_Testall", false, KANOKO_RA, [&] { return PMPI_Testall(n, reqs, flag, st); }, [&](double, double, double t1) {
     if (*flag == 0) return;
     for (int i = 0; i < n; ++i) complete(saved[static_cast<std::size_t>(i)], t1, st[i]);
   });
@@ -683,7 +901,7 @@ KANOKO_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status*
   std::vector<MPI_Request> saved(reqs, reqs + n);
   MPI_Status local{};
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  return traced([&] { return PMPI_Waitany(n, reqs, index, st); }, [&](double, double, double t1) {
+  return traced("MPI_Waitany", false, KANOKO_RA, [&] { return PMPI_Waitany(n, reqs, index, st); }, [&](double, double, double t1) {
     if (*index != MPI_UNDEFINED && *index >= 0) complete(saved[static_cast<std::size_t>(*index)], t1, *st);
   });
 }
@@ -693,7 +911,7 @@ KANOKO_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, 
   std::vector<MPI_Request> saved(reqs, reqs + n);
   MPI_Status local{};
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  return traced([&] { return PMPI_Testany(n, reqs, index, flag, st); }, [&](double, double, double t1) {
+  return traced("MPI_Testany", false, KANOKO_RA, [&] { return PMPI_Testany(n, reqs, index, flag, st); }, [&](double, double, double t1) {
     if (*flag != 0 && *index != MPI_UNDEFINED && *index >= 0) {
       complete(saved[static_cast<std::size_t>(*index)], t1, *st);
     }
@@ -709,7 +927,7 @@ KANOKO_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int ind
     local.resize(static_cast<std::size_t>(n));
     st = local.data();
   }
-  return traced([&] { return PMPI_Waitsome(n, reqs, outcount, indices, st); }, [&](double, double, double t1) {
+  return traced("MPI_Waitsome", false, KANOKO_RA, [&] { return PMPI_Waitsome(n, reqs, outcount, indices, st); }, [&](double, double, double t1) {
     if (*outcount == MPI_UNDEFINED) return;
     for (int i = 0; i < *outcount; ++i) complete(saved[static_cast<std::size_t>(indices[i])], t1, st[i]);
   });
@@ -724,7 +942,7 @@ KANOKO_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int ind
     local.resize(static_cast<std::size_t>(n));
     st = local.data();
   }
-  return traced([&] { return PMPI_Testsome(n, reqs, outcount, indices, st); }, [&](double, double, double t1) {
+  return traced("MPI_Testsome", false, KANOKO_RA, [&] { return PMPI_Testsome(n, reqs, outcount, indices, st); }, [&](double, double, double t1) {
     if (*outcount == MPI_UNDEFINED) return;
     for (int i = 0; i < *outcount; ++i) complete(saved[static_cast<std::size_t>(indices[i])], t1, st[i]);
   });
@@ -739,29 +957,29 @@ KANOKO_EXPORT int MPI_Request_free(MPI_Request* req) {
 // `bytes` is what this rank contributes: its send buffer (the root's buffer for a broadcast).
 
 KANOKO_EXPORT int MPI_Barrier(MPI_Comm comm) {
-  return collective("barrier", comm, 0, -1, [&] { return PMPI_Barrier(comm); });
+  return collective("barrier", "MPI_Barrier", KANOKO_RA, comm, 0, -1, [&] { return PMPI_Barrier(comm); });
 }
 
 KANOKO_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  return collective("bcast", comm, static_cast<long long>(count) * type_size(type), root,
+  return collective("bcast", "MPI_Bcast", KANOKO_RA, comm, static_cast<long long>(count) * type_size(type), root,
                     [&] { return PMPI_Bcast(buf, count, type, root, comm); });
 }
 
 KANOKO_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                              MPI_Comm comm) {
-  return collective("reduce", comm, static_cast<long long>(count) * type_size(type), root,
+  return collective("reduce", "MPI_Reduce", KANOKO_RA, comm, static_cast<long long>(count) * type_size(type), root,
                     [&] { return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm); });
 }
 
 KANOKO_EXPORT int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                                 MPI_Comm comm) {
-  return collective("allreduce", comm, static_cast<long long>(count) * type_size(type), -1,
+  return collective("allreduce", "MPI_Allreduce", KANOKO_RA, comm, static_cast<long long>(count) * type_size(type), -1,
                     [&] { return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm); });
 }
 
 KANOKO_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                              MPI_Datatype rtype, int root, MPI_Comm comm) {
-  return collective("gather", comm, static_cast<long long>(scount) * type_size(stype), root,
+  return collective("gather", "MPI_Gather", KANOKO_RA, comm, static_cast<long long>(scount) * type_size(stype), root,
                     [&] { return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm); });
 }
 
@@ -770,18 +988,18 @@ KANOKO_EXPORT int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, 
   int me = 0;
   PMPI_Comm_rank(comm, &me);
   const long long bytes = me == root ? static_cast<long long>(scount) * type_size(stype) * comm_size(comm) : 0;
-  return collective("scatter", comm, bytes, root,
+  return collective("scatter", "MPI_Scatter", KANOKO_RA, comm, bytes, root,
                     [&] { return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm); });
 }
 
 KANOKO_EXPORT int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                 MPI_Datatype rtype, MPI_Comm comm) {
-  return collective("allgather", comm, static_cast<long long>(scount) * type_size(stype), -1,
+  return collective("allgather", "MPI_Allgather", KANOKO_RA, comm, static_cast<long long>(scount) * type_size(stype), -1,
                     [&] { return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm); });
 }
 
 KANOKO_EXPORT int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                MPI_Datatype rtype, MPI_Comm comm) {
-  return collective("alltoall", comm, static_cast<long long>(scount) * type_size(stype) * comm_size(comm), -1,
+  return collective("alltoall", "MPI_Alltoall", KANOKO_RA, comm, static_cast<long long>(scount) * type_size(stype) * comm_size(comm), -1,
                     [&] { return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm); });
 }

@@ -1,6 +1,8 @@
 // Per-rank capture files → one native trace. The file format is documented in docs/capture.md.
 #include "src/capture/merge.hpp"
 
+#include "src/capture/resolve.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -13,6 +15,8 @@
 #include <stdexcept>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
 
 namespace kanoko::capture {
 namespace {
@@ -22,6 +26,8 @@ struct SendRec {
   int dst = 0;
   std::uint64_t bytes = 0;
   std::int64_t tag = 0;
+  std::uint32_t site = 0;  // call site index (cs), 0 none
+  std::size_t line = 0;    // in the rank file, for warnings
 };
 
 struct RecvRec {
@@ -37,6 +43,21 @@ struct StateRec {
   double t = 0;
   double duration = 0;
   std::string name;
+  std::uint32_t site = 0;  // MPI calls (m records): the call site index
+  std::size_t line = 0;
+};
+
+/// An executable segment of an object the rank had loaded (`mod BIAS LO HI PATH`).
+struct ModRec {
+  std::uint64_t bias = 0, lo = 0, hi = 0;
+  std::string path;
+  std::size_t line = 0;
+};
+
+/// A call site (`cs INDEX RA...`): return addresses, innermost first.
+struct SiteRec {
+  std::vector<std::uint64_t> ra;
+  std::size_t line = 0;
 };
 
 struct LoadRec {
@@ -68,6 +89,10 @@ struct RankFile {
   double overhead_s = 0;
   std::uint64_t events = 0;
   std::uint64_t truncated = 0;
+  std::filesystem::path path;
+  std::vector<ModRec> mods;
+  std::map<std::uint32_t, SiteRec> sites;
+  std::vector<std::string> warnings;  // damaged call-site records, located
 
   /// Local time → rank 0's clock: the offset is interpolated linearly between the sync points.
   [[nodiscard]] double global(double t) const {
@@ -97,9 +122,49 @@ std::vector<std::string_view> split(std::string_view s) {
 }
 
 template <class T>
-bool parse_number(std::string_view s, T& v) {
-  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+bool parse_number(std::string_view s, T& v, int base = 10) {
+  std::from_chars_result r{};
+  if constexpr (std::is_floating_point_v<T>) {
+    r = std::from_chars(s.data(), s.data() + s.size(), v);
+  } else {
+    r = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  }
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+/// Reads a `mod` or `cs` record (call sites, docs/capture.md). A damaged one is a warning, not an
+/// error: the events keep their times, only their locations are lost. False when damaged.
+bool read_site_record(RankFile& r, std::string_view line, const std::vector<std::string_view>& f, std::size_t line_no) {
+  const std::string where = r.path.string() + ":" + std::to_string(line_no) + ": ";
+  if (f[0] == "mod") {
+    ModRec m;
+    m.line = line_no;
+    if (f.size() < 5 || !parse_number(f[1], m.bias, 16) || !parse_number(f[2], m.lo, 16) ||
+        !parse_number(f[3], m.hi, 16) || m.hi <= m.lo) {
+      r.warnings.push_back(where + "damaged memory-map record (expected 'mod BIAS LO HI PATH'); call sites in it have no location");
+      return false;
+    }
+    // The path is the rest of the line (it may hold spaces).
+    m.path = std::string(line.substr(static_cast<std::size_t>(f[4].data() - line.data())));
+    r.mods.push_back(std::move(m));
+    return true;
+  }
+  SiteRec c;
+  c.line = line_no;
+  std::uint32_t index = 0;
+  bool ok = f.size() >= 3 && f.size() <= 2 + 64 && parse_number(f[1], index) && index > 0;
+  for (std::size_t i = 2; ok && i < f.size(); ++i) {
+    std::uint64_t a = 0;
+    ok = parse_number(f[i], a, 16) && a > 0;
+    c.ra.push_back(a);
+  }
+  if (!ok || r.sites.count(index) != 0) {
+    r.warnings.push_back(where + (ok ? "call site defined twice" : "damaged call-site record (expected 'cs INDEX ADDRESS...')") +
+                         "; the calls naming it have no location");
+    return false;
+  }
+  r.sites.emplace(index, std::move(c));
+  return true;
 }
 
 /// `key=value` field of the header.
@@ -119,6 +184,7 @@ RankFile read_rank_file(const std::filesystem::path& p) {
   ss << in.rdbuf();
   const std::string text = ss.str();
   RankFile r;
+  r.path = p;
   std::size_t pos = 0;
   std::size_t line_no = 0;
   while (pos < text.size()) {
@@ -146,8 +212,12 @@ RankFile read_rank_file(const std::filesystem::path& p) {
       r.host = std::string(header_value(f, "host"));
       continue;
     }
-    ++r.events;
     const std::string_view k = f[0];
+    if (k == "mod" || k == "cs") {
+      read_site_record(r, line, f, line_no);
+      continue;
+    }
+    ++r.events;
     double t = 0;
     num(1, t);
     r.last_local = std::max(r.last_local, t);
@@ -157,6 +227,8 @@ RankFile read_rank_file(const std::filesystem::path& p) {
       num(2, s.dst);
       num(3, s.bytes);
       num(4, s.tag);
+      if (f.size() > 5) num(5, s.site);
+      s.line = line_no;
       if (s.dst < 0 || s.dst >= r.size) malformed(p, line_no, "destination out of range");
       r.sends.push_back(s);
     } else if (k == "r") {
@@ -170,12 +242,15 @@ RankFile read_rank_file(const std::filesystem::path& p) {
       v.order = r.recvs.size();
       r.last_local = std::max(r.last_local, v.done);
       r.recvs.push_back(v);
-    } else if (k == "st") {
+    } else if (k == "st" || k == "m") {
+      // A state; `m`: an MPI call, named after it, with its call site.
       StateRec s;
       s.t = t;
       num(2, s.duration);
-      if (f.size() < 4) malformed(p, line_no, "state without a name");
+      if (f.size() < (k == "m" ? 5U : 4U)) malformed(p, line_no, k == "m" ? "MPI call record needs 5 fields" : "state without a name");
       s.name = std::string(f[3]);
+      if (k == "m") num(4, s.site);
+      s.line = line_no;
       r.last_local = std::max(r.last_local, t + s.duration);
       r.states.push_back(std::move(s));
     } else if (k == "l") {
@@ -230,6 +305,15 @@ std::string fmt_time(double t) {
   return b;
 }
 
+std::int64_t nanoseconds(double t) { return std::llround(t * 1e9); }
+
+/// `ns` as seconds with 9 decimals, exactly (no rounding of its own).
+std::string fmt_nanoseconds(std::int64_t ns) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%lld.%09lld", static_cast<long long>(ns / 1000000000), static_cast<long long>(ns % 1000000000));
+  return b;
+}
+
 std::string quote(std::string_view s) {
   bool bare = !s.empty();
   for (const char c : s) {
@@ -244,7 +328,107 @@ std::string quote(std::string_view s) {
   return q + "\"";
 }
 
+/// The trace's code locations, made from the ranks' call sites: `loc` entries and, per rank, the
+/// location id of each call site (its innermost frame; 0: not resolved).
+struct Locations {
+  std::vector<std::string> entries;
+  std::map<int, std::unordered_map<std::uint32_t, std::uint64_t>> site_loc;  // rank → site → id
+
+  [[nodiscard]] std::uint64_t of(int rank, std::uint32_t site) const {
+    if (site == 0) return 0;
+    const auto r = site_loc.find(rank);
+    if (r == site_loc.end()) return 0;
+    const auto it = r->second.find(site);
+    return it == r->second.end() ? 0 : it->second;
+  }
+};
+
+Locations resolve_call_sites(const std::map<int, RankFile>& ranks, MergeSummary& sum) {
+  Locations out;
+  AddressResolver resolver;
+  std::map<std::string, std::uint64_t> ids;  // "file\0line\0function\0caller" → id
+  std::map<std::string, std::uint64_t> symbol_only;  // object → frames without line information
+  std::map<std::string, std::uint64_t> with_lines;   // object → frames with
+  std::map<std::string, std::string> unreadable;     // object → why, reported once
+  const auto intern = [&](const Frame& f, std::uint64_t caller) {
+    const std::string key = f.file + '\0' + std::to_string(f.line) + '\0' + f.function + '\0' + std::to_string(caller);
+    const auto [it, added] = ids.try_emplace(key, ids.size() + 1);
+    if (added) {
+      std::string e = "loc 0 " + std::to_string(it->second);
+      if (!f.file.empty()) e += " file=" + quote(f.file);
+      if (f.line > 0) e += " line=" + std::to_string(f.line);
+      if (!f.function.empty()) e += " function=" + quote(f.function);
+      if (caller != 0) e += " caller=" + std::to_string(caller);
+      out.entries.push_back(std::move(e));
+    }
+    return it->second;
+  };
+  for (const auto& [rank, r] : ranks) {
+    for (const auto& w : r.warnings) sum.location_warnings.push_back(w);
+    auto& site_loc = out.site_loc[rank];
+    for (const auto& [index, site] : r.sites) {
+      ++sum.call_sites;
+      std::uint64_t caller = 0;
+      bool leaf = false;
+      for (std::size_t i = site.ra.size(); i-- > 0;) {
+        const std::uint64_t ra = site.ra[i];
+        const auto mod = std::find_if(r.mods.begin(), r.mods.end(),
+                                      [&](const ModRec& m) { return ra - 1 >= m.lo && ra - 1 < m.hi; });
+        Frame f;
+        Resolution how = Resolution::None;
+        std::string problem;
+        if (mod == r.mods.end()) {
+          problem = "address in no object of the recorded memory map";
+        } else {
+          f = resolver.resolve(mod->path, mod->bias, ra, how, problem);
+          if (how == Resolution::Line) ++with_lines[mod->path];
+          if (how == Resolution::Symbol || how == Resolution::Object) ++symbol_only[mod->path];
+        }
+        if (how == Resolution::None) {
+          const std::string object = mod == r.mods.end() ? std::string() : mod->path;
+          if (unreadable.emplace(object, problem).second) {
+            sum.location_warnings.push_back(r.path.string() + ":" + std::to_string(mod == r.mods.end() ? site.line : mod->line) +
+                                            ": " + problem + "; its call sites have no location");
+          }
+          if (i == 0) caller = 0;
+          continue;
+        }
+        caller = intern(f, caller);
+        leaf = i == 0;
+      }
+      site_loc[index] = leaf ? caller : 0;
+      if (leaf) ++sum.located_call_sites;
+    }
+  }
+  for (const auto& [object, frames] : symbol_only) {
+    // An object with line information for some frames was built with -g: the others are its
+    // start-up code (_start) or parts built without it, not worth a note.
+    if (with_lines.count(object) != 0) continue;
+    sum.location_notes.push_back(std::to_string(frames) + " call-site frame(s) in " + object +
+                                 " have no line information and are named symbol+offset (build the program with -g "
+                                 "for file:line)");
+  }
+  sum.locations = ids.size();
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> call_site_report(const MergeSummary& s) {
+  std::vector<std::string> out;
+  if (s.call_sites > 0) {
+    out.push_back(std::to_string(s.located_call_sites) + " of " + std::to_string(s.call_sites) +
+                  " call sites located: " + std::to_string(s.locations) + " code locations, " +
+                  std::to_string(s.located_events) + " states and messages with one");
+  }
+  for (const auto& n : s.location_notes) out.push_back("note: " + n);
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < s.location_warnings.size() && i < kShown; ++i) out.push_back("warning: " + s.location_warnings[i]);
+  if (s.location_warnings.size() > kShown) {
+    out.push_back("warning: " + std::to_string(s.location_warnings.size() - kShown) + " more call-site warnings (see the trace's header)");
+  }
+  return out;
+}
 
 std::string rank_file_name(int rank) { return "rank-" + std::to_string(rank) + ".kcap"; }
 
@@ -285,6 +469,24 @@ MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::file
   for (const auto& [rank, r] : ranks) origin = std::min(origin, r.global(r.syncs.front().first));
   const auto at = [&](const RankFile& r, double local) { return std::max(0.0, r.global(local) - origin); };
 
+  const Locations locations = resolve_call_sites(ranks, sum);
+  std::vector<std::uint64_t> undefined_sites;  // per rank: events naming a call site with no `cs` record
+  const auto loc_option = [&](const RankFile& r, std::uint32_t site, std::size_t line) -> std::string {
+    const std::uint64_t id = locations.of(r.rank, site);
+    if (id != 0) {
+      ++sum.located_events;
+      return " loc=" + std::to_string(id);
+    }
+    if (site != 0 && r.sites.count(site) == 0 && r.warnings.empty()) {
+      if (undefined_sites.size() <= static_cast<std::size_t>(r.rank)) undefined_sites.resize(static_cast<std::size_t>(r.rank) + 1, 0);
+      if (undefined_sites[static_cast<std::size_t>(r.rank)]++ == 0) {
+        sum.location_warnings.push_back(r.path.string() + ":" + std::to_string(line) + ": call site " + std::to_string(site) +
+                                        " is not defined (damaged or truncated address table); such calls have no location");
+      }
+    }
+    return {};
+  };
+
   std::vector<Line> lines;
   std::size_t seq = 0;
   const auto add = [&](double t, int kind, std::string text) { lines.push_back(Line{t, kind, seq++, std::move(text)}); };
@@ -307,7 +509,7 @@ MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::file
       const Key key{rank, s.dst, s.tag};
       const double send = at(r, s.t);
       std::string text = "msg " + fmt_time(send) + " " + std::to_string(rank) + " " + std::to_string(s.dst) + " " +
-                         std::to_string(s.bytes) + " tag=" + std::to_string(s.tag);
+                         std::to_string(s.bytes) + " tag=" + std::to_string(s.tag) + loc_option(r, s.site, s.line);
       const auto it = recvs.find(key);
       std::size_t& k = used[key];
       if (it != recvs.end() && k < it->second.size()) {
@@ -333,10 +535,17 @@ MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::file
   double end = 0;
   for (const auto& [rank, r] : ranks) {
     const std::string id = std::to_string(rank);
-    for (const auto& s : r.states) {
-      const double b = at(r, s.t);
-      const double e = std::max(b, at(r, s.t + s.duration));
-      add(b, 3, "state " + fmt_time(b) + " " + id + " " + fmt_time(e - b) + " " + quote(s.name));
+    // A rank's states follow each other (an MPI call, the computation up to the next one, ...):
+    // in whole nanoseconds, each ends at the latest where the next begins, so that rounding never
+    // makes two of them overlap.
+    for (std::size_t i = 0; i < r.states.size(); ++i) {
+      const StateRec& s = r.states[i];
+      const std::int64_t b = nanoseconds(at(r, s.t));
+      std::int64_t e = std::max(b, nanoseconds(at(r, s.t + s.duration)));
+      if (i + 1 < r.states.size()) e = std::max(b, std::min(e, nanoseconds(at(r, r.states[i + 1].t))));
+      add(static_cast<double>(b) * 1e-9, 3,
+          "state " + fmt_nanoseconds(b) + " " + id + " " + fmt_nanoseconds(e - b) + " " + quote(s.name) +
+              loc_option(r, s.site, s.line));
     }
     for (const auto& l : r.loads) add(at(r, l.t), 0, "load " + fmt_time(at(r, l.t)) + " " + id + " " + fmt_time(l.value));
     for (const auto& c : r.colls) {
@@ -399,12 +608,19 @@ MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::file
     out << "# messages=" << sum.messages << " unmatched_sends=" << sum.unmatched_sends
         << " unmatched_recvs=" << sum.unmatched_recvs << " clamped_recvs=" << sum.clamped_recvs
         << " collectives=" << sum.collectives << '\n';
+    if (sum.call_sites > 0) {
+      out << "# call sites=" << sum.call_sites << " located=" << sum.located_call_sites << " locations=" << sum.locations
+          << '\n';
+    }
+    for (const auto& n : sum.location_notes) out << "# note: " << n << '\n';
+    for (const auto& w : sum.location_warnings) out << "# warning: " << w << '\n';
     for (int i = 0; i < sum.size; ++i) {
       const auto it = ranks.find(i);
       out << "node 0 " << i << " name=rank-" << i;
       if (it != ranks.end() && !it->second.host.empty()) out << " host=" << quote(it->second.host);
       out << " rank=" << i << '\n';
     }
+    for (const auto& e : locations.entries) out << e << '\n';
     for (const auto& l : lines) out << l.text << '\n';
     out << "end " << fmt_time(end) << '\n';
     out.flush();

@@ -41,12 +41,25 @@ struct MergeSummary {
   double end_s = 0;                    ///< the trace's end time
   std::vector<RankClock> clocks;       ///< per rank found
   std::vector<std::string> notes;      ///< human-readable remarks (missing ranks, ...)
+  std::uint64_t call_sites = 0;          ///< call sites recorded (over ranks)
+  std::uint64_t located_call_sites = 0;  ///< of which resolved to a location
+  std::uint64_t locations = 0;           ///< code locations written (loc entries)
+  std::uint64_t located_events = 0;      ///< states and messages with a location
+  /// Call sites named symbol+offset only (objects without line information: no -g).
+  std::vector<std::string> location_notes;
+  /// "file:line: ..." for damaged call-site records, objects gone since the run, ...: their
+  /// calls keep their times but have no location.
+  std::vector<std::string> location_warnings;
 };
 
 /// Merges every rank-N.kcap in `dir` into the native trace `output` (written to a temporary file
 /// and renamed, so it appears whole or not at all). Throws std::runtime_error with a clear message
 /// when the folder holds no capture files, a file is malformed, or the output cannot be written.
 MergeSummary merge_capture_dir(const std::filesystem::path& dir, const std::filesystem::path& output);
+
+/// Lines (without a prefix) that say what became of the call sites: how many were located, the
+/// notes (symbol+offset only) and the warnings (damaged records, objects gone), at most 20.
+std::vector<std::string> call_site_report(const MergeSummary& s);
 
 /// The per-rank file name for `rank`: "rank-<rank>.kcap".
 std::string rank_file_name(int rank);

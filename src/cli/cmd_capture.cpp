@@ -25,6 +25,7 @@ void report(const capture::MergeSummary& s, const std::string& output) {
             << " messages (" << s.unmatched_sends << " without a recorded receive), " << s.collectives
             << " collective entries, " << s.end_s << " s; clock alignment bound " << s.max_clock_bound_s
             << " s; capture overhead at most " << 100.0 * s.max_overhead_fraction << " % of a rank's run time\n";
+  for (const auto& line : capture::call_site_report(s)) std::cerr << "kanoko capture: " << line << '\n';
   if (s.partial) {
     std::cerr << "kanoko capture: the trace is PARTIAL:";
     for (const auto& n : s.notes) std::cerr << "\n  " << n;
@@ -45,10 +46,14 @@ int cmd_capture(const Args& all_args) {
       "Runs an MPI program with libkanoko-capture preloaded (LD_PRELOAD, passed to the ranks with\n"
       "mpirun -x) and writes one native trace. The library wraps MPI through the profiling interface\n"
       "(PMPI): point-to-point sends and receives (blocking and non-blocking, each message matched to its\n"
-      "receive), collectives (coll entries), compute intervals between MPI calls (state ... compute) and\n"
-      "sampled load. Each rank buffers its records in memory and writes them in large blocks to\n"
-      "DIR/rank-N.kcap; at MPI_Finalize rank 0 merges them, correcting each rank's clock by an offset\n"
-      "measured by ping-pong at init and finalize (bound: half the best round trip, written in the trace).\n"
+      "receive), collectives (coll entries), each MPI call as a state named after it (MPI_Recv, ...),\n"
+      "compute intervals between MPI calls (state ... compute) and sampled load. Each MPI call and\n"
+      "message carries its call site: the return address(es) into the program, resolved at the merge\n"
+      "to file:line and function with elfutils (programs built with -g; else symbol+offset), so that\n"
+      "`kanoko profile` and `kanoko info` see them. Each rank buffers its records in memory and\n"
+      "writes them in large blocks to DIR/rank-N.kcap; at MPI_Finalize rank 0 merges them,\n"
+      "correcting each rank's clock by an offset measured by ping-pong at init and finalize (bound:\n"
+      "half the best round trip, written in the trace).\n"
       "If the program dies or never calls MPI_Finalize, the files left are merged into a trace marked\n"
       "partial. A program linked with -lkanoko-capture is traced without this command.\n\n"
       "Environment variables read by the library (the options below set them):\n"
@@ -65,9 +70,12 @@ int cmd_capture(const Args& all_args) {
       "  KANOKO_CAPTURE_FLUSH_PERIOD=S    also write the buffer when S seconds passed (default 1)\n"
       "  KANOKO_CAPTURE_MERGE=0|1         merge at MPI_Finalize (default 1)\n"
       "  KANOKO_CAPTURE_KEEP=0|1          keep the per-rank files after merging (default 0)\n"
+      "  KANOKO_CAPTURE_CALL_PATH_DEPTH=N frames of each MPI call's call path, 0 to 32 (default 1:\n"
+      "                                   the calling line; 0: no call sites)\n"
       "Details: docs/capture.md.",
       "  kanoko capture -o ring.kntr -- mpirun -np 8 ./kanoko_example_fibonacci --distribution ring\n"
       "  kanoko capture -o mesh.kntr --load-period 0.05 -- mpirun -np 27 ./kanoko_example_stencil\n"
+      "  kanoko capture -o late.kntr --call-path-depth 3 -- mpirun -np 4 ./late && kanoko profile late.kntr\n"
       "  kanoko capture --merge mesh.kntr.ranks -o mesh.kntr\n"};
   Args args;
   std::vector<std::string> command;
@@ -84,6 +92,7 @@ int cmd_capture(const Args& all_args) {
   po::options_description options("Options");
   std::string output, merge_dir, dir, load = "cpu", library;
   double load_period = 0.1;
+  int call_path_depth = 1;
   options.add_options()("output,o", po::value(&output)->required(), "native trace to write (.kntr)")(
       "merge", po::value(&merge_dir), "only merge the per-rank files left in this folder")(
       "dir", po::value(&dir), "folder for the per-rank files (default OUTPUT.ranks)")(
@@ -91,6 +100,9 @@ int cmd_capture(const Args& all_args) {
       "load-period", po::value(&load_period)->default_value(0.1), "load sampling period (seconds)")(
       "no-p2p", "do not record point-to-point messages")("no-collectives", "do not record collectives")(
       "no-compute", "do not record compute states")("keep", "keep the per-rank files after merging")(
+      "call-path-depth", po::value(&call_path_depth)->default_value(1),
+      "return addresses recorded per MPI call, 0 to 32: 1 the calling line, N > 1 the call path N frames "
+      "deep, 0 no call sites")(
       "library", po::value(&library), "libkanoko-capture.so to preload (default: the one built with kanoko)");
   po::variables_map vm;
   if (!parse_command_line(spec, options, {}, args, vm)) return 0;
@@ -99,6 +111,9 @@ int cmd_capture(const Args& all_args) {
     throw InputError(where, "--load must be cpu, compute or off, not '" + load + "'");
   }
   if (!(load_period > 0 && load_period <= 3600)) throw InputError(where, "--load-period must be in (0, 3600] seconds");
+  if (call_path_depth < 0 || call_path_depth > 32) {
+    throw InputError(where, "--call-path-depth must be from 0 to 32, not " + std::to_string(call_path_depth));
+  }
 
   // A symbolic link is written through; a FIFO, device or folder is refused (src/base/output_target.hpp).
   const fs::path destination = checked_output_target(output);
@@ -151,6 +166,7 @@ int cmd_capture(const Args& all_args) {
       {"KANOKO_CAPTURE_COLLECTIVES", vm.count("no-collectives") != 0U ? "0" : "1"},
       {"KANOKO_CAPTURE_COMPUTE", vm.count("no-compute") != 0U ? "0" : "1"},
       {"KANOKO_CAPTURE_KEEP", vm.count("keep") != 0U ? "1" : "0"},
+      {"KANOKO_CAPTURE_CALL_PATH_DEPTH", std::to_string(call_path_depth)},
   };
   for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
   // Variables the user set for the library (KANOKO_CAPTURE_BUFFER_MB, ...) travel too.

@@ -1,6 +1,7 @@
 #include "src/trace/native_reader.hpp"
 #include "src/trace/limits.hpp"
 #include "src/trace/line_batches.hpp"
+#include "src/trace/locations.hpp"
 #include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -37,7 +39,7 @@ struct Token {
 /// Text from the input as shown in a message: at most 40 bytes, control characters escaped, so
 /// that an error stays one short line whatever the input holds.
 
-const std::vector<std::string> kEntryTypes{"node", "link", "msg", "load", "state", "coll", "end"};
+const std::vector<std::string> kEntryTypes{"node", "link", "loc", "msg", "load", "state", "coll", "end"};
 
 /// A line as a worker thread pre-parsed it: a msg, state or load entry in its plain spelling
 /// (scan_common_entry), or Other for every line the full parser must read.
@@ -46,6 +48,7 @@ struct ScannedLine {
   Kind kind = Kind::Other;
   bool has_tag = false;
   bool has_second = false;  ///< msg: recv= given
+  bool has_loc = false;     ///< loc= given
   std::uint32_t offset = 0;  ///< the line in its batch's text
   std::uint32_t length = 0;
   std::uint32_t time_column = 0;    ///< 1-based column of the time field
@@ -56,6 +59,7 @@ struct ScannedLine {
   std::int64_t b = 0;  ///< msg: the receiver's node id
   std::int64_t c = 0;  ///< msg: bytes
   std::int64_t tag = 0;
+  std::int64_t loc = 0;   ///< the loc= id, when has_loc
   std::string_view name;  ///< state: its name (in the batch's text)
 };
 
@@ -152,6 +156,7 @@ bool scan_common_entry(std::string_view line, ScannedLine& r) {
       if (!s.integer(r.b) || !s.spaces() || !s.integer(r.c)) return false;
       r.has_tag = false;
       r.has_second = false;
+      r.has_loc = false;
       while (!s.at_end()) {
         if (s.literal("tag", '=') && !r.has_tag) {
           if (!s.integer(r.tag, true)) return false;
@@ -160,6 +165,9 @@ bool scan_common_entry(std::string_view line, ScannedLine& r) {
           r.second_column = s.column();
           if (!s.time(r.value) || r.value < r.time) return false;
           r.has_second = true;
+        } else if (s.literal("loc", '=') && !r.has_loc) {
+          if (!s.integer(r.loc)) return false;
+          r.has_loc = true;
         } else {
           return false;
         }
@@ -169,7 +177,12 @@ bool scan_common_entry(std::string_view line, ScannedLine& r) {
     case ScannedLine::Kind::State: {
       double duration = 0;
       r.second_column = s.column();
-      if (!s.number(duration) || duration < 0 || !s.spaces() || !s.word(r.name) || !s.at_end()) return false;
+      if (!s.number(duration) || duration < 0 || !s.spaces() || !s.word(r.name)) return false;
+      r.has_loc = false;
+      if (!s.at_end()) {
+        if (!s.literal("loc", '=') || !s.integer(r.loc) || !s.at_end()) return false;
+        r.has_loc = true;
+      }
       r.value = r.time + duration;
       if (!std::isfinite(r.value)) return false;
       break;
@@ -259,6 +272,12 @@ class NativeParser {
       b = node_index_.find(static_cast<std::uint64_t>(r.b));
       if (b == nullptr) return false;
     }
+    LocationIndex location = 0;
+    if (r.has_loc) {
+      const auto l = location_ids_.find(r.loc);
+      if (l == location_ids_.end()) return false;
+      location = l->second;
+    }
     line_number_ = number;
     last_time_ = r.time;
     note_time_at(r.time_column, r.time);
@@ -271,6 +290,7 @@ class NativeParser {
           m.dst = *b;
           m.bytes = static_cast<std::uint64_t>(r.c);
           if (r.has_tag) m.tag = r.tag;
+          m.location = location;
           if (r.has_second) {
             m.recv_s = r.value;
             note_time_at(r.second_column, r.value);
@@ -284,6 +304,7 @@ class NativeParser {
           s.end_s = r.value;
           s.entity = *a;
           s.name = r.name;
+          s.location = location;
           note_time_at(r.second_column, s.end_s);
           sink_.on_state(s);
           break;
@@ -570,6 +591,8 @@ class NativeParser {
       entry_coll();
     } else if (kind == "node") {
       entry_node();
+    } else if (kind == "loc") {
+      entry_loc();
     } else if (kind == "link") {
       entry_link();
     } else if (kind == "end") {
@@ -584,7 +607,7 @@ class NativeParser {
       fail(type, "'kntr' header given twice");
     } else {
       fail(type, "unknown entry type '" + shown(type.text) + "'" + did_you_mean(type.text, kEntryTypes) +
-                     "; valid: node, link, msg, load, state, coll, end");
+                     "; valid: node, link, loc, msg, load, state, coll, end");
     }
   }
 
@@ -626,17 +649,41 @@ class NativeParser {
     sink_.on_link(l);
   }
 
+  /// `loc TIME ID [file=S] [line=N] [function=S] [caller=ID]`: a code location (docs/native-trace-format.md).
+  void entry_loc() {
+    expect_positional(3, "loc TIME ID [file=S] [line=N] [function=S] [caller=ID]");
+    const double t = time_field(tokens_[1]);
+    advance_clock(tokens_[1], t);
+    const std::int64_t id = integer_field(tokens_[2], "location id");
+    std::array<Token, 4> values;
+    const auto opt = options<4>({"file", "line", "function", "caller"}, values);
+    if (location_ids_.count(id) != 0) fail(tokens_[2], "location " + std::to_string(id) + " is declared twice");
+    const std::int64_t line = opt[1] != nullptr ? integer_field(*opt[1], "line") : 0;
+    const LocationIndex caller = opt[3] != nullptr ? location_field(*opt[3]) : 0;
+    location_ids_.emplace(id, locations_.intern(opt[0] != nullptr ? opt[0]->text : std::string_view(), line,
+                                                opt[2] != nullptr ? opt[2]->text : std::string_view(), caller));
+  }
+
+  /// A loc= value: a declared location id → its index (0 for a location with no part known).
+  LocationIndex location_field(const Token& t) const {
+    const std::int64_t id = integer_field(t, "location id");
+    const auto it = location_ids_.find(id);
+    if (it == location_ids_.end()) fail(t, "location " + std::to_string(id) + " is not declared (declare it with a 'loc' entry first)");
+    return it->second;
+  }
+
   void entry_msg() {
-    expect_positional(5, "msg TIME SRC DST BYTES [tag=N] [recv=T]");
+    expect_positional(5, "msg TIME SRC DST BYTES [tag=N] [recv=T] [loc=ID]");
     Message m;
     m.send_s = time_field(tokens_[1]);
     advance_clock(tokens_[1], m.send_s);
     m.src = node_field(tokens_[2]);
     m.dst = node_field(tokens_[3]);
     m.bytes = static_cast<std::uint64_t>(integer_field(tokens_[4], "byte count"));
-    std::array<Token, 2> values;
-    const auto opt = options<2>({"tag", "recv"}, values);
+    std::array<Token, 3> values;
+    const auto opt = options<3>({"tag", "recv", "loc"}, values);
     if (opt[0] != nullptr) m.tag = integer_field(*opt[0], "tag", std::numeric_limits<std::int64_t>::min());
+    if (opt[2] != nullptr) m.location = location_field(*opt[2]);
     if (opt[1] != nullptr) {
       m.recv_s = time_field(*opt[1]);
       if (m.recv_s < m.send_s) fail(*opt[1], "receive time is before the send time");
@@ -658,7 +705,7 @@ class NativeParser {
   }
 
   void entry_state() {
-    expect_positional(5, "state TIME NODE DURATION NAME");
+    expect_positional(5, "state TIME NODE DURATION NAME [loc=ID]");
     StateInterval s;
     s.begin_s = time_field(tokens_[1]);
     advance_clock(tokens_[1], s.begin_s);
@@ -669,7 +716,9 @@ class NativeParser {
     if (!std::isfinite(s.end_s)) fail(tokens_[3], "state end time overflows");
     if (tokens_[4].text.empty()) fail(tokens_[4], "state name is empty");
     s.name = tokens_[4].text;
-    options<0>({}, empty_values_);
+    std::array<Token, 1> values;
+    const auto opt = options<1>({"loc"}, values);
+    if (opt[0] != nullptr) s.location = location_field(*opt[0]);
     note_time(tokens_[3], s.end_s);
     sink_.on_state(s);
   }
@@ -712,6 +761,8 @@ class NativeParser {
   std::size_t end_column_ = 0;
   double declared_end_ = -1;
   FlatIndex node_index_;  ///< node id (>= 0) → entity index
+  LocationTable locations_{sink_};
+  std::unordered_map<std::int64_t, LocationIndex> location_ids_;  ///< loc id → location index
   std::unordered_set<std::int64_t> link_ids_;
 };
 

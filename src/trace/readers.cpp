@@ -66,7 +66,7 @@ const std::vector<Reader>& readers() {
   static const std::vector<Reader> table{{
       {"native", "Kanoko native text trace (.kntr)", "'node' lines after the 'kntr 1' header",
        {{{"compute"}, {"send", "recv"}, {"idle"}}, true, false, false, false, false,
-        "native traces record no code locations yet"}, looks_native,
+        "`kanoko capture` records them (call sites, on by default: `--call-path-depth`); other native traces declare them with `loc` entries and `loc=` on `state` and `msg` (docs/native-trace-format.md)"}, looks_native,
        [](const std::filesystem::path& p, TraceSink& sink, const ReaderOptions& o, ReadReport& r) {
          r.end_at = read_native_trace(p, sink, TextReadOptions{o.threads});
        }},

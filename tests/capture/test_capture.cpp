@@ -7,14 +7,19 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "src/base/error.hpp"
+#include "src/profile/profile.hpp"
 #include "src/sim/simulate.hpp"
 #include "src/trace/native_reader.hpp"
+#include "src/trace/readers.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/shape_summary.hpp"
 #include "tests/support/test_support.hpp"
@@ -452,8 +457,299 @@ TEST(Capture, HelpDocumentsTheEnvironmentVariables) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* v : {"KANOKO_CAPTURE_OUTPUT", "KANOKO_CAPTURE_DIR", "KANOKO_CAPTURE_P2P", "KANOKO_CAPTURE_COLLECTIVES",
                         "KANOKO_CAPTURE_COMPUTE", "KANOKO_CAPTURE_LOAD", "KANOKO_CAPTURE_LOAD_PERIOD",
-                        "KANOKO_CAPTURE_BUFFER_MB", "KANOKO_CAPTURE_FLUSH_PERIOD", "--merge"}) {
+                        "KANOKO_CAPTURE_BUFFER_MB", "KANOKO_CAPTURE_FLUSH_PERIOD", "KANOKO_CAPTURE_CALL_PATH_DEPTH",
+                        "--call-path-depth", "--merge"}) {
     EXPECT_NE(r.out.find(v), std::string::npos) << v;
+  }
+}
+
+// ---- call sites (issue 19): traces/smpi/late.c, a late sender on a known line ----
+
+/// The 1-based line of traces/smpi/late.c whose text holds `marker` (the program marks its calls).
+std::int64_t late_line(const std::string& marker) {
+  std::ifstream in(source_dir() / "traces/smpi/late.c");
+  std::string text;
+  for (std::int64_t n = 1; std::getline(in, text); ++n) {
+    if (text.find(marker) != std::string::npos) return n;
+  }
+  ADD_FAILURE() << "no " << marker << " in late.c";
+  return -1;
+}
+
+profile::Profile profile_of(const std::filesystem::path& trace, profile::GroupBy by = profile::GroupBy::Line) {
+  const trace::FormatFacts& facts = trace::format_facts("native");
+  profile::ProfileOptions options;
+  options.by = by;
+  options.computing = facts.states.computing;
+  options.communicating = facts.states.communicating;
+  options.idle = facts.states.idle;
+  profile::ProfileBuilder builder(options);
+  trace::read_trace(trace, builder, "native");
+  return builder.take();
+}
+
+/// `kanoko capture` of late.c (PROGRAM) on 4 ranks: rank 0 computes 5 units of --work, rank r
+/// computes r units, then waits for rank 0's message at the RECEIVE line.
+CommandResult capture_late(const std::filesystem::path& out, const std::string& program, int depth,
+                           bool keep = false, const char* work = "2e7") {
+  std::vector<std::string> cmd = {kanoko_binary(), "capture", "-o", out.string(), "--call-path-depth",
+                                  std::to_string(depth)};
+  if (keep) cmd.emplace_back("--keep");
+  cmd.emplace_back("--");
+  for (const auto& a : mpirun(4)) cmd.push_back(a);
+  cmd.push_back(program);
+  for (const char* a : {"--iters", "3", "--work", work}) cmd.emplace_back(a);
+  return run_program(cmd);
+}
+
+TEST(CaptureCallSites, LateReceiveLineTopsTheWaitingTimeWithTheRightRankSpread) {
+  YieldWhileWaiting yield;
+  TempDir dir;
+  const auto out = dir / "late.kntr";
+  const CommandResult r = capture_late(out, KANOKO_EXAMPLE_LATE, 1, false, "1e8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("call sites located"), std::string::npos) << r.err;
+  const profile::Profile p = profile_of(out);
+  ASSERT_FALSE(p.rows.empty());
+  const profile::ProfileRow& top = p.rows.front();
+  // The same answer as the SMPI run of the same program (tests/profile): the receive, on the
+  // 3 ranks that wait, (late - r) units of 100 ms per iteration: 200, 300, 400 ms.
+  EXPECT_EQ(std::filesystem::path(top.file).filename(), "late.c") << top.label;
+  EXPECT_EQ(top.line, late_line("/* RECEIVE */")) << top.label;
+  EXPECT_EQ(top.function, "main");
+  EXPECT_EQ(top.calls, 9U);
+  EXPECT_EQ(top.computing_s, 0.0);
+  EXPECT_EQ(top.spread.ranks, 3U);
+  const double unit = 0.1, iters = 3;
+  // Timed waits on a loaded machine overshoot by milliseconds; the truth is tens of them apart.
+  EXPECT_NEAR(top.spread.min_s, iters * 2 * unit, 0.25 * iters * 2 * unit);
+  EXPECT_NEAR(top.spread.max_s, iters * 4 * unit, 0.25 * iters * 4 * unit);
+  EXPECT_NEAR(top.spread.mean_s, iters * 3 * unit, 0.25 * iters * 3 * unit);
+  EXPECT_GT(top.spread.imbalance, 1.15);
+  EXPECT_LT(top.spread.imbalance, 1.6);
+  // The sends carry the bytes, one message per receiving rank and iteration, on their own line.
+  bool sends = false;
+  for (const profile::ProfileRow& row : p.rows) {
+    if (row.line != late_line("/* SEND */")) continue;
+    sends = true;
+    EXPECT_EQ(row.messages, 9U);
+    EXPECT_EQ(row.bytes, 9U * 1024U);
+    EXPECT_LT(row.waiting_s, 0.2 * top.waiting_s);
+  }
+  EXPECT_TRUE(sends);
+  EXPECT_EQ(p.messages_with_location, 9U);
+  // kanoko info counts them, and kanoko profile prints the receive first.
+  const CommandResult info = run_kanoko({"info", out.string()});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("3 code locations; "), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("9 of 9 messages carry one"), std::string::npos) << info.out;
+  const CommandResult prof = run_kanoko({"profile", out.string()});
+  ASSERT_EQ(prof.exit_code, 0) << prof.err;
+  // A summary line, the column names, then the rows.
+  std::istringstream lines(prof.out);
+  std::string row;
+  for (int i = 0; i < 3; ++i) std::getline(lines, row);
+  EXPECT_NE(row.find("late.c:" + std::to_string(late_line("/* RECEIVE */")) + " main"), std::string::npos) << prof.out;
+}
+
+TEST(CaptureCallSites, DepthZeroRecordsNoCallSites) {
+  TempDir dir;
+  const auto out = dir / "late.kntr";
+  const CommandResult r = capture_late(out, KANOKO_EXAMPLE_LATE, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const profile::Profile p = profile_of(out);
+  EXPECT_EQ(p.locations, 0U);
+  EXPECT_EQ(p.states_with_location, 0U);
+  EXPECT_GT(p.states, 0U) << "the MPI calls are still states";
+  EXPECT_EQ(read_text(out).find("\nloc "), std::string::npos);
+}
+
+TEST(CaptureCallSites, ProgramWithoutDebugInformationGetsSymbolAndOffsetAndANote) {
+  TempDir dir;
+  const auto out = dir / "late.kntr";
+  const CommandResult r = capture_late(out, KANOKO_EXAMPLE_LATE_NODEBUG, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no line information"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-g"), std::string::npos) << r.err;
+  const profile::Profile p = profile_of(out);
+  ASSERT_FALSE(p.rows.empty());
+  const profile::ProfileRow& top = p.rows.front();
+  EXPECT_EQ(top.line, 0);
+  EXPECT_EQ(top.function.rfind("main+0x", 0), 0U) << top.label;
+  EXPECT_EQ(top.calls, 9U) << "the receive is still one call site: " << top.label;
+  EXPECT_EQ(top.spread.ranks, 3U);
+}
+
+TEST(CaptureCallSites, DepthThreeGivesCallPaths) {
+  TempDir dir;
+  const auto out = dir / "late.kntr";
+  const CommandResult r = capture_late(out, KANOKO_EXAMPLE_LATE, 3);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const profile::Profile p = profile_of(out, profile::GroupBy::Path);
+  ASSERT_FALSE(p.rows.empty());
+  const profile::ProfileRow& top = p.rows.front();
+  EXPECT_EQ(top.line, late_line("/* RECEIVE */")) << top.label;
+  // main's call site, then the two frames that called main (in the C library).
+  std::size_t frames = 1;
+  for (std::size_t at = top.label.find(" < "); at != std::string::npos; at = top.label.find(" < ", at + 3)) ++frames;
+  EXPECT_EQ(frames, 3U) << top.label;
+  EXPECT_NE(top.label.find(" main < "), std::string::npos) << top.label;
+  EXPECT_NE(top.label.find("__libc_start_main"), std::string::npos) << top.label;
+  EXPECT_EQ(top.label.find('@'), std::string::npos) << "no symbol versions: " << top.label;
+  EXPECT_EQ(top.calls, 9U);
+}
+
+/// The rank files of one run, kept, and a merge of a damaged copy of them.
+class DamagedCallSites : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const CommandResult r = capture_late(*dir_ / "late.kntr", KANOKO_EXAMPLE_LATE, 1, true);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  /// Merges a copy of the rank files whose lines `edit` changed (rank 1's file); returns the
+  /// command's result and the trace's profile.
+  static std::pair<CommandResult, profile::Profile> merge_edited(const std::function<std::string(const std::string&)>& edit) {
+    const auto ranks = *dir_ / "late.kntr.ranks";
+    const auto copy = *dir_ / "edited";
+    std::filesystem::remove_all(copy);
+    std::filesystem::create_directories(copy);
+    for (const auto& name : list_dir(ranks)) {
+      const std::string text = read_text(ranks / name);
+      write_text(copy / name, name == "rank-1.kcap" ? edit(text) : text);
+    }
+    const auto out = *dir_ / "edited.kntr";
+    CommandResult r = run_kanoko({"capture", "--merge", copy.string(), "-o", out.string()});
+    profile::Profile p;
+    if (r.exit_code == 0) p = profile_of(out);
+    return {std::move(r), std::move(p)};
+  }
+  static TempDir* dir_;
+};
+TempDir* DamagedCallSites::dir_ = nullptr;
+
+/// Each line of `text` starting with `prefix` rewritten by `f`.
+std::string map_lines(const std::string& text, const std::string& prefix, const std::function<std::string(const std::string&)>& f) {
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line)) out += (line.rfind(prefix, 0) == 0 ? f(line) : line) + "\n";
+  return out;
+}
+
+/// Rank 1's receives lost their location; those of ranks 2 and 3 keep it.
+void expect_rank_1_receive_unlocated(const profile::Profile& p) {
+  std::uint64_t calls = 0;
+  for (const auto& row : p.rows) calls += row.line == late_line("/* RECEIVE */") ? row.calls : 0;
+  EXPECT_EQ(calls, 6U);
+}
+
+TEST_F(DamagedCallSites, IntactFilesMergeWithEveryCallLocated) {
+  const auto [r, p] = merge_edited([](const std::string& t) { return t; });
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // Only the compute states are without a location: no MPI time is left unlocated.
+  for (const auto& row : p.rows) {
+    if (row.located) continue;
+    EXPECT_EQ(row.waiting_s, 0.0);
+    EXPECT_EQ(row.communicating_s, 0.0);
+  }
+  EXPECT_EQ(p.messages_with_location, 9U);
+  EXPECT_EQ(p.rows.front().line, late_line("/* RECEIVE */"));
+}
+
+TEST_F(DamagedCallSites, GarbageAddressTableIsALocatedWarningAndNoLocation) {
+  const auto [r, p] = merge_edited([](const std::string& t) {
+    return map_lines(t, "cs ", [](const std::string&) { return std::string("cs 1 zz\x01garbage"); });
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("rank-1.kcap:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("damaged call-site record"), std::string::npos) << r.err;
+  expect_rank_1_receive_unlocated(p);
+}
+
+TEST_F(DamagedCallSites, TruncatedAddressTableIsALocatedWarningAndNoLocation) {
+  const auto [r, p] = merge_edited([](const std::string& t) {
+    return map_lines(t, "cs ", [](const std::string&) { return std::string(); });  // every cs line gone
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("rank-1.kcap:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is not defined"), std::string::npos) << r.err;
+  expect_rank_1_receive_unlocated(p);
+}
+
+TEST_F(DamagedCallSites, ObjectFileGoneSinceTheRunIsALocatedWarningAndNoLocation) {
+  const auto [r, p] = merge_edited([](const std::string& t) {
+    return map_lines(t, "mod ", [](const std::string& line) {
+      const std::string program = std::filesystem::path(KANOKO_EXAMPLE_LATE).filename().string();
+      return line.find(program) == std::string::npos ? line : line.substr(0, line.rfind(' ')) + " /nonexistent/dir/" + program;
+    });
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("rank-1.kcap:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/dir/"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no longer exists"), std::string::npos) << r.err;
+  expect_rank_1_receive_unlocated(p);
+}
+
+TEST_F(DamagedCallSites, DamagedMemoryMapRecordIsALocatedWarning) {
+  const auto [r, p] = merge_edited([](const std::string& t) {
+    return map_lines(t, "mod ", [](const std::string&) { return std::string("mod 12 nothex"); });
+  });
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("rank-1.kcap:2: damaged memory-map record"), std::string::npos) << r.err;
+  expect_rank_1_receive_unlocated(p);
+}
+
+// ---- the native format's code locations (what the merge writes) ----
+
+TEST(NativeLocations, LocEntriesAndLocOptionsReachTheSink) {
+  class Locs final : public trace::TraceSink {
+   public:
+    std::vector<std::tuple<std::string, std::int64_t, std::string, trace::LocationIndex>> locations;
+    std::vector<trace::LocationIndex> states, messages;
+    void on_entity(const trace::Entity&) override {}
+    void on_link(const trace::Link&) override {}
+    void on_load(const trace::LoadSample&) override {}
+    void on_location(trace::LocationIndex, const trace::CodeLocation& l) override {
+      locations.emplace_back(std::string(l.file), l.line, std::string(l.function), l.caller);
+    }
+    void on_state(const trace::StateInterval& s) override { states.push_back(s.location); }
+    void on_message(const trace::Message& m) override { messages.push_back(m.location); }
+    void on_end(double) override {}
+  };
+  const std::string text =
+      "kntr 1\nnode 0 0\nnode 0 1\nloc 0 7 file=a.c line=3 function=main\n"
+      "loc 0 9 file=\"b c.c\" line=12 function=\"f(int, char)\" caller=7\n"
+      "state 0.1 0 0.2 MPI_Recv loc=9\nmsg 0.2 0 1 8 tag=1 loc=7 recv=0.3\nstate 0.3 1 0.1 compute\n";
+  Locs sink;
+  trace::read_native_trace_text(text, "t.kntr", sink);
+  ASSERT_EQ(sink.locations.size(), 2U);
+  EXPECT_EQ(sink.locations[1], std::make_tuple(std::string("b c.c"), std::int64_t{12}, std::string("f(int, char)"), trace::LocationIndex{1}));
+  EXPECT_EQ(sink.states, (std::vector<trace::LocationIndex>{2, 0}));
+  EXPECT_EQ(sink.messages, (std::vector<trace::LocationIndex>{1}));
+  // The file reader (worker threads, plain lines) gives the same.
+  TempDir dir;
+  write_text(dir / "t.kntr", text);
+  Locs from_file;
+  trace::read_native_trace(dir / "t.kntr", from_file);
+  EXPECT_EQ(from_file.locations, sink.locations);
+  EXPECT_EQ(from_file.states, sink.states);
+  EXPECT_EQ(from_file.messages, sink.messages);
+  // Undeclared ids are errors at their position.
+  for (const auto& [bad, where] : std::vector<std::pair<std::string, std::string>>{
+           {"kntr 1\nnode 0 0\nstate 0 0 1 x loc=4\n", "t.kntr:3:19"},
+           {"kntr 1\nloc 0 1 caller=2\n", "t.kntr:2:16"},
+           {"kntr 1\nloc 0 1\nloc 0 1\n", "t.kntr:3:7"}}) {
+    try {
+      trace::read_native_trace_text(bad, "t.kntr", sink);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -309,7 +309,7 @@ TEST(NativeReaderErrors, BinaryContentNamesTheNulByte) {
 
 TEST(NativeReaderErrors, UnknownEntryTypeListsTheValidOnesAndSuggests) {
   EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "unknown entry type 'mesg'"));
-  EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "valid: node, link, msg, load, state, coll, end"));
+  EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "valid: node, link, loc, msg, load, state, coll, end"));
   EXPECT_TRUE(fails_at(kHead + "mesg 0 0 1 5\n", 4, 1, "did you mean 'msg'"));
   EXPECT_TRUE(fails_at(kHead + "  \"msg\" 0 0 1 5\n", 4, 3, "unknown entry type"));
 }
@@ -401,7 +401,8 @@ TEST(NativeReaderErrors, Options) {
   EXPECT_TRUE(fails_at(kHead + "node 0 5 name=\n", 4, 10, "option 'name' has no value"));
   EXPECT_TRUE(fails_at(kHead + "node 0 5 name=a extra\n", 4, 17, "expected key=value after the fields"));
   EXPECT_TRUE(fails_at(kHead + "load 0 0 1 x=1\n", 4, 12, "unknown option 'x': this entry takes none"));
-  EXPECT_TRUE(fails_at(kHead + "state 0 0 1 compute x=1\n", 4, 21, "this entry takes none"));
+  EXPECT_TRUE(fails_at(kHead + "state 0 0 1 compute x=1\n", 4, 21, "unknown option 'x'; valid options: loc"));
+  EXPECT_TRUE(fails_at(kHead + "state 0 0 1 compute loc=3\n", 4, 25, "location 3 is not declared"));
   EXPECT_TRUE(fails_at(kHead + "end 1 x=1\n", 4, 7, "unknown option 'x'"));
   EXPECT_TRUE(fails_at(kHead + "msg 0 0 1 8 recv=1 recv=2\n", 4, 20, "given twice"));
   EXPECT_TRUE(fails_at(kHead + "link 0 5 0 1 nam=x\n", 4, 14, "did you mean 'name'"));
