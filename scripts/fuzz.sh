@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 time_s=60
-targets="native_trace,paje,chrome,mapping,trajectory,paraver,simgrid_ti,otf2,views"
+targets="native_trace,paje,chrome,mapping,trajectory,paraver,simgrid_ti,otf2,views,viewer_files"
 run_libfuzzer=1 run_harness=1 strict=()
 build=build-fuzz harness_build=build
 work="${XDG_CACHE_HOME:-$HOME/.cache}/kanoko-fuzz"

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -33,7 +34,7 @@
 #include "src/scene/replay_clock.hpp"
 #include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
-#include "src/scene/session.hpp"
+#include "src/scene/model/session.hpp"
 #include "src/scene/viewer_ui.hpp"
 
 namespace kanoko::scene {
@@ -73,6 +74,20 @@ class HelpKey : public osgGA::GUIEventHandler {
  private:
   ViewerUi& ui_;
 };
+
+/// The OSG key code of a script key name (script_key_known()).
+int script_key_code(const std::string& name) {
+  using GEA = osgGA::GUIEventAdapter;
+  static const std::map<std::string, int> named = {
+      {"space", GEA::KEY_Space}, {"left", GEA::KEY_Left},   {"right", GEA::KEY_Right}, {"up", GEA::KEY_Up},
+      {"down", GEA::KEY_Down},   {"home", GEA::KEY_Home},   {"end", GEA::KEY_End},     {"esc", GEA::KEY_Escape},
+      {"return", GEA::KEY_Return}, {"tab", GEA::KEY_Tab},   {"f1", GEA::KEY_F1},       {"f2", GEA::KEY_F2},
+      {"f3", GEA::KEY_F3},       {"f4", GEA::KEY_F4},       {"f5", GEA::KEY_F5},       {"f6", GEA::KEY_F6},
+      {"f7", GEA::KEY_F7},       {"f8", GEA::KEY_F8},       {"f9", GEA::KEY_F9}};
+  if (name.size() == 1) return static_cast<unsigned char>(name[0]);
+  const auto it = named.find(name);
+  return it == named.end() ? -1 : it->second;
+}
 
 std::string rect_json(const PixelRect& r) {
   std::ostringstream o;

@@ -10,7 +10,7 @@
 
 #include "src/scene/render.hpp"
 #include "src/scene/view_panels.hpp"
-#include "src/scene/view_script.hpp"
+#include "src/scene/model/view_script.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {

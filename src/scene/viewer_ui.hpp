@@ -16,7 +16,7 @@
 
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
-#include "src/scene/timeline.hpp"
+#include "src/scene/model/timeline.hpp"
 #include "src/trajectory/range_stats.hpp"
 
 namespace kanoko::trajectory {

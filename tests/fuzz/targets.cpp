@@ -6,7 +6,7 @@
 namespace kanoko::fuzz {
 
 std::span<const Target> targets() {
-  static constexpr std::array<Target, 9> kTargets{{
+  static constexpr std::array<Target, 10> kTargets{{
       {"native_trace", run_native_trace},
       {"paje", run_paje},
       {"chrome", run_chrome},
@@ -16,6 +16,7 @@ std::span<const Target> targets() {
       {"simgrid_ti", run_simgrid_ti},
       {"otf2", run_otf2},
       {"views", run_views},
+      {"viewer_files", run_viewer_files},
   }};
   return kTargets;
 }

@@ -32,6 +32,8 @@ void run_simgrid_ti(const std::uint8_t* data, std::size_t size);
 void run_otf2(const std::uint8_t* data, std::size_t size);
 /// A control byte + a view group file or a native trace through every view (fuzz_views.cpp).
 void run_views(const std::uint8_t* data, std::size_t size);
+/// A control byte + a viewer --script file or a session (fuzz_viewer_files.cpp).
+void run_viewer_files(const std::uint8_t* data, std::size_t size);
 
 /// One fuzz target: its name (the folder under seeds/ and regressions/, and the libFuzzer
 /// program `fuzz_<name>`) and its entry function.

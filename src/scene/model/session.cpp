@@ -1,4 +1,4 @@
-#include "src/scene/session.hpp"
+#include "src/scene/model/session.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>

@@ -1,11 +1,9 @@
-#include "src/scene/view_script.hpp"
+#include "src/scene/model/view_script.hpp"
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <map>
-#include <osgGA/GUIEventAdapter>
 #include <sstream>
 
 #include "src/base/error.hpp"
@@ -47,19 +45,14 @@ double number(const Word& w, const FileLoc& line, const char* what) {
 
 }  // namespace
 
-int script_key_code(const std::string& name) {
-  using GEA = osgGA::GUIEventAdapter;
-  static const std::map<std::string, int> named = {
-      {"space", GEA::KEY_Space}, {"left", GEA::KEY_Left},     {"right", GEA::KEY_Right},
-      {"up", GEA::KEY_Up},       {"down", GEA::KEY_Down},     {"home", GEA::KEY_Home},
-      {"end", GEA::KEY_End},     {"esc", GEA::KEY_Escape},    {"return", GEA::KEY_Return},
-      {"tab", GEA::KEY_Tab},     {"f1", GEA::KEY_F1},         {"f2", GEA::KEY_F2},
-      {"f3", GEA::KEY_F3},       {"f4", GEA::KEY_F4},         {"f5", GEA::KEY_F5},
-      {"f6", GEA::KEY_F6},       {"f7", GEA::KEY_F7},         {"f8", GEA::KEY_F8},
-      {"f9", GEA::KEY_F9}};
-  if (name.size() == 1 && std::isprint(static_cast<unsigned char>(name[0])) != 0) return name[0];
-  const auto it = named.find(name);
-  return it == named.end() ? -1 : it->second;
+bool script_key_known(const std::string& name) {
+  static const char* const kNamed[] = {"space", "left", "right", "up", "down", "home", "end", "esc", "return", "tab",
+                                       "f1",    "f2",   "f3",    "f4", "f5",   "f6",   "f7",  "f8",  "f9"};
+  if (name.size() == 1) return std::isprint(static_cast<unsigned char>(name[0])) != 0;
+  for (const char* k : kNamed) {
+    if (name == k) return true;
+  }
+  return false;
 }
 
 std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const std::string& name) {
@@ -98,7 +91,7 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       need(2, 2, "key NAME");
       c.op = ScriptCommand::Op::key;
       c.name = w[1].text;
-      if (script_key_code(c.name) < 0) {
+      if (!script_key_known(c.name)) {
         throw fail(1, "unknown key '" + c.name + "' (one character, or space, left, right, up, down, home, end, esc, return, tab, f1..f9)");
       }
     } else if (op == "click") {

@@ -44,7 +44,7 @@ struct ScriptCommand {
 /// The same for text in memory; `name` stands for the file in messages.
 [[nodiscard]] std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const std::string& name);
 
-/// The OSG key code of a script key name (see above), or -1.
-[[nodiscard]] int script_key_code(const std::string& name);
+/// True for the key names a script may use (see above).
+[[nodiscard]] bool script_key_known(const std::string& name);
 
 }  // namespace kanoko::scene

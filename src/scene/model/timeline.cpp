@@ -1,4 +1,4 @@
-#include "src/scene/timeline.hpp"
+#include "src/scene/model/timeline.hpp"
 
 #include <algorithm>
 #include <cmath>
