@@ -484,19 +484,33 @@ void TrajectoryScene::use_mapping_formulas(const mapping::Mapping& m, const std:
 }
 
 osg::Vec3 TrajectoryScene::body_colour(std::size_t i) const {
+  // Highlighting dims the bodies that were not found.
+  const float dim = filter_ == BodyFilter::highlight && i < found_.size() && !found_[i] ? 0.25F : 1.0F;
   if (formulas_ && formulas_->has_colour()) {
     const auto& c = formulas_->colours().at(i);
-    return {c[0], c[1], c[2]};
+    return osg::Vec3(c[0], c[1], c[2]) * dim;
   }
   const auto& c = reader_->meta().bodies.at(i).colour_rgb;
-  return {c[0], c[1], c[2]};
+  return osg::Vec3(c[0], c[1], c[2]) * dim;
+}
+
+void TrajectoryScene::set_body_filter(BodyFilter mode, std::vector<bool> found) {
+  filter_ = found.size() == reader_->meta().body_count() ? mode : BodyFilter::none;
+  found_ = filter_ == BodyFilter::none ? std::vector<bool>{} : std::move(found);
+  if (selection_ && selection_->kind == Pick::Kind::body && !body_shown(selection_->index)) selection_.reset();
+  apply_body_colours();
+  set_time(time_s_);
 }
 
 void TrajectoryScene::apply_body_colours() {
   for (std::size_t i = 0; i < body_colours_.size(); ++i) body_colours_[i]->set(body_colour(i));
   if (points_.valid()) {
     auto* colours = static_cast<osg::Vec4Array*>(points_->getColorArray());
-    for (std::size_t i = 0; i < colours->size(); ++i) (*colours)[i] = osg::Vec4(body_colour(i), 1.0F);
+    // Dots of isolated-away bodies take the background's colour (the cloud draws fixed-size dots).
+    const osg::Vec4 hidden = background_colour();
+    for (std::size_t i = 0; i < colours->size(); ++i) {
+      (*colours)[i] = body_shown(i) ? osg::Vec4(body_colour(i), 1.0F) : hidden;
+    }
     colours->dirty();
   }
 }
@@ -891,6 +905,7 @@ double TrajectoryScene::mass_scale(std::size_t i) const {
 }
 
 double TrajectoryScene::drawn_radius(std::size_t i) const {
+  if (!body_shown(i)) return 0.0;  // isolated away: not drawn, not picked
   const double formula = formulas_ && formulas_->has_scale() ? formulas_->scales().at(i) : 1.0;
   return safe_radius(reader_->meta().bodies.at(i)) * mass_scale(i) * formula * visual_.body_scale;
 }
@@ -923,8 +938,10 @@ void TrajectoryScene::set_time(double t_s) {
   if (spring_lines_.valid()) {
     auto* v = static_cast<osg::Vec3Array*>(spring_lines_->getVertexArray());
     for (std::size_t e = 0; e < meta.edges.size(); ++e) {
+      // A spring to an isolated-away body collapses onto its first end.
+      const bool shown = body_shown(meta.edges[e][0]) && body_shown(meta.edges[e][1]);
       for (std::size_t end = 0; end < 2; ++end) {
-        const auto c = positions_.col(static_cast<Eigen::Index>(meta.edges[e][end]));
+        const auto c = positions_.col(static_cast<Eigen::Index>(meta.edges[e][shown ? end : 0]));
         (*v)[2 * e + end] = osg::Vec3(to_f(c.x()), to_f(c.y()), to_f(c.z()));
       }
     }
@@ -938,7 +955,7 @@ void TrajectoryScene::set_time(double t_s) {
     const osg::Vec3d from(pa.x(), pa.y(), pa.z());
     osg::Vec3d along = osg::Vec3d(pb.x(), pb.y(), pb.z()) - from;
     const double length = along.normalize();
-    if (!(length > 0) || !std::isfinite(length)) {
+    if (!(length > 0) || !std::isfinite(length) || !body_shown(a) || !body_shown(b)) {
       springs_[e]->setNodeMask(0);  // coincident bodies: nothing to draw between them
       continue;
     }

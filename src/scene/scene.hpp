@@ -149,6 +149,10 @@ void check_has_bodies(const trajectory::Reader& reader, const std::string& file)
 /// unchanged, towards blue when compressed and red when stretched (saturating at ±25%).
 [[nodiscard]] osg::Vec3 tension_colour(double length, double length0);
 
+/// What a set of found bodies does to the others: nothing, dimmed (the found ones stand out), or
+/// hidden with their springs (only the found ones remain, and only they can be picked).
+enum class BodyFilter { none, highlight, isolate };
+
 /// How bodies are drawn. Picking is analytic, so it works the same for all three.
 enum class BodyStyle {
   meshes,     ///< a lit low-poly sphere per body (one shared mesh, a transform each)
@@ -242,6 +246,14 @@ class TrajectoryScene {
   [[nodiscard]] const std::optional<Pick>& selection() const { return selection_; }
   /// Text of the inspect panel (empty without a selection).
   [[nodiscard]] std::string inspect_text() const;
+  /// Applies `mode` with `found[i]` true for the found bodies (size = body count; empty with
+  /// `none`).
+  void set_body_filter(BodyFilter mode, std::vector<bool> found);
+  [[nodiscard]] BodyFilter body_filter() const { return filter_; }
+  /// False for a body the filter hides.
+  [[nodiscard]] bool body_shown(std::size_t i) const {
+    return filter_ != BodyFilter::isolate || i >= found_.size() || found_[i];
+  }
   /// Whether the HUD draws the inspect panel (the viewer shows inspect_text() in its own side
   /// panel instead).
   void set_inspect_panel_visible(bool on);
@@ -326,6 +338,8 @@ class TrajectoryScene {
   mapping::LabelKind labels_built_for_ = mapping::LabelKind::Name;
   bool textures_tried_ = false;
   bool inspect_panel_visible_ = true;
+  BodyFilter filter_ = BodyFilter::none;
+  std::vector<bool> found_;
   float label_px_ = 14.0F;  ///< body label height in framebuffer pixels
   std::vector<std::size_t> host_index_;       ///< textures by host: each body's host number
   mutable PartnerTotals partners_;            ///< running totals for the inspect panel

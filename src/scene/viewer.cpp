@@ -201,6 +201,14 @@ class ScriptRunner {
         settle();
         return true;
       }
+      case Op::type:
+        for (const char ch : c.name) {
+          const int key = static_cast<unsigned char>(ch);
+          micro_.emplace_back([key](ScriptTarget& s) { s.window.getEventQueue()->keyPress(key); });
+          micro_.emplace_back([key](ScriptTarget& s) { s.window.getEventQueue()->keyRelease(key); });
+        }
+        settle();
+        return true;
       case Op::click: {
         const PixelRect r = element(c, t);
         const double x = r.x + c.v[0] * (r.w - 1);
@@ -310,6 +318,12 @@ class ScriptRunner {
       o << "null";
     }
     o << "},\n  \"help\": " << (const_cast<ViewerUi&>(t.ui).toggles().help ? "true" : "false") << ",\n";
+    o << "  \"filter\": " << json_string(t.scene.body_filter() == BodyFilter::none        ? "none"
+                                         : t.scene.body_filter() == BodyFilter::highlight ? "highlight"
+                                                                                          : "isolate");
+    std::size_t shown = 0;
+    for (std::size_t i = 0; i < t.scene.reader().meta().body_count(); ++i) shown += t.scene.body_shown(i) ? 1U : 0U;
+    o << ", \"bodies_shown\": " << shown << ",\n";
     o << "  \"selected_body\": ";
     const auto& sel = t.scene.selection();
     if (sel && sel->kind == Pick::Kind::body) {

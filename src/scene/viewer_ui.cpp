@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -181,6 +182,80 @@ void ViewerUi::hover_label() {
       ImGui::SetTooltip("%s  (host %s)", b.name.c_str(), b.host.c_str());
     }
   }
+}
+
+std::vector<std::size_t> find_bodies(const std::vector<trajectory::BodyInfo>& bodies, const std::string& query) {
+  std::string q = query;
+  const auto not_space = [](unsigned char c) { return std::isspace(c) == 0; };
+  q.erase(q.begin(), std::find_if(q.begin(), q.end(), not_space));
+  q.erase(std::find_if(q.rbegin(), q.rend(), not_space).base(), q.end());
+  std::vector<std::size_t> out;
+  if (q.empty()) return out;
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string lq = lower(q);
+  std::int64_t rank = -1;
+  if (std::all_of(q.begin(), q.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) && q.size() < 18) {
+    rank = std::stoll(q);
+  }
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const auto& b = bodies[i];
+    if ((rank >= 0 && b.rank == rank) || lower(b.name).find(lq) != std::string::npos ||
+        (!b.host.empty() && lower(b.host).find(lq) != std::string::npos)) {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+void ViewerUi::build_find() {
+  if (!ImGui::CollapsingHeader("Find bodies", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputTextWithHint("##find", "name, host or rank", query_.data(), query_.size());
+  note("side.find");
+  const auto& bodies = reader_.meta().bodies;
+  const std::string q(query_.data());
+  if (q != matched_query_) {
+    matched_query_ = q;
+    found_ = find_bodies(bodies, q);
+    if (scene_.body_filter() != BodyFilter::none) {
+      std::vector<bool> mask(bodies.size(), false);
+      for (const std::size_t i : found_) mask[i] = true;
+      scene_.set_body_filter(found_.empty() ? BodyFilter::none : scene_.body_filter(), std::move(mask));
+    }
+  }
+  if (q.empty()) return;
+  ImGui::Text("%zu of %zu bodies", found_.size(), bodies.size());
+  const BodyFilter mode = scene_.body_filter();
+  auto apply = [&](BodyFilter m) {
+    std::vector<bool> mask(bodies.size(), false);
+    for (const std::size_t i : found_) mask[i] = true;
+    scene_.set_body_filter(found_.empty() ? BodyFilter::none : m, std::move(mask));
+  };
+  if (ImGui::RadioButton("show all", mode == BodyFilter::none)) apply(BodyFilter::none);
+  note("button.show-all");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("highlight", mode == BodyFilter::highlight)) apply(BodyFilter::highlight);
+  note("button.highlight");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("isolate", mode == BodyFilter::isolate)) apply(BodyFilter::isolate);
+  note("button.isolate");
+  // The first matches, to pick one; the full count is above.
+  constexpr std::size_t kListed = 40;
+  for (std::size_t k = 0; k < found_.size() && k < kListed; ++k) {
+    const std::size_t i = found_[k];
+    const auto& sel = scene_.selection();
+    const bool selected = sel && sel->kind == Pick::Kind::body && sel->index == i;
+    std::string label = bodies[i].name;
+    if (!bodies[i].host.empty()) label += "  (" + bodies[i].host + ")";
+    ImGui::PushID(static_cast<int>(k));
+    if (ImGui::Selectable(label.c_str(), selected)) scene_.select(Pick{Pick::Kind::body, i, 0.0});
+    ImGui::PopID();
+    if (k == 0) note("side.find.first");
+  }
+  if (found_.size() > kListed) ImGui::Text("... and %zu more", found_.size() - kListed);
 }
 
 void ViewerUi::build_selection() {
@@ -534,6 +609,7 @@ void ViewerUi::build_side() {
     }
     ImGui::SetCursorScreenPos(ImVec2(p.x + 10, p.y + 6));
   }
+  build_find();
   build_selection();
   build_legend();
   if (const auto& sel = timeline_.selection()) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -21,6 +22,7 @@
 
 namespace kanoko::trajectory {
 class Reader;
+struct BodyInfo;
 }
 
 namespace kanoko::scene {
@@ -71,6 +73,11 @@ struct UiToggles {
   bool timeline = true;
   bool frame_rate = false;  ///< frame rate and frame time in the timeline's status
 };
+
+/// Bodies matching a search: `query` (trimmed, case-insensitive) is a substring of the name or
+/// the host, or a whole number equal to the rank. Empty query: none.
+[[nodiscard]] std::vector<std::size_t> find_bodies(const std::vector<trajectory::BodyInfo>& bodies,
+                                                   const std::string& query);
 
 /// The keys and mouse actions of the viewer, grouped under headings, as the help lists them.
 struct HelpSection {
@@ -137,6 +144,7 @@ class ViewerUi {
   void build_side();
   void draw_strip(double x0, double y0, double w, double h);
   void build_selection();
+  void build_find();
   void build_legend();
   void hover_label();
   void note(const std::string& name);  ///< records the last ImGui item's rectangle
@@ -167,6 +175,9 @@ class ViewerUi {
   float last_hover_x_ = -1;  ///< the pointer position the hover pick was made at
   float last_hover_y_ = -1;
   std::optional<std::size_t> hovered_;
+  std::array<char, 128> query_{};
+  std::string matched_query_;
+  std::vector<std::size_t> found_;
 };
 
 }  // namespace kanoko::scene

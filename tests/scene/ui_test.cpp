@@ -143,6 +143,21 @@ TEST(RangeStats, ActivityPutsTheBytesInTheirBins) {
   EXPECT_NEAR(act.max_bytes, act.bytes[9], 1e-9);
 }
 
+TEST(FindBodies, NameHostOrRankCaseInsensitive) {
+  std::vector<trajectory::BodyInfo> b(4);
+  const char* names[] = {"rank-0", "rank-1", "Rank-10", "io"};
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    b[i].name = names[i];
+    b[i].host = i < 2 ? "nodeA" : "nodeB";
+    b[i].rank = static_cast<std::int64_t>(i);
+  }
+  EXPECT_EQ(find_bodies(b, "rank-1"), (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(find_bodies(b, "  NODEB "), (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(find_bodies(b, "3"), (std::vector<std::size_t>{3}));  // rank 3 (its name has no 3)
+  EXPECT_TRUE(find_bodies(b, "").empty());
+  EXPECT_TRUE(find_bodies(b, "gpu").empty());
+}
+
 TEST(ViewScript, ReadsEveryCommand) {
   const auto c = parse_view_script_text(
       "# a demo\nwait 0.5\nframes 3\nkey space\nkey f1\nclick button.play\nclick timeline.strip 0.25 0.5\n"
@@ -367,6 +382,50 @@ TEST(ViewerUi, HelpOpensOnTheFirstRunOnly) {
     EXPECT_EQ(read_json(dir / "l.json")["help"].GetBool(), expected);
   }
   EXPECT_TRUE(std::filesystem::exists(dir / "config" / "kanoko" / "help-shown"));
+}
+
+TEST(ViewerUi, FindHighlightsAndIsolatesBodies) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  const std::string L = (dir / "l").string();
+  const auto r = run_script(dir / "run.kntj", dir.path(),
+                            "frames 3\nclick side.find\ntype node1\nframes 3\nlayout " + L + "1.json\nscreenshot " + L + "1.png\n"
+                            "click button.isolate\nframes 3\nlayout " + L + "2.json\nscreenshot " + L + "2.png\n"
+                            "click button.highlight\nframes 3\nlayout " + L + "3.json\n"
+                            "click side.find.first\nframes 3\nlayout " + L + "4.json\n",
+                            {"--size", "900x600", "--paused"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto d1 = read_json(L + "1.json");
+  EXPECT_EQ(std::string(d1["filter"].GetString()), "none");
+  EXPECT_EQ(d1["bodies_shown"].GetInt(), 3);
+  EXPECT_TRUE(d1["elements"].HasMember("button.isolate")) << "a search shows the filter buttons";
+  const auto d2 = read_json(L + "2.json");
+  EXPECT_EQ(std::string(d2["filter"].GetString()), "isolate");
+  EXPECT_EQ(d2["bodies_shown"].GetInt(), 1) << "only green (host node1) remains";
+  const auto d3 = read_json(L + "3.json");
+  EXPECT_EQ(std::string(d3["filter"].GetString()), "highlight");
+  EXPECT_EQ(d3["bodies_shown"].GetInt(), 3);
+  const auto d4 = read_json(L + "4.json");
+  ASSERT_TRUE(d4["selected_body"].IsString());
+  EXPECT_EQ(std::string(d4["selected_body"].GetString()), "green");
+  // Isolated: the red body's pixels are gone from the picture (the grid's x axis stays red).
+  const auto red_pixels = [](const std::string& png) {
+    osg::ref_ptr<osg::Image> image = osgDB::readImageFile(png);
+    EXPECT_TRUE(image.valid()) << png;
+    int red = 0;
+    for (int y = 0; image.valid() && y < image->t(); ++y) {
+      for (int x = 0; x < image->s(); ++x) {
+        const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
+        if (px[0] > 140 && px[1] < 60 && px[2] < 60) ++red;
+      }
+    }
+    return red;
+  };
+  const int before = red_pixels(L + "1.png");
+  const int after = red_pixels(L + "2.png");
+  EXPECT_GT(before, 300);
+  EXPECT_LT(after, before / 3) << "the red body is still drawn";
 }
 
 TEST(ViewerUi, ASessionRestoresTimeSelectionRangeZoomAndToggles) {

@@ -94,6 +94,15 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       if (!script_key_known(c.name)) {
         throw fail(1, "unknown key '" + c.name + "' (one character, or space, left, right, up, down, home, end, esc, return, tab, f1..f9)");
       }
+    } else if (op == "type") {
+      if (w.size() < 2) throw fail(1, "too few arguments: type TEXT");
+      c.op = ScriptCommand::Op::type;
+      c.name = raw.substr(w[1].column - 1);
+      while (!c.name.empty() && std::isspace(static_cast<unsigned char>(c.name.back())) != 0) c.name.pop_back();
+      for (const char ch : c.name) {
+        if (std::isprint(static_cast<unsigned char>(ch)) == 0) throw fail(1, "type takes printable characters");
+      }
+      if (c.name.size() > 256) throw fail(1, "type takes at most 256 characters");
     } else if (op == "click") {
       need(2, 4, "click NAME [FX FY] | click body NAME | click X Y");
       if (w[1].text == "body") {
@@ -152,7 +161,7 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       c.op = ScriptCommand::Op::quit;
     } else {
       throw fail(0, "unknown command '" + op +
-                        "' (wait, frames, key, click, drag, scroll, seek, select, screenshot, layout, quit)");
+                        "' (wait, frames, key, type, click, drag, scroll, seek, select, screenshot, layout, quit)");
     }
     out.push_back(std::move(c));
   }

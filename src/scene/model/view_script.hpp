@@ -3,6 +3,7 @@
 //
 //   wait SECONDS                 wall time
 //   frames N                     N drawn frames
+//   type TEXT                    the characters of TEXT (the rest of the line), as key presses
 //   key NAME                     a key press and release: one character, or space, left, right,
 //                                up, down, home, end, esc, return, tab, f1 .. f9
 //   click NAME [FX FY]           a left click on a named element of the interface (`layout`
@@ -30,7 +31,7 @@
 namespace kanoko::scene {
 
 struct ScriptCommand {
-  enum class Op { wait, frames, key, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, quit };
+  enum class Op { wait, frames, key, type, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, quit };
   Op op = Op::wait;
   std::size_t line = 0;
   std::string name;  ///< key name, element name, body name or file
