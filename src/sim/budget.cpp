@@ -99,7 +99,7 @@ RunEstimate estimate_run(const mapping::Mapping& m, const trace::Timeline& tl) {
   e.trace_s = static_cast<double>(tl.bin_count) * tl.interval_s;
   const std::uint64_t n = e.bodies;
   const std::uint64_t bins = tl.bin_count;
-  const std::uint64_t stats = models::Model::stat_names().size();
+  const std::uint64_t stats = models::Model::stat_names(m).size();
   // Sections: per body its names and fields, the springs (a handful per body), the traffic and
   // its per-interval offsets, the mapping text.
   std::uint64_t sections = add_sat(mul_sat(n, 128), mul_sat(n, 8 * 8));

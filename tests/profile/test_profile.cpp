@@ -319,7 +319,7 @@ TEST(ProfileCommand, BadOptionsAreOneLineErrors) {
            {{"--by", "file"}, "--by: error: expected line, function or path"},
            {{"--ranks", "2-1"}, "--ranks: error:"},
            {{"--ranks", "a"}, "'a' is not a rank"},
-           {{"--from", "1", "--to", "0.5"}, "--to: error: the range is empty"},
+           {{"--from", "1", "--to", "0.5"}, "--to: error: the window is empty"},
            {{"--json", "--csv"}, "choose --json or --csv"}}) {
     std::vector<std::string> argv{"profile", trace};
     argv.insert(argv.end(), args.begin(), args.end());
