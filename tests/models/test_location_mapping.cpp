@@ -10,6 +10,7 @@
 #include "src/base/error.hpp"
 #include "src/ingest/schema.hpp"
 #include "src/profile/profile.hpp"
+#include "tests/support/input_error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::models {
@@ -25,12 +26,7 @@ const std::string kForces = "[forces.friction]\nbeta = 1\n";
 
 /// The message of the InputError parsing `text` throws ("" when it parses).
 std::string parse_error(const std::string& text) {
-  try {
-    (void)parse(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::input_error_of([&] { (void)parse(text); });
 }
 
 TEST(LocationMapping, ShippedExampleFollowsTheProfileInEveryIntervalAndRank) {
