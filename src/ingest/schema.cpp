@@ -444,8 +444,15 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                                  " (docs/profile.md)");
     }
     profile::LocatedSeconds seconds = located->take(tl.bin_count, tl.entity_count());
+    std::string matches;
     for (std::size_t k = 0; k < m.code_locations.size(); ++k) {
       const mapping::CodeLocationSpec& spec = m.code_locations[k];
+      std::string shown;
+      for (const std::string& label : seconds.examples[k]) shown += (shown.empty() ? "" : ", ") + label;
+      if (seconds.matched_locations[k] > seconds.examples[k].size()) {
+        shown += ", ... (" + std::to_string(seconds.matched_locations[k]) + " locations)";
+      }
+      if (!shown.empty()) matches += (matches.empty() ? "" : "; ") + spec.name + " = " + shown;
       if (seconds.matched_locations[k] == 0) {
         r.warnings.push_back({spec.where, "[locations] '" + spec.name + "' matches none of the trace's " +
                                               std::to_string(seconds.locations) +
@@ -453,6 +460,7 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                               "in \"file:line function\")"});
       }
     }
+    if (!matches.empty()) r.notes.push_back("[locations] " + matches);
     tl.located_names = mapping::location_variables(m);
     tl.located_s = std::move(seconds.seconds);
   }

@@ -38,6 +38,8 @@ TEST(LocationMapping, ShippedExampleFollowsTheProfileInEveryIntervalAndRank) {
   ASSERT_EQ(tl.located_names, (std::vector<std::string>{"late_recv_computing", "late_recv_communicating", "late_recv_waiting",
                                                         "barrier_computing", "barrier_communicating", "barrier_waiting"}));
   EXPECT_TRUE(report.warnings.empty());
+  EXPECT_NE(std::find(report.notes.begin(), report.notes.end(), "[locations] late_recv = late.c:31; barrier = late.c:33"),
+            report.notes.end());
   const trace::FormatFacts& facts = trace::format_facts("paje");
   double total_waiting = 0;
   for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
