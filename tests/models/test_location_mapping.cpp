@@ -129,6 +129,11 @@ TEST(LocationMapping, BadEntriesAreLocatedErrors) {
   EXPECT_NE(unknown.find("l.toml:4:19: error: 'expression': unknown name 'recv_wating' in expression (did you mean 'recv_waiting'?)"),
             std::string::npos)
       << unknown;
+  // At most 64 names (profile::LocatedTime's masks): the 65th is refused where it is written.
+  std::string many = "[locations]\n";
+  for (int i = 0; i < 65; ++i) many += "n" + std::to_string(i) + " = 'x'\n";
+  EXPECT_NE(parse_error(many + kForces).find("l.toml:66:7: error: [locations] holds more than 64 names"), std::string::npos)
+      << parse_error(many + kForces);
   // Without [locations] the names do not exist.
   EXPECT_NE(parse_error("[mass]\nexpression = \"1 + recv_waiting\"\n" + kForces).find("unknown name 'recv_waiting'"), std::string::npos);
   // Variables that would clash: with a body variable is impossible by the suffixes, with another name is not.

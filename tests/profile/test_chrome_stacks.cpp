@@ -106,6 +106,18 @@ TEST(ChromeStacks, DeepStacksKeepTheInnermostFramesAndHugeNamesAreCut) {
   EXPECT_EQ(r.report.locations, 256U + 1U);
 }
 
+TEST(ChromeStacks, StackNestedTooDeepIsALocatedErrorNotACrash) {
+  test::TempDir dir;
+  const auto path = dir / "deep.json";
+  test::write_text(path, "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"stack\":" +
+                             std::string(100000, '[') + std::string(100000, ']') + "}]");
+  const test::CommandResult r = test::run_kanoko({"profile", path.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err.rfind(path.string() + ":1:", 0), 0U) << r.err;
+  EXPECT_NE(r.err.find("nested deeper than"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
 // ---- kanoko profile --from/--to iter:K ----
 
 TEST(ProfileIterations, IterationBoundsAreTheSimulateWindowsOnes) {
