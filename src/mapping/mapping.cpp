@@ -108,6 +108,14 @@ std::vector<std::string> location_variables(const Mapping& m) {
   return out;
 }
 
+std::vector<std::string> pair_location_variables(const Mapping& m) {
+  std::vector<std::string> out;
+  for (const char* end : {"src_", "dst_"}) {
+    for (const std::string& v : location_variables(m)) out.push_back(end + v);
+  }
+  return out;
+}
+
 std::vector<const ExpressionSpec*> expressions(const Mapping& m) {
   std::vector<const ExpressionSpec*> out;
   for (const auto* e : {&m.mass.expression, &m.springs.k_expression, &m.visual.colour, &m.visual.scale}) {
@@ -371,6 +379,7 @@ class Section {
     // quote (escapes inside would shift later columns; locations then point near the token).
     if (e.loc.column > 0) e.loc.column += 1;
     if (scope == Scope::Body) e.extra = location_variables(mapping_);
+    if (scope == Scope::Pair) e.extra = pair_location_variables(mapping_);
     const auto problems = check_expression(e.text, scope, e.loc, &e.used, e.extra);
     for (const auto& d : problems) diag_.add(d.loc, "'" + key + "': " + d.message);
     if (!problems.empty()) return std::nullopt;

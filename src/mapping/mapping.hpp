@@ -267,6 +267,9 @@ const char* to_string(BodyOrder o);
 const char* to_string(ColourMap c);
 /// The body variables [locations] defines, three per name in the file's order.
 std::vector<std::string> location_variables(const Mapping& m);
+/// The pair variables it defines: each body variable of the sender (src_NAME_waiting) and of the
+/// receiver (dst_NAME_waiting), in that order.
+std::vector<std::string> pair_location_variables(const Mapping& m);
 /// Every expression of the mapping (for checks and reports).
 std::vector<const ExpressionSpec*> expressions(const Mapping& m);
 /// Colour of `t` in [0, 1] (clamped) under a colour map, as RGB in [0, 1].

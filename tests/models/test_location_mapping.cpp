@@ -109,6 +109,25 @@ TEST(LocationMapping, MassAndColourFollowTheWaitingAtTheReceive) {
   EXPECT_EQ(stats.row(row).sum(), 0.0);
 }
 
+TEST(LocationMapping, PairFormulasSeeBothEnds) {
+  const mapping::Mapping m = parse("[locations]\nrecv = 'late\\.c:31\\b'\n[forces.communication]\n"
+                                   "weight = \"1 + 1000 * src_recv_waiting + 10 * dst_recv_waiting\"\n" + kForces);
+  const trace::Timeline tl = ingest::read_body_timeline(late_trace(), m);
+  const std::vector<Edge> no_springs;
+  Quantities q(m, tl, no_springs);
+  std::size_t checked = 0;
+  for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
+    q.set_interval(bin);
+    for (const trace::PairTraffic& p : tl.traffic(bin)) {
+      EXPECT_DOUBLE_EQ(q.weight(p), 1 + 1000 * tl.located_at(0, bin, p.src, 2) + 10 * tl.located_at(0, bin, p.dst, 2));
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 9U);  // rank 0's sends
+  const std::string unknown = parse_error("[locations]\nrecv = 'x'\n[springs]\ntopology = \"ring\"\nk = \"1 + src_recv_wait\"\n");
+  EXPECT_NE(unknown.find("(did you mean 'src_recv_waiting'?)"), std::string::npos) << unknown;
+}
+
 TEST(LocationMapping, BadEntriesAreLocatedErrors) {
   EXPECT_NE(parse_error("[locations]\nx = 'late\\.c:(31'\n" + kForces).find("l.toml:2:5: error: 'locations.x' is not a valid regular expression"),
             std::string::npos)
