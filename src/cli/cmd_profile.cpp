@@ -51,7 +51,8 @@ int cmd_profile(const Args& args) {
       "States without a location form the row '(no location)'. A trace that records no code locations\n"
       "gets one line saying how to record them. Locations come from SimGrid SMPI's Pajé traces\n"
       "(Fname/Lnumber), Extrae's Paraver traces (callers), Score-P's OTF2 archives (instrumented\n"
-      "functions) and Chrome JSON stack frames (\"sf\"); docs/profile.md.",
+      "functions) and Chrome JSON stack frames (\"sf\" or an inline \"stack\"); docs/profile.md. A mapping's\n"
+      "[locations] gives its formulas and sound cues these numbers per interval (docs/mapping-language.md).",
       "  kanoko profile smpi.trace\n"
       "  kanoko profile lulesh.prv --by path --top 5\n"
       "  kanoko profile smpi.trace --from 0.5 --to 1.5 --ranks 0-3,7 --csv > profile.csv\n"
