@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "src/base/error.hpp"
 #include "src/profile/profile.hpp"
 
 namespace kanoko::profile {
@@ -44,15 +45,50 @@ void LocatedTime::on_location(trace::LocationIndex index, const trace::CodeLocat
 
 void LocatedTime::on_state(const trace::StateInterval& s) {
   if (s.location == 0 || s.location >= mask_.size() || mask_[s.location] == 0) return;
-  if (!(s.end_s > s.begin_s)) return;  // no time to count
-  std::uint8_t cls = 0;
+  if (!(s.end_s > s.begin_s) || !(s.end_s > 0)) return;  // no time to count in the bins from 0
+  std::size_t cls = 0;
   switch (classifier_.classify(s.name)) {
     case trace::StateCategory::Computing: cls = LocatedSeconds::kComputing; break;
     case trace::StateCategory::Communicating: cls = LocatedSeconds::kCommunicating; break;
     case trace::StateCategory::Idle: cls = LocatedSeconds::kWaiting; break;
     case trace::StateCategory::None: return;
   }
-  pieces_.push_back(Piece{s.begin_s, s.end_s, mask_[s.location], s.entity, cls});
+  const double width = options_.interval_s;
+  const std::size_t per_bin = result_.quantities * LocatedSeconds::kClasses;
+  // The bins the state overlaps (the last one holds its end), each counted by the profile's rule
+  // for that range.
+  const double first = std::floor(std::max(s.begin_s, 0.0) / width);
+  const double last = std::floor(s.end_s / width);
+  if (!(last < static_cast<double>(kMaxValues / per_bin))) {
+    throw InputError(FileLoc{}, "[locations]: a state ends at " + std::to_string(s.end_s) + " s, which with " +
+                                    std::to_string(result_.quantities) + " names and intervals of " + std::to_string(width) +
+                                    " s needs more than " + std::to_string(kMaxValues) +
+                                    " values; name fewer call sites or use a larger interval");
+  }
+  if (seconds_.size() <= s.entity) seconds_.resize(std::size_t{s.entity} + 1);
+  std::vector<double>& mine = seconds_[s.entity];
+  const std::size_t size = (static_cast<std::size_t>(last) + 1) * per_bin;
+  if (mine.size() < size) {
+    values_ += size - mine.size();
+    if (values_ > kMaxValues) {
+      throw InputError(FileLoc{}, "[locations]: " + std::to_string(result_.quantities) + " names over " +
+                                      std::to_string(seconds_.size()) + "+ entities and intervals of " +
+                                      std::to_string(width) + " s need more than " + std::to_string(kMaxValues) +
+                                      " values; name fewer call sites or use a larger interval");
+    }
+    mine.resize(std::max(size, std::min(2 * mine.size(), size + 64 * per_bin)), 0.0);
+    values_ += mine.size() - size;
+  }
+  const std::uint64_t quantities = mask_[s.location];
+  for (auto b = static_cast<std::size_t>(first); b <= static_cast<std::size_t>(last); ++b) {
+    const double from = static_cast<double>(b) * width;
+    const double part = state_part(s, from, from + width);
+    if (part <= 0) continue;
+    for (std::uint64_t mask = quantities; mask != 0; mask &= mask - 1) {
+      const auto q = static_cast<std::size_t>(__builtin_ctzll(mask));
+      mine[(b * result_.quantities + q) * LocatedSeconds::kClasses + cls] += part;
+    }
+  }
 }
 
 LocatedSeconds LocatedTime::take(std::size_t bins, std::size_t entities) {
@@ -60,28 +96,20 @@ LocatedSeconds LocatedTime::take(std::size_t bins, std::size_t entities) {
   r.bins = bins;
   r.entities = entities;
   r.seconds.assign(r.quantities * bins * entities * LocatedSeconds::kClasses, 0.0);
-  const double width = options_.interval_s;
-  for (const Piece& p : pieces_) {
-    if (p.entity >= entities || bins == 0) continue;
-    trace::StateInterval s;
-    s.begin_s = p.begin_s;
-    s.end_s = p.end_s;
-    s.entity = p.entity;
-    // The bins the state overlaps, each counted by the profile's rule for that range.
-    const double first = std::floor(std::max(p.begin_s, 0.0) / width);
-    for (auto b = static_cast<std::size_t>(std::min(first, static_cast<double>(bins))); b < bins; ++b) {
-      const double from = static_cast<double>(b) * width;
-      if (from >= p.end_s) break;
-      const double part = state_part(s, from, from + width);
-      if (part <= 0) continue;
-      for (std::uint64_t mask = p.quantities; mask != 0; mask &= mask - 1) {
-        const auto q = static_cast<std::size_t>(__builtin_ctzll(mask));
-        r.seconds[((q * bins + b) * entities + p.entity) * LocatedSeconds::kClasses + p.cls] += part;
+  for (std::size_t e = 0; e < std::min(entities, seconds_.size()); ++e) {
+    const std::vector<double>& mine = seconds_[e];
+    const std::size_t per_bin = r.quantities * LocatedSeconds::kClasses;
+    for (std::size_t b = 0; b < std::min(bins, mine.size() / std::max<std::size_t>(per_bin, 1)); ++b) {
+      for (std::size_t q = 0; q < r.quantities; ++q) {
+        for (std::size_t c = 0; c < LocatedSeconds::kClasses; ++c) {
+          r.seconds[((q * bins + b) * entities + e) * LocatedSeconds::kClasses + c] =
+              mine[(b * r.quantities + q) * LocatedSeconds::kClasses + c];
+        }
       }
     }
   }
-  pieces_.clear();
-  pieces_.shrink_to_fit();
+  seconds_.clear();
+  values_ = 0;
   return r;
 }
 

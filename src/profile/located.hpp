@@ -48,10 +48,13 @@ struct LocatedSeconds {
   }
 };
 
-/// Collects the located states of a stream; take() bins them.
+/// Bins the located states of a stream as they come, per entity; take() lays them out.
 class LocatedTime final : public trace::TraceSink {
  public:
   static constexpr std::size_t kMaxQuantities = 64;
+  /// Values kept at most (quantities × 3 × bins, summed over the entities): 512 MiB. A state that
+  /// would need more is refused with an InputError (no location: the reader adds its line).
+  static constexpr std::size_t kMaxValues = std::size_t{1} << 26U;
 
   /// Throws std::invalid_argument for more than kMaxQuantities matchers or an interval that is
   /// not > 0 (the mapping parser refuses both first).
@@ -70,17 +73,12 @@ class LocatedTime final : public trace::TraceSink {
   LocatedSeconds take(std::size_t bins, std::size_t entities);
 
  private:
-  struct Piece {
-    double begin_s;
-    double end_s;
-    std::uint64_t quantities;  ///< bit q: quantity q counts it
-    trace::EntityIndex entity;
-    std::uint8_t cls;
-  };
   LocatedOptions options_;
   trace::StateClassifier classifier_;
   std::vector<std::uint64_t> mask_;  ///< per location index: the quantities that count it
-  std::vector<Piece> pieces_;
+  /// Per entity: [(bin × quantities + quantity) × kClasses + class], grown as its states come.
+  std::vector<std::vector<double>> seconds_;
+  std::size_t values_ = 0;  ///< sum of the sizes of seconds_
   LocatedSeconds result_;
 };
 
