@@ -443,6 +443,14 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                                  std::string(trace::format_facts(read.format).record_locations) +
                                                  " (docs/profile.md)");
     }
+    const std::size_t names = m.code_locations.size();
+    if (tl.bin_count * tl.entity_count() > profile::LocatedTime::kMaxValues / (names * profile::LocatedSeconds::kClasses)) {
+      throw InputError(m.where("locations"), "[locations]: " + std::to_string(names) + " names over " +
+                                                 std::to_string(tl.bin_count) + " intervals and " +
+                                                 std::to_string(tl.entity_count()) + " bodies need more than " +
+                                                 std::to_string(profile::LocatedTime::kMaxValues) +
+                                                 " values; name fewer call sites or use a larger interval");
+    }
     profile::LocatedSeconds seconds = located->take(tl.bin_count, tl.entity_count());
     std::string matches;
     for (std::size_t k = 0; k < m.code_locations.size(); ++k) {

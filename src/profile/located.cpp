@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "src/base/error.hpp"
+#include "src/base/progress.hpp"
 #include "src/profile/profile.hpp"
 
 namespace kanoko::profile {
@@ -60,9 +61,9 @@ void LocatedTime::on_state(const trace::StateInterval& s) {
   const double first = std::floor(std::max(s.begin_s, 0.0) / width);
   const double last = std::floor(s.end_s / width);
   if (!(last < static_cast<double>(kMaxValues / per_bin))) {
-    throw InputError(FileLoc{}, "[locations]: a state ends at " + std::to_string(s.end_s) + " s, which with " +
-                                    std::to_string(result_.quantities) + " names and intervals of " + std::to_string(width) +
-                                    " s needs more than " + std::to_string(kMaxValues) +
+    throw InputError(FileLoc{}, "[locations]: a state ends at " + format_seconds(s.end_s) + ", which with " +
+                                    std::to_string(result_.quantities) + " names and intervals of " + format_seconds(width) +
+                                    " needs more than " + std::to_string(kMaxValues) +
                                     " values; name fewer call sites or use a larger interval");
   }
   if (seconds_.size() <= s.entity) seconds_.resize(std::size_t{s.entity} + 1);
@@ -73,7 +74,7 @@ void LocatedTime::on_state(const trace::StateInterval& s) {
     if (values_ > kMaxValues) {
       throw InputError(FileLoc{}, "[locations]: " + std::to_string(result_.quantities) + " names over " +
                                       std::to_string(seconds_.size()) + "+ entities and intervals of " +
-                                      std::to_string(width) + " s need more than " + std::to_string(kMaxValues) +
+                                      format_seconds(width) + " need more than " + std::to_string(kMaxValues) +
                                       " values; name fewer call sites or use a larger interval");
     }
     mine.resize(std::max(size, std::min(2 * mine.size(), size + 64 * per_bin)), 0.0);

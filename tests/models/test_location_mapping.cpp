@@ -187,6 +187,21 @@ TEST(LocationMapping, NameMatchingNoLocationIsAWarning) {
   }
 }
 
+TEST(LocationMapping, TooManyValuesIsALocatedError) {
+  // 64 names x 3 classes x 400 000 intervals x 4 bodies: above the bound. Names whose states all
+  // lie at the start (PMPI_Init on common.h:59) are refused at [locations] once the run is read;
+  // names whose states span the run are refused at the state that passes the bound.
+  for (const auto& [site, expected] : {std::pair{"common\\.h:59", "l.toml:3:1: error: [locations]: 64 names over 400000 "
+                                                                     "intervals and 4 bodies need more than"},
+                                       std::pair{"late", "late4-locations.trace:"}}) {
+    std::string text = "[simulation]\nintervals = 400000\n[locations]\n";
+    for (int i = 0; i < 64; ++i) text += "n" + std::to_string(i) + " = '" + site + "'\n";
+    const std::string error = test::input_error_of([&] { (void)ingest::read_body_timeline(late_trace(), parse(text + kForces)); });
+    EXPECT_NE(error.find(expected), std::string::npos) << error;
+    EXPECT_NE(error.find("use a larger interval"), std::string::npos) << error;
+  }
+}
+
 TEST(LocationMapping, TableFormMatchesEveryPartGiven) {
   // Line 31 in late.c: the receive; line 31 in another file would not count, nor late.c:33.
   const mapping::Mapping m = parse("[locations]\nrecv = { file = 'late\\.c$', line = 31 }\nother = { file = 'common', line = 31 }\n" + kForces);
