@@ -112,6 +112,7 @@ RunEstimate estimate_run(const mapping::Mapping& m, const trace::Timeline& tl) {
   const std::uint64_t cells = mul_sat(bins, n);
   std::uint64_t memory = mul_sat(cells, 4 * sizeof(double));                         // load, busy, comm, idle
   memory = add_sat(memory, mul_sat(tl.pairs.size(), sizeof(trace::PairTraffic) + 24));  // timeline + run copy
+  memory = add_sat(memory, mul_sat(tl.located_s.size(), sizeof(double)));              // [locations] seconds
   memory = add_sat(memory, mul_sat(add_sat(bins, 1), 2 * sizeof(std::size_t)));
   memory = add_sat(memory, mul_sat(add_sat(cells, n), sizeof(double)));                // load prefix sums
   memory = add_sat(memory, mul_sat(n, 4096));                                          // state, forces, stats, layout
