@@ -174,16 +174,23 @@ void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& 
   if (mapping_.friction && mapping_.friction->beta > 0) dv -= mapping_.friction->beta * v;
 }
 
-std::vector<std::string> Model::stat_names() {
+namespace {
+constexpr Eigen::Index kFixedStats = 13;  ///< the trajectory::stat rows, before the [locations] ones
+}  // namespace
+
+std::vector<std::string> Model::stat_names(const mapping::Mapping& m) {
   namespace st = trajectory::stat;
-  return {st::kLoad, st::kMass, st::kBytesSent, st::kBytesRecv, st::kMsgsSent, st::kMsgsRecv,
-          st::kBytesSentTotal, st::kBytesRecvTotal, st::kMsgsSentTotal, st::kMsgsRecvTotal,
-          st::kBusy, st::kCommunicating, st::kIdle};
+  std::vector<std::string> names{st::kLoad, st::kMass, st::kBytesSent, st::kBytesRecv, st::kMsgsSent, st::kMsgsRecv,
+                                 st::kBytesSentTotal, st::kBytesRecvTotal, st::kMsgsSentTotal, st::kMsgsRecvTotal,
+                                 st::kBusy, st::kCommunicating, st::kIdle};
+  for (std::string& v : mapping::location_variables(m)) names.push_back(std::move(v));
+  return names;
 }
 
 void Model::current_stats(Eigen::MatrixXd& out) const {
   const auto n = static_cast<Eigen::Index>(body_count());
-  out.resize(13, n);
+  const auto located = static_cast<Eigen::Index>(timeline_.located_names.size());
+  out.resize(kFixedStats + located, n);
   const std::size_t source_bin = std::min(bin_, timeline_.bin_count - 1);
   const bool forcing = bin_ < timeline_.bin_count;
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -195,6 +202,10 @@ void Model::current_stats(Eigen::MatrixXd& out) const {
     out(10, i) = forcing ? timeline_.busy_fraction(source_bin, e) : 0.0;
     out(11, i) = forcing ? timeline_.comm_fraction(source_bin, e) : 0.0;
     out(12, i) = forcing ? timeline_.idle_fraction(source_bin, e) : 0.0;
+    for (Eigen::Index k = 0; k < located; ++k) {
+      const auto q = static_cast<std::size_t>(k);
+      out(kFixedStats + k, i) = forcing ? timeline_.located_at(q / 3, source_bin, e, q % 3) : 0.0;
+    }
   }
   out.middleRows(2, 4) = interval_traffic_;
   out.middleRows(6, 4) = totals_;

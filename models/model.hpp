@@ -72,9 +72,11 @@ class Model {
   [[nodiscard]] const Eigen::VectorXd& masses() const { return mass_; }
   [[nodiscard]] const std::vector<Pull>& pulls() const { return pulls_; }
 
-  /// Names of the per-body statistics written to each trajectory frame (trajectory::stat).
-  static std::vector<std::string> stat_names();
-  /// The statistics of the current interval, S×N in stat_names() order.
+  /// Names of the per-body statistics written to each trajectory frame (trajectory::stat), and
+  /// after them the variables of the mapping's [locations] (seconds of the interval at those call
+  /// sites), which sound cues can watch.
+  static std::vector<std::string> stat_names(const mapping::Mapping& m);
+  /// The statistics of the current interval, S×N in stat_names(mapping) order.
   void current_stats(Eigen::MatrixXd& out) const;
 
   /// Mechanical energy: kinetic + spring + repulsion + centre-pull potential (no forcing

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace kanoko::models {
 
@@ -36,8 +37,15 @@ void Quantities::add_to_pair(const trace::PairTraffic& p,
 }
 
 Quantities::Quantities(const mapping::Mapping& m, const trace::Timeline& tl, const std::vector<Edge>& edges)
-    : mapping_(m), tl_(tl), edges_(edges), body_vars_(mapping::kBodyVarCount, 0.0), pair_vars_(mapping::kPairVarCount, 0.0) {
+    : mapping_(m),
+      tl_(tl),
+      edges_(edges),
+      body_vars_(mapping::kBodyVarCount + mapping::location_variables(m).size(), 0.0),
+      pair_vars_(mapping::kPairVarCount + mapping::pair_location_variables(m).size(), 0.0) {
   const std::size_t n = tl.entity_count();
+  if (tl.located_names != mapping::location_variables(m)) {
+    throw std::logic_error("the timeline's located time does not follow the mapping's [locations]");
+  }
   degree_.assign(n, 0.0);
   for (const auto& e : edges) {
     degree_[e[0]] += 1;
@@ -140,6 +148,8 @@ void Quantities::fill_body(std::size_t i) {
   v[mapping::kBodyPeakMsgs] = peak_msgs_;
   v[mapping::kBodyInterval] = tl_.interval_s;
   v[mapping::kBodyTime] = tl_.begin_s + static_cast<double>(bin_) * tl_.interval_s;
+  // [locations]: seconds of the interval at each name's call sites.
+  for (std::size_t k = 0; k < tl_.located_names.size(); ++k) v[mapping::kBodyVarCount + k] = located(k, i);
 }
 
 void Quantities::fill_pair(std::uint32_t a, std::uint32_t b, double bytes, double msgs) {
@@ -160,6 +170,13 @@ void Quantities::fill_pair(std::uint32_t a, std::uint32_t b, double bytes, doubl
   v[mapping::kPairCount] = static_cast<double>(tl_.entity_count());
   v[mapping::kPairInterval] = tl_.interval_s;
   v[mapping::kPairTime] = tl_.begin_s + static_cast<double>(bin_) * tl_.interval_s;
+  // [locations]: the sender's, then the receiver's.
+  const std::size_t n = tl_.located_names.size();
+  for (std::size_t k = 0; k < 2 * n; ++k) v[mapping::kPairVarCount + k] = located(k % n, k < n ? a : b);
+}
+
+double Quantities::located(std::size_t k, std::size_t body) const {
+  return bin_ < tl_.bin_count ? tl_.located_at(k / 3, bin_, static_cast<trace::EntityIndex>(body), k % 3) : 0.0;
 }
 
 std::string Quantities::body_subject(std::size_t i) const {

@@ -57,6 +57,9 @@ class Quantities {
   void fill_body(std::size_t i);
   void fill_pair(std::uint32_t a, std::uint32_t b, double bytes, double msgs);
   std::string body_subject(std::size_t i) const;
+  /// [locations] variable k (Timeline::located_names) of a body in the current interval: seconds
+  /// at the name's call sites (none after the trace).
+  [[nodiscard]] double located(std::size_t k, std::size_t body) const;
 
   const mapping::Mapping& mapping_;
   const trace::Timeline& tl_;

@@ -5,6 +5,7 @@
 
 #include "src/base/error.hpp"
 #include "src/cli/options.hpp"
+#include "src/cli/run_setup.hpp"
 #include "src/profile/profile.hpp"
 #include "src/trace/readers.hpp"
 
@@ -42,7 +43,7 @@ std::vector<std::int64_t> parse_ranks(const std::string& text) {
 
 int cmd_profile(const Args& args) {
   const CommandSpec spec{
-      "profile", "TRACE [--by line|function|path] [--from T] [--to T] [--ranks LIST] [--json|--csv] [--top N]",
+      "profile", "TRACE [--by line|function|path] [--from T|iter:K] [--to T|iter:K] [--ranks LIST] [--json|--csv] [--top N]",
       "Prints where in the code the trace's time goes: per call site (or function, or call path) the\n"
       "calls (states there), the seconds computing, communicating and waiting (the format's state\n"
       "classes, as in `kanoko info`), the bytes sent from there, and the spread of its time over the\n"
@@ -50,22 +51,26 @@ int cmd_profile(const Args& args) {
       "States without a location form the row '(no location)'. A trace that records no code locations\n"
       "gets one line saying how to record them. Locations come from SimGrid SMPI's Pajé traces\n"
       "(Fname/Lnumber), Extrae's Paraver traces (callers), Score-P's OTF2 archives (instrumented\n"
-      "functions) and Chrome JSON stack frames (\"sf\"); docs/profile.md.",
+      "functions) and Chrome JSON stack frames (\"sf\" or an inline \"stack\"); docs/profile.md. A mapping's\n"
+      "[locations] gives its formulas and sound cues these numbers per interval (docs/mapping-language.md).",
       "  kanoko profile smpi.trace\n"
       "  kanoko profile lulesh.prv --by path --top 5\n"
-      "  kanoko profile smpi.trace --from 0.5 --to 1.5 --ranks 0-3,7 --csv > profile.csv\n"};
+      "  kanoko profile smpi.trace --from 0.5 --to 1.5 --ranks 0-3,7 --csv > profile.csv\n"
+      "  kanoko profile run.prv --from iter:3 --to iter:3          # the third iteration only\n"};
   std::string formats;
   for (const std::string& f : trace::reader_names()) formats += (formats.empty() ? "" : ", ") + f;
   po::options_description options("Options");
   std::string path, format = "auto", by = "line", ranks, entity_type;
-  double from_s = -INFINITY, to_s = INFINITY;
   std::size_t top = 20;
   options.add_options()("trace", po::value(&path)->required(), "trace file")(
       "by", po::value(&by)->default_value("line"),
       "one row per: line (a call site: file, line, function), function (locations without a function: their "
       "file), or path (the call site with the call path leading to it)")(
-      "from", po::value(&from_s), "count only time from T seconds on (the parts of states inside the range)")(
-      "to", po::value(&to_s), "count only time before T seconds")(
+      "from", po::value<std::string>(),
+      "count only time from T on (the parts of states inside the range): trace seconds, or iter:K (the start of "
+      "iteration K by the trace's markers, as for simulate)")(
+      "to", po::value<std::string>(), "count only time before T: trace seconds, or iter:K (the end of iteration K)")(
+      "marker", po::value<std::string>(), "the marker or state name whose occurrences iter:K counts (default: detected)")(
       "ranks", po::value(&ranks), "count only these ranks, e.g. 0-3,7 (entity index when a rank is unknown)")(
       "top", po::value(&top)->default_value(20), "rows shown, the most waiting first (0: all)")(
       "json", "print one JSON object")("csv", "print CSV with a header row")(
@@ -83,13 +88,10 @@ int cmd_profile(const Args& args) {
   if (!profile::parse_group_by(by, popts.by)) {
     throw InputError(FileLoc{"--by"}, "expected line, function or path, got '" + message_line(by) + "'");
   }
-  if (std::isnan(from_s) || std::isnan(to_s) || (vm.count("from") != 0U && !std::isfinite(from_s)) ||
-      (vm.count("to") != 0U && !std::isfinite(to_s))) {
-    throw InputError(FileLoc{vm.count("from") != 0U && !std::isfinite(from_s) ? "--from" : "--to"}, "expected a finite number of seconds");
-  }
-  if (to_s <= from_s) throw InputError(FileLoc{"--to"}, "the range is empty: --to must be after --from");
-  popts.from_s = from_s;
-  popts.to_s = to_s;
+  // The same bounds as simulate's window (seconds or iter:K), by the same parser.
+  const ingest::TimeWindow window = window_from(vm, path);
+  if (vm.count("from") != 0U) popts.from_s = window.from_s;
+  if (vm.count("to") != 0U) popts.to_s = window.to_s;
   if (!ranks.empty()) popts.ranks = parse_ranks(ranks);
 
   trace::ReaderOptions reader_options;

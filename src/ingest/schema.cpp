@@ -1,12 +1,15 @@
 #include "src/ingest/schema.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
 #include "src/ingest/survey.hpp"
 #include "src/ingest/window.hpp"
+#include "src/mapping/pattern.hpp"
+#include "src/profile/located.hpp"
 
 namespace kanoko::ingest {
 
@@ -302,6 +305,29 @@ TimeWindow trace_window(const Mapping& m) {
   return w;
 }
 
+namespace {
+
+/// The matchers of the mapping's [locations], in its order: every part given must match.
+std::vector<profile::LocationMatcher> location_matchers(const Mapping& m) {
+  std::vector<profile::LocationMatcher> out;
+  for (const mapping::CodeLocationSpec& spec : m.code_locations) {
+    const auto pattern = [&](const std::string& key, const std::string& text) {
+      return text.empty() ? std::optional<mapping::Pattern>()
+                          : std::optional<mapping::Pattern>(mapping::mapping_pattern(
+                                m, "locations." + spec.name + (key.empty() ? "" : "." + key), text));
+    };
+    const bool site_key = m.locations.count("locations." + spec.name + ".site") != 0U;  // the table form
+    out.emplace_back([site = pattern(site_key ? "site" : "", spec.site), file = pattern("file", spec.file), function = pattern("function", spec.function),
+                      line = spec.line](const trace::CodeLocation& l, const std::string& label) {
+      return (!site || site->found_in(label)) && (!file || file->found_in(l.file)) &&
+             (!function || function->found_in(l.function)) && (line == 0 || l.line == line);
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
 trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapping& m, SelectionReport* report) {
   const std::string format = trace_format(path, m);
   trace::TimelineOptions options = timeline_options(m, format);
@@ -337,7 +363,21 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
   TraceSurvey survey;
   SurveySink survey_sink(survey);
   TeeSink tee(builder, survey_sink);
-  BodySelector selector(m, tee);
+  // [locations]: the time at named call sites, by the profile's rules, beside the timeline.
+  std::optional<profile::LocatedTime> located;
+  std::optional<TeeSink> with_located;
+  if (!m.code_locations.empty()) {
+    profile::LocatedOptions lo;
+    lo.interval_s = options.interval_s;
+    lo.matchers = location_matchers(m);
+    lo.computing = options.busy_states;
+    lo.communicating = options.communicating_states;
+    lo.idle = options.idle_states;
+    lo.mpi_call_table = options.mpi_call_table;
+    located.emplace(std::move(lo));
+    with_located.emplace(tee, *located);
+  }
+  BodySelector selector(m, with_located ? static_cast<trace::TraceSink&>(*with_located) : tee);
   trace::ReadReport read;
   if (window.whole()) {
     read = trace::read_trace(path, selector, reader_name, reader);
@@ -396,6 +436,42 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                        r.entities.front().reason + ")");
   }
   trace::Timeline tl = builder.take();
+  if (located) {
+    if (read.locations == 0) {
+      throw InputError(m.where("locations"), "[locations] names code locations, but " + path.string() + " (" + read.format +
+                                                 ") records none: " +
+                                                 std::string(trace::format_facts(read.format).record_locations) +
+                                                 " (docs/profile.md)");
+    }
+    const std::size_t names = m.code_locations.size();
+    if (tl.bin_count * tl.entity_count() > profile::LocatedTime::kMaxValues / (names * profile::LocatedSeconds::kClasses)) {
+      throw InputError(m.where("locations"), "[locations]: " + std::to_string(names) + " names over " +
+                                                 std::to_string(tl.bin_count) + " intervals and " +
+                                                 std::to_string(tl.entity_count()) + " bodies need more than " +
+                                                 std::to_string(profile::LocatedTime::kMaxValues) +
+                                                 " values; name fewer call sites or use a larger interval");
+    }
+    profile::LocatedSeconds seconds = located->take(tl.bin_count, tl.entity_count());
+    std::string matches;
+    for (std::size_t k = 0; k < m.code_locations.size(); ++k) {
+      const mapping::CodeLocationSpec& spec = m.code_locations[k];
+      std::string shown;
+      for (const std::string& label : seconds.examples[k]) shown += (shown.empty() ? "" : ", ") + label;
+      if (seconds.matched_locations[k] > seconds.examples[k].size()) {
+        shown += ", ... (" + std::to_string(seconds.matched_locations[k]) + " locations)";
+      }
+      if (!shown.empty()) matches += (matches.empty() ? "" : "; ") + spec.name + " = " + shown;
+      if (seconds.matched_locations[k] == 0) {
+        r.warnings.push_back({spec.where, "[locations] '" + spec.name + "' matches none of the trace's " +
+                                              std::to_string(seconds.locations) +
+                                              " code locations (`kanoko profile` lists them; a string is searched "
+                                              "in \"file:line function\")"});
+      }
+    }
+    if (!matches.empty()) r.notes.push_back("[locations] " + matches);
+    tl.located_names = mapping::location_variables(m);
+    tl.located_s = std::move(seconds.seconds);
+  }
   if (std::any_of(r.members.begin(), r.members.end(), [](std::size_t k) { return k > 1; })) {
     tl.members.assign(r.members.begin(), r.members.end());  // grouped bodies hold their members' time
   }

@@ -62,6 +62,7 @@ class BodySelector final : public trace::TraceSink {
   void on_load(const trace::LoadSample& s) override;
   void on_state(const trace::StateInterval& s) override;
   void on_collective(const trace::Collective& c) override;
+  void on_location(trace::LocationIndex index, const trace::CodeLocation& l) override { down_.on_location(index, l); }
   void on_end(double end_s) override;
 
   /// The report so far (complete after on_end).

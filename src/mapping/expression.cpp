@@ -87,12 +87,20 @@ std::vector<std::string> names_of(const Docs& docs) {
 constexpr std::size_t kMaxLength = 4096;
 
 /// A parser with the scope's variables bound to `values` and no other names.
-void define_variables(mu::Parser& p, Scope scope, const double* values) {
+void define_variables(mu::Parser& p, Scope scope, const double* values, const std::vector<std::string>& extra) {
   const auto& names = variable_names(scope);
-  for (std::size_t i = 0; i < names.size(); ++i) {
+  for (std::size_t i = 0; i < names.size() + extra.size(); ++i) {
     // muparser binds a non-const pointer but only reads through it when evaluating.
-    p.DefineVar(names[i], const_cast<double*>(values + i));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    p.DefineVar(i < names.size() ? names[i] : extra[i - names.size()],
+                const_cast<double*>(values + i));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
   }
+}
+
+/// The names an expression of `scope` may read.
+std::vector<std::string> all_names(Scope scope, const std::vector<std::string>& extra) {
+  std::vector<std::string> names = variable_names(scope);
+  names.insert(names.end(), extra.begin(), extra.end());
+  return names;
 }
 
 std::string muparser_message(const mu::ParserError& e) {
@@ -130,7 +138,7 @@ const std::vector<std::pair<std::string, std::string>>& variable_docs(Scope scop
 std::string ExpressionSpec::describe() const { return "'" + key + "' = \"" + text + "\" (" + loc.str() + ")"; }
 
 std::vector<Diagnostic> check_expression(const std::string& text, Scope scope, const FileLoc& loc,
-                                         std::vector<std::string>* used) {
+                                         std::vector<std::string>* used, const std::vector<std::string>& extra) {
   auto at = [&](int pos) {
     FileLoc l = loc;
     if (l.column > 0 && pos > 0) l.column += pos;
@@ -154,10 +162,11 @@ std::vector<Diagnostic> check_expression(const std::string& text, Scope scope, c
     return {{at(static_cast<int>(i) - ((before == '+' || before == '-' || before == '*' || before == '/') ? 1 : 0)),
              "assignment ('=') is not allowed in an expression; compare with '=='"}};
   }
-  std::vector<double> values(variable_names(scope).size(), 1.0);
+  const std::vector<std::string> names = all_names(scope, extra);
+  std::vector<double> values(names.size(), 1.0);
   try {
     mu::Parser p;
-    define_variables(p, scope, values.data());
+    define_variables(p, scope, values.data(), extra);
     p.SetExpr(text);
     const double v = p.Eval();
     if (used != nullptr) {
@@ -177,8 +186,8 @@ std::vector<Diagnostic> check_expression(const std::string& text, Scope scope, c
                               (std::isalpha(static_cast<unsigned char>(token[0])) != 0 || token[0] == '_');
     if (unknown_name) {
       std::string valid;
-      for (const auto& n : variable_names(scope)) valid += (valid.empty() ? "" : ", ") + n;
-      return {{at(e.GetPos()), "unknown name '" + token + "' in expression" + did_you_mean(token, variable_names(scope)) +
+      for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
+      return {{at(e.GetPos()), "unknown name '" + token + "' in expression" + did_you_mean(token, names) +
                                    "; variables here: " + valid}};
     }
     return {{at(e.GetPos()), "invalid expression \"" + text + "\": " + muparser_message(e)}};
@@ -194,7 +203,7 @@ Expression::~Expression() = default;
 Expression::Expression(const ExpressionSpec& spec, const double* values)
     : spec_(spec), parser_(std::make_unique<mu::Parser>()), values_(values) {
   try {
-    define_variables(*parser_, spec.scope, values);
+    define_variables(*parser_, spec.scope, values, spec.extra);
     parser_->SetExpr(spec.text);
     (void)parser_->Eval();  // compiles to bytecode now, not in the first interval
   } catch (const mu::ParserError& e) {
@@ -214,7 +223,7 @@ void Expression::throw_bad_value(const std::string& subject, double value, const
     // The usual cause: a variable it divides by is 0 here. Name those.
     std::string zeros;
     bool bytes = false;
-    const std::vector<std::string>& names = variable_names(spec_.scope);
+    const std::vector<std::string> names = all_names(spec_.scope, spec_.extra);
     for (const std::string& name : spec_.used) {
       const auto at = std::find(names.begin(), names.end(), name);
       if (values_ == nullptr || at == names.end() || values_[at - names.begin()] != 0.0) continue;

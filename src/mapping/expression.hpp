@@ -65,6 +65,9 @@ struct ExpressionSpec {
   FileLoc loc;       ///< location of the formula's first character in the mapping
   Scope scope = Scope::Body;
   std::vector<std::string> used;  ///< variables it reads
+  /// Variables beyond the scope's own (the mapping's [locations], Scope::Body), bound after them:
+  /// values[variable_names(scope).size() + i].
+  std::vector<std::string> extra;
 
   /// "'mass.expression' = \"1 + load\" (m.toml:12:14)"
   [[nodiscard]] std::string describe() const;
@@ -75,10 +78,12 @@ struct ExpressionSpec {
 /// unknown names, a formula that is not finite when every variable is 1 (such as `load / 0`) is
 /// refused. On success fills `used`.
 std::vector<Diagnostic> check_expression(const std::string& text, Scope scope, const FileLoc& loc,
-                                         std::vector<std::string>* used = nullptr);
+                                         std::vector<std::string>* used = nullptr,
+                                         const std::vector<std::string>& extra = {});
 
 /// A compiled expression bound to an array of variable values (owned by the caller, sized
-/// kBodyVarCount, kPairVarCount or kCueVarCount, alive as long as the expression).
+/// kBodyVarCount, kPairVarCount or kCueVarCount plus the spec's extra variables, alive as long as
+/// the expression).
 class Expression {
  public:
   Expression();

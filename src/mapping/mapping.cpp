@@ -1,6 +1,7 @@
 #include "src/mapping/mapping.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -95,6 +96,22 @@ std::array<float, 3> colour_at(ColourMap map, double t) {
   for (int c = 0; c < 3; ++c) {
     const int shift = 16 - 8 * c;
     out[static_cast<std::size_t>(c)] = static_cast<float>((1 - f) * rgb((*a)[i], shift) + f * rgb((*a)[i + 1], shift));
+  }
+  return out;
+}
+
+std::vector<std::string> location_variables(const Mapping& m) {
+  std::vector<std::string> out;
+  for (const CodeLocationSpec& l : m.code_locations) {
+    for (const std::string& v : l.variables()) out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<std::string> pair_location_variables(const Mapping& m) {
+  std::vector<std::string> out;
+  for (const char* end : {"src_", "dst_"}) {
+    for (const std::string& v : location_variables(m)) out.push_back(end + v);
   }
   return out;
 }
@@ -361,7 +378,9 @@ class Section {
     // A basic "..." or literal '...' string on one line: the text starts one column after the
     // quote (escapes inside would shift later columns; locations then point near the token).
     if (e.loc.column > 0) e.loc.column += 1;
-    const auto problems = check_expression(e.text, scope, e.loc, &e.used);
+    if (scope == Scope::Body) e.extra = location_variables(mapping_);
+    if (scope == Scope::Pair) e.extra = pair_location_variables(mapping_);
+    const auto problems = check_expression(e.text, scope, e.loc, &e.used, e.extra);
     for (const auto& d : problems) diag_.add(d.loc, "'" + key + "': " + d.message);
     if (!problems.empty()) return std::nullopt;
     return e;
@@ -495,6 +514,20 @@ class Section {
       return nullptr;
     }
     return v;
+  }
+
+  /// The keys present in the table, in the file's order.
+  [[nodiscard]] std::vector<std::string> keys_in_order() const {
+    std::vector<std::pair<FileLoc, std::string>> keys;
+    if (table_ != nullptr) {
+      for (const auto& [key, value] : table_->as_table()) keys.emplace_back(loc_of(value, file_), key);
+    }
+    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.first.line, a.first.column) < std::tie(b.first.line, b.first.column);
+    });
+    std::vector<std::string> out;
+    for (auto& k : keys) out.push_back(std::move(k.second));
+    return out;
   }
 
   /// Reports keys present in the table that nothing asked for.
@@ -905,6 +938,76 @@ void read_trace(Section s, Mapping& m) {
   s.report_unknown_keys();
 }
 
+/// A name of [locations]: a variable prefix muparser accepts.
+bool location_name_ok(const std::string& name) {
+  if (name.empty() || name.size() > 64 || (std::isalpha(static_cast<unsigned char>(name[0])) == 0 && name[0] != '_')) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+}
+
+/// [locations]: NAME = "site pattern", or NAME = { site = "...", file = "...", function = "...", line = N }.
+void read_locations(Section s, Mapping& m, const std::string& file, DiagnosticList& diag) {
+  const std::vector<std::string>& body_names = variable_names(Scope::Body);
+  for (const std::string& name : s.keys_in_order()) {
+    const toml::value* v = s.get(name);
+    CodeLocationSpec spec;
+    spec.name = name;
+    spec.where = loc_of(*v, file);
+    if (!location_name_ok(name)) {
+      s.error(*v, "[locations] name '" + escaped_excerpt(name) +
+                      "' must start with a letter or '_' and hold only letters, digits and '_' (at most 64): it "
+                      "names the variables " + name + "_computing, " + name + "_communicating and " + name + "_waiting");
+      continue;
+    }
+    if (m.code_locations.size() >= kMaxCodeLocations) {
+      s.error(*v, "[locations] holds more than " + std::to_string(kMaxCodeLocations) + " names");
+      continue;
+    }
+    const auto compile = [&](const std::string& key, const std::string& text, const toml::value& at) {
+      try {
+        (void)Pattern(text);
+      } catch (const PatternError& e) {
+        diag.add(loc_of(at, file), "'locations." + name + (key.empty() ? "" : "." + key) +
+                                        "' is not a valid regular expression: " + e.what());
+      }
+    };
+    if (v->is_string()) {
+      spec.site = v->as_string();
+      if (spec.site.empty()) s.error(*v, "'locations." + name + "' is empty: write a pattern such as \"file\\.c:31\\b\"");
+      compile("", spec.site, *v);
+    } else if (v->is_table()) {
+      Section t(v, "locations." + name, file, diag, m);
+      const std::pair<const char*, std::string*> patterns[] = {
+          {"site", &spec.site}, {"file", &spec.file}, {"function", &spec.function}};
+      for (const auto& [key, target] : patterns) {
+        if (const auto text = t.string(key)) {
+          *target = *text;
+          compile(key, *text, *t.get(key));
+        }
+      }
+      if (const auto line = t.integer("line", 1, std::int64_t{1} << 40)) spec.line = *line;
+      t.report_unknown_keys();
+      if (spec.site.empty() && spec.file.empty() && spec.function.empty() && spec.line == 0) {
+        s.error(*v, "'locations." + name + "' matches every location: give site, file, function or line");
+      }
+    } else {
+      s.error(*v, "'locations." + name + "' must be a pattern (a string searched in \"file:line function\") or a "
+                  "table { site, file, function, line }, found " + type_name(*v));
+      continue;
+    }
+    for (const std::string& variable : spec.variables()) {
+      const bool body = std::find(body_names.begin(), body_names.end(), variable) != body_names.end();
+      const auto earlier = location_variables(m);
+      if (body || std::find(earlier.begin(), earlier.end(), variable) != earlier.end()) {
+        s.error(*v, "[locations] name '" + name + "' makes the variable '" + variable + "', which is already " +
+                        (body ? "a body variable" : "defined"));
+      }
+    }
+    m.code_locations.push_back(std::move(spec));
+  }
+}
+
 void read_visual(Section s, Mapping& m) {
   auto& v = m.visual;
   if (auto c = s.choice("colour_map", {"cividis", "viridis", "magma", "grey", "categorical"})) {
@@ -995,6 +1098,7 @@ Mapping parse_mapping_text(const std::string& text, const std::string& name) {
   auto section = [&](const char* key) { return Section(top.subtable(key), key, name, diag, m); };
   read_simulation(section("simulation"), m);
   read_bodies(section("bodies"), m);
+  read_locations(section("locations"), m, name, diag);  // before the formulas that read its variables
   read_mass(section("mass"), m);
   read_springs(section("springs"), m);
   read_forces(section("forces"), m, name, diag);

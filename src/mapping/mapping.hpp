@@ -205,6 +205,26 @@ struct VisualSpec {
   std::vector<std::string> views;
 };
 
+/// One entry of [locations]: a name for the time the program spends at some code locations
+/// (call sites), which formulas and sound cues read (docs/mapping-language.md, "Code locations").
+/// A location counts when every part given matches: `site` and the patterns are RE2, searched.
+/// Names [locations] may hold (profile::LocatedTime's limit).
+inline constexpr std::size_t kMaxCodeLocations = 64;
+struct CodeLocationSpec {
+  std::string name;
+  std::string site;      ///< searched in the call site's label "file:line function" (`kanoko profile`'s rows)
+  std::string file;      ///< searched in the file name
+  std::string function;  ///< searched in the function name
+  std::int64_t line = 0; ///< the line; 0 any
+  FileLoc where;         ///< the entry in the mapping
+
+  /// The body variables (and run statistics) it defines: the seconds of the current interval at
+  /// its locations in computing, communicating and waiting states.
+  [[nodiscard]] std::array<std::string, 3> variables() const {
+    return {name + "_computing", name + "_communicating", name + "_waiting"};
+  }
+};
+
 /// A parsed, validated mapping file.
 struct Mapping {
   std::string path;  ///< file it came from ("" for text)
@@ -220,6 +240,9 @@ struct Mapping {
   AudioSpec audio;  ///< [audio]: sound cues (src/mapping/audio_section.hpp)
   TraceSpec trace;    ///< [trace]: which entities become bodies
   VisualSpec visual;  ///< [visual]: colours, labels, trails
+  /// [locations]: named code locations, in the file's order (their variables follow the body
+  /// variables in that order, CodeLocationSpec::variables).
+  std::vector<CodeLocationSpec> code_locations;
   /// Location of each key that was given, by dotted path ("bodies.lattice"), so that errors found
   /// later (a lattice that does not fit the trace) can point into the file.
   std::map<std::string, FileLoc> locations;
@@ -242,6 +265,11 @@ const char* to_string(Placement p);
 const char* to_string(SpringTopology t);
 const char* to_string(BodyOrder o);
 const char* to_string(ColourMap c);
+/// The body variables [locations] defines, three per name in the file's order.
+std::vector<std::string> location_variables(const Mapping& m);
+/// The pair variables it defines: each body variable of the sender (src_NAME_waiting) and of the
+/// receiver (dst_NAME_waiting), in that order.
+std::vector<std::string> pair_location_variables(const Mapping& m);
 /// Every expression of the mapping (for checks and reports).
 std::vector<const ExpressionSpec*> expressions(const Mapping& m);
 /// Colour of `t` in [0, 1] (clamped) under a colour map, as RGB in [0, 1].

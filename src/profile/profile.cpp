@@ -105,6 +105,20 @@ std::string printable(std::string_view raw) {
   return out;
 }
 
+double state_part(const trace::StateInterval& s, double from_s, double to_s) {
+  const double begin = std::max(s.begin_s, from_s);
+  const double end = std::min(s.end_s, to_s);
+  if (end < begin || (end == begin && s.end_s > s.begin_s) || s.begin_s >= to_s) return -1.0;
+  return end - begin;
+}
+
+std::string site_label(std::string_view file, std::int64_t line, std::string_view function) {
+  std::string s = file.empty() ? std::string(line > 0 ? "?" : "") : std::string(file);
+  if (line > 0) s += ":" + std::to_string(line);
+  if (!function.empty()) s += (s.empty() ? "" : " ") + std::string(function);
+  return s;
+}
+
 ProfileBuilder::ProfileBuilder(ProfileOptions options)
     : options_(std::move(options)), classifier_(options_.computing, options_.communicating, options_.idle) {
   profile_.by = options_.by;
@@ -165,12 +179,7 @@ std::uint32_t ProfileBuilder::row_of(trace::LocationIndex location) {
       row.label = "(no location)";
     } else {
       const Location& l = locations_[location - 1];
-      const auto site = [](const Location& f) {
-        std::string s = f.file.empty() ? std::string(f.line > 0 ? "?" : "") : f.file;
-        if (f.line > 0) s += ":" + std::to_string(f.line);
-        if (!f.function.empty()) s += (s.empty() ? "" : " ") + f.function;
-        return s;
-      };
+      const auto site = [](const Location& f) { return site_label(f.file, f.line, f.function); };
       if (options_.by == GroupBy::Function) {
         row.function = l.function;
         row.label = l.function.empty() ? l.file : l.function;
@@ -202,15 +211,13 @@ std::uint32_t ProfileBuilder::row_of(trace::LocationIndex location) {
 void ProfileBuilder::on_state(const trace::StateInterval& s) {
   first_s_ = std::min(first_s_, s.begin_s);
   if (s.entity >= counted_.size() || !counted_[s.entity]) return;
-  const double begin = std::max(s.begin_s, options_.from_s);
-  const double end = std::min(s.end_s, options_.to_s);
-  if (end < begin || (end == begin && s.end_s > s.begin_s) || s.begin_s >= options_.to_s) return;
+  const double d = state_part(s, options_.from_s, options_.to_s);
+  if (d < 0) return;
   ++profile_.states;
   if (s.location != 0) ++profile_.states_with_location;
   const std::uint32_t r = row_of(s.location);
   ProfileRow& row = profile_.rows[r];
   ++row.calls;
-  const double d = end - begin;
   switch (classifier_.classify(s.name)) {
     case trace::StateCategory::Computing: row.computing_s += d; break;
     case trace::StateCategory::Communicating: row.communicating_s += d; break;

@@ -117,6 +117,16 @@ class ProfileBuilder final : public trace::TraceSink {
   double end_s_ = 0;
 };
 
+/// The seconds of state `s` inside [from_s, to_s), or a negative value when the state is not
+/// counted there (outside the range; a state of no length counts, with 0 s, when it begins in the
+/// range). The one rule of the profile's rows and of the per-interval time at named locations
+/// (LocatedTime, located.hpp), so that both give the same numbers for the same range.
+[[nodiscard]] double state_part(const trace::StateInterval& s, double from_s, double to_s);
+
+/// A call site as profile rows of `--by line` name it: "file:line function", "?:line" without a
+/// file, parts left out when unknown.
+[[nodiscard]] std::string site_label(std::string_view file, std::int64_t line, std::string_view function);
+
 /// The text of a trace-given name for a terminal or a CSV cell: control characters and bytes that
 /// are not UTF-8 escaped as \xNN.
 std::string printable(std::string_view raw);

@@ -99,7 +99,7 @@ RunEstimate estimate_run(const mapping::Mapping& m, const trace::Timeline& tl) {
   e.trace_s = static_cast<double>(tl.bin_count) * tl.interval_s;
   const std::uint64_t n = e.bodies;
   const std::uint64_t bins = tl.bin_count;
-  const std::uint64_t stats = models::Model::stat_names().size();
+  const std::uint64_t stats = models::Model::stat_names(m).size();
   // Sections: per body its names and fields, the springs (a handful per body), the traffic and
   // its per-interval offsets, the mapping text.
   std::uint64_t sections = add_sat(mul_sat(n, 128), mul_sat(n, 8 * 8));
@@ -112,6 +112,7 @@ RunEstimate estimate_run(const mapping::Mapping& m, const trace::Timeline& tl) {
   const std::uint64_t cells = mul_sat(bins, n);
   std::uint64_t memory = mul_sat(cells, 4 * sizeof(double));                         // load, busy, comm, idle
   memory = add_sat(memory, mul_sat(tl.pairs.size(), sizeof(trace::PairTraffic) + 24));  // timeline + run copy
+  memory = add_sat(memory, mul_sat(tl.located_s.size(), sizeof(double)));              // [locations] seconds
   memory = add_sat(memory, mul_sat(add_sat(bins, 1), 2 * sizeof(std::size_t)));
   memory = add_sat(memory, mul_sat(add_sat(cells, n), sizeof(double)));                // load prefix sums
   memory = add_sat(memory, mul_sat(n, 4096));                                          // state, forces, stats, layout

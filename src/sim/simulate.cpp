@@ -410,7 +410,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
     meta.bodies[i].radius = static_cast<float>(m.bodies.radius);
   }
   meta.edges = model.spring_edges();
-  meta.stat_names = models::Model::stat_names();
+  meta.stat_names = models::Model::stat_names(m);
   meta.dt_s = dt;
   meta.steps_per_frame = frame_every;
   meta.interval_s = interval;

@@ -119,6 +119,10 @@ struct Event {
   std::string ph, name, cat, pid, tid, id, bind_id, args_name;
   std::string ts, dur;
   std::string sf;  ///< the stack frame id ("sf"), a key of the top-level "stackFrames"
+  /// The inline "stack" (frame strings, root first); only its innermost frames are kept.
+  std::deque<std::string> stack;
+  bool stack_not_strings = false;  ///< "stack" held something other than strings
+  bool stack_cut = false;          ///< "stack" was deeper than the frames kept
   bool has_pid = false, has_tid = false, has_ts = false, has_dur = false, has_id = false, has_bind = false;
   bool has_sf = false;
   bool flow_in = false, flow_out = false;
@@ -132,6 +136,8 @@ struct Event {
     ph.clear(), name.clear(), cat.clear(), pid.clear(), tid.clear(), id.clear(), bind_id.clear(), args_name.clear();
     ts.clear(), dur.clear();
     has_pid = has_tid = has_ts = has_dur = has_id = has_bind = flow_in = flow_out = has_bytes = has_sf = false;
+    stack.clear();
+    stack_not_strings = stack_cut = false;
     bytes = 0;
     series.clear();
     series_dropped = 0;
@@ -157,7 +163,7 @@ struct FlowPoint {
   std::int64_t line = 0;  ///< of its event, for warnings
 };
 
-enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Id2, StackFrames, StackFrame, Skip };
+enum class Frame : std::uint8_t { TopObject, Events, Event, Args, Id2, StackFrames, StackFrame, Stack, Skip };
 enum class Scalar : std::uint8_t { Null, Bool, Number, String };
 
 class ChromeParser;
@@ -359,7 +365,12 @@ class ChromeParser {
           args_on_path_.push_back(true);
         } else if (is_object && key_ == "id2") {
           next = Frame::Id2;
+        } else if (!is_object && key_ == "stack" && !names_only_) {
+          next = Frame::Stack;
         }
+        break;
+      case Frame::Stack:
+        event_.stack_not_strings = true;  // an array or object as a frame: skipped with its content
         break;
       case Frame::Args: {
         const std::size_t depth = args_depth_.back();
@@ -425,11 +436,35 @@ class ChromeParser {
           stack_frames_[frame_id_].has_parent = true;
         }
         break;
+      case Frame::Stack:
+        if (kind != Scalar::String) {
+          event_.stack_not_strings = true;
+        } else {
+          if (event_.stack.size() >= kMaxFrameDepth) {
+            event_.stack.pop_front();  // root first: the innermost frames are the ones to keep
+            event_.stack_cut = true;
+          }
+          event_.stack.emplace_back(text.substr(0, std::min<std::size_t>(text.size(), LocationTable::kMaxNameBytes)));
+        }
+        break;
       case Frame::TopObject:
       case Frame::StackFrames:
       case Frame::Skip: break;
     }
     return true;
+  }
+
+  /// The location of the event: its "sf" frame, else its inline "stack" (root first, the last
+  /// frame the call site; each frame a function name or an address, as written), else none.
+  LocationIndex event_location() {
+    if (event_.has_sf) return frame_location(event_.sf);
+    if (event_.stack_not_strings) warn("\"stack\" holds a frame that is not a string (skipped)");
+    if (event_.stack_cut) {
+      warn("\"stack\" deeper than " + std::to_string(kMaxFrameDepth) + " frames (the outermost left out)");
+    }
+    LocationIndex caller = 0;
+    for (const std::string& frame : event_.stack) caller = locations_.intern({}, 0, frame, caller);
+    return caller;
   }
 
   /// The location of stack frame `id` ("stackFrames"): its name as the function, its parents as
@@ -619,7 +654,7 @@ class ChromeParser {
     switch (ph) {
       case 'B':
         if (stacks_.depth(e) == 0 && first_open_loc_.file.empty()) first_open_loc_ = event_.loc;
-        if (!stacks_.push(e, t, event_.name, event_.has_sf ? frame_location(event_.sf) : 0)) {
+        if (!stacks_.push(e, t, event_.name, event_location())) {
           throw InputError(event_.loc, "B slices nested deeper than " + std::to_string(StateStacks::kMaxDepth) +
                                            " on one thread");
         }
@@ -638,7 +673,7 @@ class ChromeParser {
           dur = 0;
         }
         end = t + dur * 1e-6;
-        window_.state(t, end, e, event_.name, event_.has_sf ? frame_location(event_.sf) : 0);
+        window_.state(t, end, e, event_.name, event_location());
         ++summary_.states;
         break;
       }

@@ -1115,20 +1115,32 @@ class PajeParser {
   }
 
   /// The location a PushState's Fname and Lnumber name (SimGrid SMPI's call sites).
+  /// Each state of an SMPI trace names its call site; a program has a few dozen, visited by rank
+  /// after rank, so a small cache of the texts seen saves building and hashing the location
+  /// table's key for nearly every state (docs/profile.md, "Reading speed").
   LocationIndex call_location(const EventDef& d) {
     const std::string_view file = field(d, fFname).text;
     const std::string_view line_text = field(d, fLnumber).text;
-    if (file == last_fname_ && line_text == last_lnumber_) return last_location_;
+    std::size_t h = file.size();
+    for (const char c : line_text) h = h * 31 + static_cast<unsigned char>(c);
+    for (const char c : file.substr(file.size() - std::min<std::size_t>(file.size(), 8))) h = h * 31 + static_cast<unsigned char>(c);
+    SiteCache& slot = site_cache_[h % site_cache_.size()];
+    if (slot.used && file == slot.fname && line_text == slot.lnumber) {
+      if (slot.bad_line) warn(wBadLnumber);
+      return slot.location;
+    }
     std::int64_t line = 0;
     const auto r = std::from_chars(line_text.data(), line_text.data() + line_text.size(), line);
-    if (r.ec != std::errc() || r.ptr != line_text.data() + line_text.size() || line_text.empty() || line < 0) {
+    slot.bad_line = r.ec != std::errc() || r.ptr != line_text.data() + line_text.size() || line_text.empty() || line < 0;
+    if (slot.bad_line) {
       warn(wBadLnumber);
       line = 0;
     }
-    last_fname_.assign(file);
-    last_lnumber_.assign(line_text);
-    last_location_ = locations_.intern(file, line, {}, 0);
-    return last_location_;
+    slot.used = true;
+    slot.fname.assign(file);
+    slot.lnumber.assign(line_text);
+    slot.location = locations_.intern(file, line, {}, 0);
+    return slot.location;
   }
 
   /// The call site a container is in now: its innermost open state's (SMPI has one state type).
@@ -1501,8 +1513,13 @@ class PajeParser {
   // SMPI call sites (Fname/Lnumber of PushState)
   LocationTable locations_;
   bool call_locations_ = false;  ///< PajePushState is defined with Fname and Lnumber
-  std::string last_fname_, last_lnumber_;
-  LocationIndex last_location_ = 0;
+  struct SiteCache {
+    std::string fname, lnumber;  ///< the texts as written
+    LocationIndex location = 0;
+    bool bad_line = false;       ///< the Lnumber is no line (warned at each use)
+    bool used = false;
+  };
+  std::array<SiteCache, 64> site_cache_;  ///< direct-mapped by a hash of the texts
   std::vector<LocationIndex> top_location_;  ///< per container: its innermost open state's call site
   std::int64_t line_number_ = 0;
   std::int64_t end_line_ = 0;    ///< the first line at the latest time (0: no time past 0)

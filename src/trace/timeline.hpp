@@ -56,6 +56,15 @@ struct Timeline {
   /// Entities that each timeline entity stands for (a body grouping a host's ranks has several);
   /// empty: one each. A bin holds members × its width of state time (bin_time).
   std::vector<std::uint32_t> members;
+  /// Seconds at a mapping's named code locations ([locations], filled by the ingest with
+  /// profile::LocatedTime): located_names holds their variables, three per name (computing,
+  /// communicating, waiting); located_s[((k × bin_count + bin) × entity_count + entity) × 3 + c]
+  /// for the k-th name and c = 0 computing, 1 communicating, 2 waiting. Empty without names.
+  std::vector<std::string> located_names;
+  std::vector<double> located_s;
+  [[nodiscard]] double located_at(std::size_t k, std::size_t bin, EntityIndex e, std::size_t c) const {
+    return located_s[((k * bin_count + bin) * entity_count() + e) * 3 + c];
+  }
 
   [[nodiscard]] std::size_t entity_count() const { return entities.size(); }
   [[nodiscard]] std::span<const PairTraffic> traffic(std::size_t bin) const {

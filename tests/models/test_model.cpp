@@ -124,7 +124,7 @@ TEST(Model, SettlingPhaseHasNoCommunicationButKeepsTotals) {
   Eigen::MatrixXd stats;
   model.set_interval(1);
   model.current_stats(stats);
-  const auto names = Model::stat_names();
+  const auto names = Model::stat_names(m);
   auto row = [&](const char* name) {
     return static_cast<Eigen::Index>(std::find(names.begin(), names.end(), name) - names.begin());
   };

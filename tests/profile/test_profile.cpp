@@ -319,7 +319,7 @@ TEST(ProfileCommand, BadOptionsAreOneLineErrors) {
            {{"--by", "file"}, "--by: error: expected line, function or path"},
            {{"--ranks", "2-1"}, "--ranks: error:"},
            {{"--ranks", "a"}, "'a' is not a rank"},
-           {{"--from", "1", "--to", "0.5"}, "--to: error: the range is empty"},
+           {{"--from", "1", "--to", "0.5"}, "--to: error: the window is empty"},
            {{"--json", "--csv"}, "choose --json or --csv"}}) {
     std::vector<std::string> argv{"profile", trace};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -343,6 +343,33 @@ std::string smpi_paje(const std::string& fname, const std::string& lnumber) {
          "0 1 0 MPI\n2 2 1 MPI_STATE\n6 0 1 1 0 \"rank-0\"\n6 0 2 1 0 \"rank-1\"\n"
          "12 0 2 1 PMPI_Recv 4 \"" + fname + "\" " + lnumber + "\n12 0 2 2 PMPI_Send 4 \"ok.c\" 3\n"
          "13 0.5 2 2 \"ok.c\" 3\n13 1.5 2 1 \"" + fname + "\" " + lnumber + "\n";
+}
+
+TEST(ProfileSmpi, ManyCallSitesKeepTheirOwnLines) {
+  // 300 call sites visited twice: more than the Pajé reader's cache of call-site texts holds, so
+  // sites share its slots; each must still get its own line (and the second visit its location).
+  std::string text = smpi_paje("ok.c", "1");
+  double t = 2;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int line = 1; line <= 300; ++line) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "12 %.6f 2 1 PMPI_Recv 4 \"many.c\" %d\n13 %.6f 2 1\n", t, line, t + line * 1e-3);
+      text += buf;
+      t += 1;
+    }
+  }
+  test::TempDir dir;
+  const auto trace = dir / "many.trace";
+  test::write_text(trace, text);
+  const Read r = read_profile(trace);
+  std::size_t many = 0;
+  for (const ProfileRow& row : r.profile.rows) {
+    if (row.file != "many.c") continue;
+    ++many;
+    EXPECT_EQ(row.calls, 2U) << row.label;
+    EXPECT_NEAR(row.waiting_s, 2 * static_cast<double>(row.line) * 1e-3, 1e-9) << row.label;
+  }
+  EXPECT_EQ(many, 300U);
 }
 
 TEST(ProfileBadInput, ControlCharactersAndInvalidUtf8AreShownEscaped) {
