@@ -20,6 +20,7 @@ packages=(
   libjs-three  # kanoko share inlines three.js (and OrbitControls) into the page
   libcpp-httplib-dev  # kanoko serve
   chromium chromium-driver python3-selenium  # tests/share: the shared page in headless Chromium
+  eslint  # tests/share: lints src/web/page.js (Share.PageLint)
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )
 missing=()
