@@ -86,6 +86,11 @@ struct RunServer::Impl {
   std::uint64_t verified_blocks = 0;
   bool damaged = false;
   bool deleted = false;
+  // The sound cues of the frames served so far (share::page_cues), recomputed when they change.
+  std::optional<mapping::AudioSpec> audio;  // none: the run's sound settings cannot be read
+  std::string cues = cues_json({});
+  std::uint64_t cues_frames = 0;
+  bool cues_complete = false;
 
   void open(const fs::path& p) {
     reader.emplace(p, trajectory::Open::partial);
@@ -131,6 +136,33 @@ struct RunServer::Impl {
     }
     if (reader->complete() && !damaged && verified_blocks == blocks) return fs::file_size(path);
     return layout.frames_offset + verified_blocks * layout.block_stride();
+  }
+
+  /// The cues of the frames that may be served now (those known so far when the run cannot be
+  /// read now). Called with the mutex held.
+  const std::string& current_cues() {
+    try {
+      update_cues();
+    } catch (const std::exception& e) {
+      std::cerr << "kanoko serve: " << e.what() << '\n';
+    }
+    return cues;
+  }
+  void update_cues() {
+    if (servable() == 0 || !audio) return;
+    const std::uint64_t frames = reader->complete() && !damaged
+                                     ? reader->frame_count()
+                                     : std::min<std::uint64_t>(reader->frame_count(), verified_blocks * layout.block_frames);
+    if (frames == cues_frames && reader->complete() == cues_complete) return;
+    if (frames < reader->frame_count()) return;  // a damaged block: the cues before it stay
+    try {
+      cues = cues_json(page_cues(*reader, *audio, reader->begin_time(), reader->end_time(), frames));
+    } catch (const InputError& e) {
+      std::cerr << "kanoko serve: no sound cues: " << e.what() << '\n';
+      audio.reset();
+    }
+    cues_frames = frames;
+    cues_complete = reader->complete();
   }
 
   void routes() {
@@ -187,9 +219,14 @@ struct RunServer::Impl {
             return true;
           });
     });
+    http.Get("/cues.json", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex);
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(current_cues(), "application/json");
+    });
     http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
       if (res.status == 404) {
-        res.set_content("kanoko serve: " + req.path + " is not served: only / (the page) and /run.kntj (the run)\n",
+        res.set_content("kanoko serve: " + req.path + " is not served: only / (the page), /run.kntj (the run) and /cues.json (its sound cues)\n",
                         "text/plain");
       } else if (res.status == 416) {
         res.set_content("kanoko serve: bad byte range '" + req.get_header_value("Range") + "'\n", "text/plain");
@@ -205,11 +242,14 @@ RunServer::RunServer(fs::path run, const ServeOptions& options) : impl_(std::mak
   s.open(run_being_served(s.run));
   PageOptions page = options.page;
   page.stream_url = "/run.kntj";
+  page.cues_url = "/cues.json";
   page.max_bytes = std::numeric_limits<std::uint64_t>::max();
   const PageData data = collect_stream_data(*s.reader, s.run.string());
   if (!data.sound_problem.empty()) {
     std::cerr << "kanoko serve: warning: the run's sound settings cannot be read (default voices): "
               << data.sound_problem << '\n';
+  } else {
+    s.audio = data.audio;
   }
   s.page = build_page(*s.reader, data, page, s.run.string());
   s.routes();

@@ -14,8 +14,10 @@ if ! command -v eslint >/dev/null 2>&1; then
 fi
 # Debian's eslint lives in /usr/share/nodejs, which a Node.js not from Debian (e.g. nodesource's)
 # does not search by itself.
+# From the page's folder: eslint's ignore rules want paths inside the working directory.
+cd "$src" || exit 1
 NODE_PATH="/usr/share/nodejs:/usr/lib/nodejs${NODE_PATH:+:$NODE_PATH}" \
-  eslint --no-eslintrc -c "$src/eslintrc.json" --max-warnings 0 "$src/page.js"
+  eslint --no-eslintrc -c eslintrc.json --max-warnings 0 page.js
 status=$?
 [ "$status" -eq 0 ] && echo "eslint: $src/page.js is clean"
 exit "$status"

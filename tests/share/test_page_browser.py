@@ -218,6 +218,196 @@ def check_serve(args, tmp, runfile, rows):
     check("was deleted" in err, "the terminal says the run was deleted: %r" % err.strip())
 
 
+def format_bytes(v):
+    """As the desktop panel writes bytes: KiB, MiB, ... from 1 KiB on with 4 digits, else %.6g B."""
+    if abs(v) < 1024:
+        return "%.6g B" % v
+    x, units = v / 1024, ["KiB", "MiB", "GiB", "TiB"]
+    u = 0
+    while abs(x) >= 1024 and u + 1 < len(units):
+        x /= 1024
+        u += 1
+    return "%.4g %s" % (x, units[u])
+
+
+def expected_partners(runfile, body, t, names):
+    """Body's top 3 partners by bytes so far (both ways) at trace time t, read from the run's
+    `traffic` section (docs/trajectory-format.md) here, as the desktop panel lists them."""
+    raw = open(runfile, "rb").read()
+    def section(name):
+        at = raw.find(name.encode().ljust(16, b"\0"))
+        assert at > 0, "no %s section" % name
+        (size,) = struct.unpack_from("<Q", raw, at + 16)
+        return at + 24, size
+    at, size = section("meta")
+    meta = dict(l.split("=", 1) for l in raw[at:at + size].decode().splitlines() if "=" in l)
+    interval, begin = float(meta["interval_s"]), float(meta["trace_begin_s"])
+    b = int((t - begin) // interval) if t > begin else 0
+    at, _ = section("traffic")
+    n_bins, _ = struct.unpack_from("<QQ", raw, at)
+    offsets = struct.unpack_from("<%dQ" % (n_bins + 1), raw, at + 16)
+    records = at + 16 + 8 * (n_bins + 1)
+    sent, received = {}, {}
+    for r in range(offsets[min(b + 1, n_bins)]):
+        src, dst, nbytes, _ = struct.unpack_from("<IIdd", raw, records + 24 * r)
+        if src == body and dst != body:
+            sent[dst] = sent.get(dst, 0.0) + nbytes
+        elif dst == body and src != body:
+            received[src] = received.get(src, 0.0) + nbytes
+    partners = sorted(set(sent) | set(received), key=lambda p: (-(sent.get(p, 0) + received.get(p, 0)), p))[:3]
+    # The page stores the bytes as 32-bit floats.
+    f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
+    return ["%s: %s (sent %s, recv %s)" % (names[p], format_bytes(f32(sent.get(p, 0)) + f32(received.get(p, 0))),
+                                          format_bytes(f32(sent.get(p, 0))), format_bytes(f32(received.get(p, 0))))
+            for p in partners] or ["none so far"]
+
+
+def check_spring_colours(driver, mode):
+    """Springs coloured by `mode` as the desktop does: a spring whose tension (or traffic) changes
+    between two times changes colour on the screen, where the page draws it; the legend shows it."""
+    driver.execute_script("kanoko.springs(arguments[0])", mode)
+    begin, end = driver.execute_script("return [kanoko.begin, kanoko.end]")
+    count = driver.execute_script("return kanoko.springCount")
+    samples = []
+    for j in range(9):
+        t = begin + (end - begin) * (0.05 + 0.9 * j / 8)
+        driver.execute_script("kanoko.seek(arguments[0])", t)
+        springs = driver.execute_script("return Array.from({length: kanoko.springCount}, (_, e) => kanoko.spring(e))")
+        bodies = driver.execute_script("return Array.from({length: kanoko.bodies}, (_, i) => kanoko.project(i))")
+        samples.append((t, springs, bodies))
+    # The spring and pair of times with the largest colour change, its middle half clear of the bodies.
+    def clear(sample, e):
+        spring = sample[1][e]
+        points = [(spring["a"]["x"] + f * (spring["b"]["x"] - spring["a"]["x"]),
+                   spring["a"]["y"] + f * (spring["b"]["y"] - spring["a"]["y"])) for f in (0.25, 0.375, 0.5, 0.625, 0.75)]
+        return spring["a"]["visible"] and spring["b"]["visible"] and all(
+            ((q["x"] - x) ** 2 + (q["y"] - y) ** 2) ** 0.5 > 30 for q in sample[2] for x, y in points)
+    best = None
+    for e in range(count):
+        for a in range(len(samples)):
+            for b in range(a + 1, len(samples)):
+                ca, cb = samples[a][1][e]["colour"], samples[b][1][e]["colour"]
+                clear_both = clear(samples[a], e) and clear(samples[b], e)
+                change = sum(abs(x - y) for x, y in zip(ca, cb))
+                if clear_both and (best is None or change > best[0]):
+                    best = (change, e, a, b)
+    check(best is not None and best[0] >= 60, "%s: a spring changes colour over the run (%s)" % (mode, best and best[0]))
+    if best is None:
+        return
+    _, e, a, b = best
+    # The line is one antialiased pixel wide: a drawn pixel is background + w (colour - background).
+    # Along the middle half of the spring, the pixel that stands out most near each point.
+    background = (16, 20, 24)
+    drawn = []
+    for k in (a, b):
+        driver.execute_script("kanoko.seek(arguments[0])", samples[k][0])
+        time.sleep(0.1)
+        spring = driver.execute_script("return kanoko.spring(arguments[0])", e)
+        width, height, channels, px = decode_png(driver.get_screenshot_as_png())
+        pixels = []
+        for j in range(21):
+            f = 0.25 + 0.5 * j / 20
+            x = int(round(spring["a"]["x"] + f * (spring["b"]["x"] - spring["a"]["x"])))
+            y = int(round(spring["a"]["y"] + f * (spring["b"]["y"] - spring["a"]["y"])))
+            window = [tuple(px[yy][xx * channels + c] for c in range(3)) for yy in range(y - 1, y + 2)
+                      for xx in range(x - 1, x + 2) if 0 <= yy < height and 0 <= xx < width]
+            pixels.append(max(window, key=lambda p: sum(abs(p[c] - background[c]) for c in range(3))))
+        drawn.append((spring["colour"], pixels))
+
+    def misfit(pixels, colour):
+        """Median distance of the pixels from the blends of `colour` over the background, relative."""
+        d = [colour[c] - background[c] for c in range(3)]
+        dd = sum(x * x for x in d) or 1
+        out = []
+        for p in pixels:
+            q = [p[c] - background[c] for c in range(3)]
+            w = max(0.0, min(1.0, sum(q[c] * d[c] for c in range(3)) / dd))
+            out.append(sum((q[c] - w * d[c]) ** 2 for c in range(3)) ** 0.5 / max(1.0, sum(x * x for x in q) ** 0.5))
+        return sorted(out)[len(out) // 2]
+    (ca, pa), (cb, pb) = drawn
+    own = (misfit(pa, ca), misfit(pb, cb))
+    swapped = (misfit(pa, cb), misfit(pb, ca))
+    check(own[0] < 0.15 and own[1] < 0.15 and swapped[0] > 2 * own[0] and swapped[1] > 2 * own[1],
+          "%s: spring %d is drawn in its colour at two times, %s then %s (misfit %.3f, %.3f; against the other "
+          "time's colour %.3f, %.3f)" % (mode, e, ca, cb, own[0], own[1], swapped[0], swapped[1]))
+    legend = driver.find_element(By.ID, "spring-legend")
+    check(legend.is_displayed() and ("length" in legend.text if mode == "tension" else "bytes" in legend.text),
+          "%s: the spring legend says what the colours mean: %r" % (mode, legend.text))
+
+
+def check_doppler(driver, rows, doppler):
+    """The cue pitch factor of a body moving toward the camera (the listener) at radial speed v is
+    OpenAL's c / (c - v), as the desktop's (doppler factor 1, c = 4 x the run's fastest body from the
+    CSV's velocities), within 1 %; moving away it is below 1; with Doppler off exactly 1."""
+    n = len(rows)
+    times = sorted({float(r["time_s"]) for r in rows[0]})
+    at = {i: {float(r["time_s"]): r for r in rows[i]} for i in range(n)}
+    c = 4 * max((float(r["vx"]) ** 2 + float(r["vy"]) ** 2 + float(r["vz"]) ** 2) ** 0.5 for i in range(n) for r in rows[i])
+    # The fastest body between two stored frames (the page's velocity: their positions' difference).
+    best = None
+    for k in range(len(times) // 4, 3 * len(times) // 4):
+        dt = times[k + 1] - times[k]
+        for i in range(n):
+            a, b = at[i][times[k]], at[i][times[k + 1]]
+            v = [(float(b[x]) - float(a[x])) / dt for x in "xyz"]
+            speed = sum(x * x for x in v) ** 0.5
+            if best is None or speed > best[0]:
+                best = (speed, k, i, v)
+    speed, k, i, v = best
+    driver.execute_script("kanoko.seek(arguments[0])", times[k])
+    p = driver.execute_script("return kanoko.position(arguments[0])", i)
+    unit = [x / speed for x in v]
+    span = max(abs(float(rows[j][0][x]) - float(rows[0][0][x])) for j in range(n) for x in "xyz")
+    for label, sign, expected in (("toward", 1, c / (c - speed)), ("away from", -1, c / (c + speed))):
+        eye = [p[a] + sign * span * unit[a] for a in range(3)]
+        driver.execute_script("kanoko.setCamera(arguments[0], arguments[1])", eye, p)
+        factor = driver.execute_script("return kanoko.pitchFactor(arguments[0])", i)
+        if doppler:
+            check(abs(factor - expected) <= 0.01 * expected and (factor > 1) == (sign > 0),
+                  "Doppler: body %d moving %s the listener at %.4g (c = %.4g) has pitch factor %.5f (c / (c %s v) = %.5f)"
+                  % (i, label, speed, c, factor, "-" if sign > 0 else "+", expected))
+        else:
+            check(factor == 1, "Doppler off: body %d moving %s the listener keeps its pitch (%r)" % (i, label, factor))
+
+
+def check_cues_play(driver, first, page):
+    """Sound on, then playing across the first cue (at trace time `first`) plays it; no console errors."""
+    driver.find_element(By.ID, "sound").click()
+    check(wait_for(driver, "return kanoko.sound().on"), "Sound on starts Web Audio on %s" % page)
+    driver.execute_script("kanoko.seek(arguments[0])", first - 0.01 * driver.execute_script("return kanoko.end - kanoko.begin"))
+    driver.find_element(By.ID, "play").click()
+    played = wait_for(driver, "return kanoko.sound().played", 5)
+    driver.find_element(By.ID, "play").click()
+    check(played and played > 0, "playing across a cue on %s plays it (%s)" % (page, played))
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    check(not errors, "no console errors on %s: %s" % (page, errors))
+
+
+def check_serve_cues(args, tmp, ring, shared_cues):
+    """A served page gets the sound cues the server detects for the frames it serves: those of the
+    shared page for a complete run, and it plays them."""
+    server, port = start_server(args, ring, tmp)
+    url = "http://127.0.0.1:%d/" % port
+    try:
+        status, body = http(url + "cues.json")
+        check(status == 200 and body.startswith(b'{"times":['), "/cues.json serves the cues (%d %r)" % (status, body[:40]))
+        driver = start_browser(args)
+        try:
+            check(open_page(driver, url), "the served ring page starts")
+            served = wait_for(driver, "return kanoko.cues === %d && kanoko.cueTimes()" % len(shared_cues))
+            check(bool(served) and len(served) == len(shared_cues) and
+                  all(abs(a - b) <= 1e-12 * max(1.0, abs(b)) for a, b in zip(served, shared_cues)),
+                  "the served page has the shared page's %d sound cues (%s)" % (len(shared_cues), len(served or [])))
+            legend = driver.find_element(By.ID, "legend-summary").text
+            check(legend.endswith("%d sound cues" % len(shared_cues)), "the served legend counts them: %s" % legend)
+            check_cues_play(driver, shared_cues[0], "the served page")
+        finally:
+            driver.quit()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kanoko", required=True)
@@ -311,6 +501,13 @@ def main():
                   "load %s (run: %.6g)" % (lines.get("load (interval)"), float(row["load"])))
             check("msgs sent (so far)" in lines and "springs to" in lines and "speed" in lines,
                   "the panel lists the desktop's statistics: " + ", ".join(lines))
+            want = expected_partners(runfile, target, t_frame, [rows[i][0]["name"] for i in range(27)])
+            shown = [l[22:].strip() for l in text.split("\n")[text.split("\n").index(next(l for l in text.split("\n") if l.startswith("top partners"))):]
+                     if l.strip()] if "top partners" in text else []
+            check(len(want) > 0 and shown == want, "the panel's top partners are the run's traffic so far: %s (run: %s)" % (shown, want))
+            check_spring_colours(driver, "tension")
+            check_spring_colours(driver, "traffic")
+            driver.execute_script("kanoko.springs('tension')")
 
             # Fly navigation: F switches to it, W moves the camera forward.
             before = driver.execute_script("return kanoko.camera()")
@@ -362,22 +559,14 @@ def main():
                     check(louder, "a body on the listener's %s is louder on the %s with %s (L %.4f, R %.4f)"
                           % (side, side, "HRTF" if hrtf else "equal-power panning", rms["left"], rms["right"]))
 
+            check_doppler(driver, rows, True)
+
             # Sound cues while playing: the paper's ring run has some (the mesh has none by default).
             driver.get("file://" + ring_html)
             wait_for(driver, "return !!window.kanoko")
             cue_times = driver.execute_script("return kanoko.cueTimes()")
             check(len(cue_times) > 0, "the ring page has sound cues (%d)" % len(cue_times))
-            driver.find_element(By.ID, "sound").click()
-            check(wait_for(driver, "return kanoko.sound().on"), "Sound on starts Web Audio")
-            first = cue_times[0]
-            driver.execute_script("kanoko.seek(arguments[0])", first - 0.01 * (driver.execute_script("return kanoko.end - kanoko.begin")))
-            driver.find_element(By.ID, "play").click()
-            played = wait_for(driver, "return kanoko.sound().played", 5)
-            driver.find_element(By.ID, "play").click()
-            check(played and played > 0, "playing across a cue plays it (%s)" % played)
-
-            errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-            check(not errors, "no console errors: %s" % errors)
+            check_cues_play(driver, cue_times[0], "the shared page")
         finally:
             driver.quit()
 
@@ -395,7 +584,19 @@ def main():
         finally:
             driver.quit()
 
+        # --doppler off: the pitch never moves.
+        quiet = os.path.join(tmp, "mesh-no-doppler.html")
+        run([args.kanoko, "share", runfile, "-o", quiet, "--doppler", "off"])
+        driver = start_browser(args)
+        try:
+            check(open_page(driver, quiet), "the page shared with --doppler off starts")
+            check(not driver.find_element(By.ID, "doppler").is_selected(), "--doppler off: the Doppler box is off")
+            check_doppler(driver, rows, False)
+        finally:
+            driver.quit()
+
         check_serve(args, tmp, runfile, rows)
+        check_serve_cues(args, tmp, ring, cue_times)
 
     if failures:
         print("%d check(s) failed" % len(failures))
