@@ -135,7 +135,7 @@ def wait_for(driver, script, seconds=10):
     return value
 
 
-def check_serve(args, tmp, runfile, rows):
+def check_serve(args, tmp, runfile, rows, shared_cues):
     """kanoko serve: the page reading the run by range requests, following a run being written."""
     raw = open(runfile, "rb").read()
     n_bodies, n_stats, block_frames = struct.unpack_from("<III", raw, 16)
@@ -173,6 +173,12 @@ def check_serve(args, tmp, runfile, rows):
             check(open_page(driver, url), "the served page starts")
             frames = wait_for(driver, "return kanoko.frames")
             check(frames == 2 * block_frames, "the page sees the frames written so far (%s)" % frames)
+            # The cues of the frames served so far: none after the last of them.
+            partial_end = wait_for(driver, "return kanoko.end")
+            partial_cues = wait_for(driver, "return kanoko.cues > 0 && kanoko.cueTimes()")
+            check(bool(partial_cues) and max(partial_cues) <= partial_end < shared_cues[-1],
+                  "the growing run's page has the cues of its frames so far (%d, up to %s s of %s)"
+                  % (len(partial_cues or []), partial_end, shared_cues[-1]))
             # Blocks appended by the writer: the page follows.
             with open(partial, "ab") as f:
                 f.write(raw[written:frames_offset + 4 * block_bytes + block_bytes // 3])
@@ -187,6 +193,9 @@ def check_serve(args, tmp, runfile, rows):
             last = max(float(r["time_s"]) for r in rows[0])
             end = wait_for(driver, "return kanoko.end >= %r && kanoko.end" % (last - 1e-9))
             check(abs(end - last) < 1e-12, "the page's end is the run's (%s vs %s)" % (end, last))
+            cues = wait_for(driver, "return kanoko.cues === %d && kanoko.cueTimes()" % len(shared_cues))
+            check(cues == shared_cues, "the completed run's page has the shared page's %d cues (%d)"
+                  % (len(shared_cues), len(cues or [])))
             # Positions and statistics at a seeked frame, from the streamed blocks.
             times = sorted({float(r["time_s"]) for r in rows[0]})
             t = times[int(0.7 * len(times))]
@@ -451,6 +460,8 @@ def main():
             check(info["resources"] == 0, "nothing fetched (%d resources)" % info["resources"])
             check(info["bodies"] == 27, "27 bodies (%d)" % info["bodies"])
             begin, end = info["begin"], info["end"]
+            mesh_cues = driver.execute_script("return kanoko.cueTimes()")
+            check(len(mesh_cues) > 0, "the mesh page has sound cues (%d)" % len(mesh_cues))
 
             # Positions at a seeked time: the page's against the run's (CSV rows at stored frames).
             t = driver.execute_script("return kanoko.seek(arguments[0])", begin + 0.6 * (end - begin))
@@ -593,7 +604,7 @@ def main():
         finally:
             driver.quit()
 
-        check_serve(args, tmp, runfile, rows)
+        check_serve(args, tmp, runfile, rows, mesh_cues)
         check_serve_cues(args, tmp, ring, cue_times)
 
     if failures:
