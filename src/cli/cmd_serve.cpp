@@ -13,9 +13,9 @@ int cmd_serve(const Args& args) {
       "simulated: the browser reads the run's frames in blocks (HTTP range requests) as it plays,\n"
       "and follows a run that `kanoko simulate` is still writing. Listens on 127.0.0.1 unless\n"
       "--bind says otherwise, read-only, and serves nothing but the page (/), the run\n"
-      "(/run.kntj) and the sound cues of the frames served so far (/cues.json). From a cluster:\n"
-      "ssh -L 8080:127.0.0.1:8080 HOST, then open http://127.0.0.1:8080/ on the laptop. Ctrl-C\n"
-      "stops it. Details: docs/share.md.",
+      "(/run.kntj), the sound cues of the frames served so far (/cues.json) and the run's traffic\n"
+      "(/traffic.json, /partners.json). From a cluster: ssh -L 8080:127.0.0.1:8080 HOST, then\n"
+      "open http://127.0.0.1:8080/ on the laptop. Ctrl-C stops it. Details: docs/share.md.",
       "  kanoko serve ring.kntj\n"
       "  kanoko serve big.kntj --port 9000\n"};
   po::options_description options("Options");

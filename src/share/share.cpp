@@ -428,7 +428,7 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
     }
   }
   json += "],\"spring_colours\":" + spring_colour_tables() + ",\"traffic\":" +
-          (meta.traffic_intervals() > 0 && options.stream_url.empty() ? "true" : "false") +
+          (meta.traffic_intervals() > 0 ? "true" : "false") +
           ",\"top_partners\":" + std::to_string(kTopPartners);
   json += ",\"stats\":[";
   for (std::size_t s = 0; s < meta.stat_names.size(); ++s) {
@@ -444,7 +444,9 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   if (options.stream_url.empty()) {
     json += ",\"data\":{" + layout + ",\"bytes\":" + std::to_string(blob.size()) + "}}";
   } else {
-    json += ",\"stream\":" + json_string(options.stream_url) + ",\"cues_url\":" + json_string(options.cues_url) + "}";
+    json += ",\"stream\":" + json_string(options.stream_url) + ",\"cues_url\":" + json_string(options.cues_url) +
+            ",\"traffic_url\":" + json_string(options.traffic_url) +
+            ",\"partners_url\":" + json_string(options.partners_url) + "}";
     blob.clear();
   }
 

@@ -45,6 +45,9 @@ struct PageOptions {
   /// With stream_url: where the page reads the sound cues of the frames served so far (JSON,
   /// cues_json), again each time the run grows.
   std::string cues_url;
+  /// With stream_url: where the page reads the springs' traffic of an interval and a body's top
+  /// partners (kanoko serve's /traffic.json and /partners.json).
+  std::string traffic_url, partners_url;
 };
 
 /// Positions quantised to 16 bits per coordinate in the box [lo, lo + extent]: q = round((v − lo)

@@ -109,6 +109,7 @@
         const k = lastAtOrBefore(statTimes, t);
         return [springBytes[k * E + e], maxSpringBytes[k]];
       },
+      settled: () => true,
       /** Body i's top partners so far at t (the desktop panel's), or null without traffic. */
       partnersAt(i, t) {
         if (!meta.traffic) return null;
@@ -218,8 +219,43 @@
       return f ? f[0][f[1] + 1 + 6 * N + i * S + st] : NaN;
     };
     s.frames = () => s.count;
-    s.springTraffic = () => null;  // the server sends no traffic section
-    s.partnersAt = () => null;
+
+    /** What the server computes per binning interval (/traffic.json, /partners.json): read again
+     * when the time leaves the interval of the last answer, which is used meanwhile. */
+    const waiting = new Set();
+    function perInterval(path) {
+      let last = null;
+      let retryAt = 0;  // after a failure, no new request for 2 s
+      const inside = (t) => last !== null && (last.from === null || t >= last.from) && t < last.to;
+      const answerAt = (t) => {
+        if (!meta.traffic) return null;
+        if (!inside(t) && !waiting.has(answerAt) && Date.now() >= retryAt) {
+          waiting.add(answerAt);
+          fetch(path + (path.indexOf('?') >= 0 ? '&' : '?') + 't=' + t, { cache: 'no-store' }).then((r) => {
+            if (!r.ok) return r.text().then((text) => { throw new Error(text.trim() || path + ': HTTP ' + r.status); });
+            return r.json();
+          }).then((answer) => { last = answer; }, (e) => {
+            retryAt = Date.now() + 2000;
+            s.fail(e);
+          }).finally(() => waiting.delete(answerAt));
+        }
+        return last;
+      };
+      return answerAt;
+    }
+    const trafficAt = perInterval(meta.traffic_url);
+    const partnersOf = new Map();
+    s.springTraffic = (e, t) => {
+      const answer = trafficAt(t);
+      return answer === null ? null : [answer.spring_bytes[e], answer.max];
+    };
+    s.partnersAt = (i, t) => {
+      if (!partnersOf.has(i)) partnersOf.set(i, perInterval(meta.partners_url + '?body=' + i));
+      const answer = partnersOf.get(i)(t);
+      return answer === null ? null : answer.partners;
+    };
+    /** No answer is awaited from the server. */
+    s.settled = () => waiting.size === 0;
     return s;
   }
 
@@ -960,6 +996,8 @@
       selected() { return selected; },
       describe(i) { return describeBody(i, clock.t); },
       springCount: meta.edges.length,
+      /** Whether the page awaits nothing from kanoko serve (always for a shared page). */
+      settled() { return src.settled(); },
       /** The spring colouring ('tension', 'traffic' or 'off'), set when given. */
       springs(mode) {
         if (mode !== undefined) {

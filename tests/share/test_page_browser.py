@@ -157,6 +157,9 @@ def check_serve(args, tmp, runfile, rows, shared_cues):
         for path in ("live.kntj", "../live.kntj", "run.kntj/../../live.kntj", "run.kntj.tmp-4242", "%2e%2e/live.kntj"):
             status, body = http(url + path)
             check(status == 404, "/%s is refused (%d)" % (path, status))
+        for path in ("traffic.json?t=abc", "traffic.json", "partners.json?t=1&body=99", "partners.json?t=1&body=1.5"):
+            status, body = http(url + path)
+            check(status == 400 and body.startswith(b"kanoko serve: "), "/%s is refused: %r" % (path, body.strip()))
         status, body = http(url + "run.kntj", {"Range": "bytes=abc"})
         check(status == 416, "a malformed range is refused (%d %r)" % (status, body[:60]))
         status, _ = http(url + "run.kntj", {"Range": "bytes=%d-" % (10 * len(raw))})
@@ -212,6 +215,13 @@ def check_serve(args, tmp, runfile, rows, shared_cues):
             row = next(r for r in rows[3] if float(r["time_s"]) == t)
             lines = {l[:22].strip(): l[22:].strip() for l in text.split("\n") if len(l) > 22}
             check(lines.get("mass") == "%.6g" % float(row["mass"]), "served statistics: mass %s (run %.6g)" % (lines.get("mass"), float(row["mass"])))
+            # Top partners and spring traffic colours from the server (/partners.json, /traffic.json).
+            driver.execute_script("kanoko.describe(3)")
+            wait_for(driver, "return kanoko.settled() && kanoko.describe(3).indexOf('top partners') >= 0")
+            shown = partner_lines(driver.execute_script("return kanoko.describe(3)"))
+            want = expected_partners(live, 3, t, [rows[i][0]["name"] for i in range(n_bodies)], False)
+            check(shown == want, "served top partners are the run's traffic so far: %s (run: %s)" % (shown, want))
+            check_spring_colours(driver, "traffic")
             errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
             check(not errors, "no console errors on the served page: %s" % errors)
         finally:
@@ -239,9 +249,17 @@ def format_bytes(v):
     return "%.4g %s" % (x, units[u])
 
 
-def expected_partners(runfile, body, t, names):
+def partner_lines(text):
+    """The values of the panel's top partners lines (the last lines of a body's panel)."""
+    lines = text.split("\n")
+    first = next((k for k, l in enumerate(lines) if l.startswith("top partners")), None)
+    return [] if first is None else [l[22:].strip() for l in lines[first:] if l.strip()]
+
+
+def expected_partners(runfile, body, t, names, as_float32):
     """Body's top 3 partners by bytes so far (both ways) at trace time t, read from the run's
-    `traffic` section (docs/trajectory-format.md) here, as the desktop panel lists them."""
+    `traffic` section (docs/trajectory-format.md) here, as the desktop panel lists them (the
+    shared page stores the bytes as 32-bit floats, the server sends doubles)."""
     raw = open(runfile, "rb").read()
     def section(name):
         at = raw.find(name.encode().ljust(16, b"\0"))
@@ -265,7 +283,7 @@ def expected_partners(runfile, body, t, names):
             received[src] = received.get(src, 0.0) + nbytes
     partners = sorted(set(sent) | set(received), key=lambda p: (-(sent.get(p, 0) + received.get(p, 0)), p))[:3]
     # The page stores the bytes as 32-bit floats.
-    f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
+    f32 = (lambda v: struct.unpack("<f", struct.pack("<f", v))[0]) if as_float32 else (lambda v: v)
     return ["%s: %s (sent %s, recv %s)" % (names[p], format_bytes(f32(sent.get(p, 0)) + f32(received.get(p, 0))),
                                           format_bytes(f32(sent.get(p, 0))), format_bytes(f32(received.get(p, 0))))
             for p in partners] or ["none so far"]
@@ -281,6 +299,7 @@ def check_spring_colours(driver, mode):
     for j in range(9):
         t = begin + (end - begin) * (0.05 + 0.9 * j / 8)
         driver.execute_script("kanoko.seek(arguments[0])", t)
+        wait_for(driver, "return kanoko.settled()")  # a served page asks the server for the traffic
         springs = driver.execute_script("return Array.from({length: kanoko.springCount}, (_, e) => kanoko.spring(e))")
         bodies = driver.execute_script("return Array.from({length: kanoko.bodies}, (_, i) => kanoko.project(i))")
         samples.append((t, springs, bodies))
@@ -310,6 +329,7 @@ def check_spring_colours(driver, mode):
     drawn = []
     for k in (a, b):
         driver.execute_script("kanoko.seek(arguments[0])", samples[k][0])
+        wait_for(driver, "return kanoko.settled()")
         time.sleep(0.1)
         spring = driver.execute_script("return kanoko.spring(arguments[0])", e)
         width, height, channels, px = decode_png(driver.get_screenshot_as_png())
@@ -516,9 +536,8 @@ def main():
                   "load %s (run: %.6g)" % (lines.get("load (interval)"), float(row["load"])))
             check("msgs sent (so far)" in lines and "springs to" in lines and "speed" in lines,
                   "the panel lists the desktop's statistics: " + ", ".join(lines))
-            want = expected_partners(runfile, target, t_frame, [rows[i][0]["name"] for i in range(27)])
-            shown = [l[22:].strip() for l in text.split("\n")[text.split("\n").index(next(l for l in text.split("\n") if l.startswith("top partners"))):]
-                     if l.strip()] if "top partners" in text else []
+            want = expected_partners(runfile, target, t_frame, [rows[i][0]["name"] for i in range(27)], True)
+            shown = partner_lines(text)
             check(len(want) > 0 and shown == want, "the panel's top partners are the run's traffic so far: %s (run: %s)" % (shown, want))
             check_spring_colours(driver, "tension")
             check_spring_colours(driver, "traffic")
