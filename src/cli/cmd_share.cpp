@@ -74,7 +74,9 @@ int cmd_share(const Args& args) {
   if (!data.sound_problem.empty()) {
     std::cerr << "kanoko share: warning: the page has no sound cues: " << data.sound_problem << '\n';
   }
-  const std::string html = share::build_page(reader, data, page, run);
+  std::string left_out;
+  const std::string html = share::build_page(reader, data, page, run, &left_out);
+  if (!left_out.empty()) std::cerr << "kanoko share: warning: " << left_out << '\n';
   AtomicOutputFile out(output);
   out.write(html);
   out.commit();

@@ -361,8 +361,17 @@ std::string base64(const std::uint8_t* bytes, std::size_t size) {
   return out;
 }
 
+void drop_traffic(PageData& d) {
+  d.spring_bytes.clear();
+  d.max_spring_bytes.clear();
+  d.partner_bodies.clear();
+  d.partner_sent.clear();
+  d.partner_received.clear();
+}
+
 std::string build_page(const trajectory::Reader& reader, const PageData& d, const PageOptions& options,
-                       const std::string& run) {
+                       const std::string& run, std::string* left_out) {
+  if (left_out != nullptr) left_out->clear();
   const auto& meta = reader.meta();
   const std::string three = read_library_file(options.three_dir / "build" / "three.min.js");
   const std::string orbit = read_library_file(options.three_dir / "examples" / "js" / "controls" / "OrbitControls.js");
@@ -428,7 +437,8 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
     }
   }
   json += "],\"spring_colours\":" + spring_colour_tables() + ",\"traffic\":" +
-          (meta.traffic_intervals() > 0 ? "true" : "false") +
+          (meta.traffic_intervals() > 0 && (!options.stream_url.empty() || !d.max_spring_bytes.empty()) ? "true"
+                                                                                                  : "false") +
           ",\"top_partners\":" + std::to_string(kTopPartners);
   json += ",\"stats\":[";
   for (std::size_t s = 0; s < meta.stat_names.size(); ++s) {
@@ -475,6 +485,15 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   }
   html.append(page.substr(at));
 
+  if (html.size() > options.max_bytes && left_out != nullptr && !d.max_spring_bytes.empty()) {
+    // The traffic is the part a page can best do without: try without it.
+    PageData without = d;
+    drop_traffic(without);
+    std::string smaller = build_page(reader, without, options, run);
+    *left_out = "the top partners and spring traffic colours are left out: with them the page would take " +
+                mebibytes(html.size()) + " (raise --max-size to keep them)";
+    return smaller;
+  }
   if (html.size() > options.max_bytes) {
     const std::uint64_t per_frame = base64_size(data_bytes(1, meta.body_count(), 0, 0, 0));
     const std::uint64_t frames_part = per_frame * d.times.size();

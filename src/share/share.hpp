@@ -116,11 +116,17 @@ struct PageData {
 /// box and speed of sound of the frames readable now; no frames, statistics or cues.
 [[nodiscard]] PageData collect_stream_data(const trajectory::Reader& reader, const std::string& run);
 
+/// Leaves out the run's traffic (spring traffic, top partners): what a page too big with it drops.
+void drop_traffic(PageData& data);
+
 /// The page: the HTML template from src/web with the CSS, three.js, OrbitControls, the data and
 /// the page script inlined. Throws InputError naming the libjs-three file when it is missing, and
-/// for a page over options.max_bytes (with what to change).
+/// for a page over options.max_bytes (with what to change). With `left_out`, a page that fits
+/// only without the traffic (top partners, spring traffic) is written without it, and *left_out
+/// says what was left out and what it would take ("" when nothing was).
 [[nodiscard]] std::string build_page(const trajectory::Reader& reader, const PageData& data,
-                                     const PageOptions& options, const std::string& run);
+                                     const PageOptions& options, const std::string& run,
+                                     std::string* left_out = nullptr);
 
 /// Standard base64 (RFC 4648, with padding).
 [[nodiscard]] std::string base64(const std::uint8_t* bytes, std::size_t size);

@@ -109,7 +109,6 @@
         const k = lastAtOrBefore(statTimes, t);
         return [springBytes[k * E + e], maxSpringBytes[k]];
       },
-      settled: () => true,
       /** Body i's top partners so far at t (the desktop panel's), or null without traffic. */
       partnersAt(i, t) {
         if (!meta.traffic) return null;
@@ -120,6 +119,8 @@
         }
         return out;
       },
+      /** Nothing is awaited: the page holds everything. */
+      settled: () => true,
     };
   }
 

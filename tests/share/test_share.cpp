@@ -214,6 +214,34 @@ TEST(Share, TopPartnersAndSpringTrafficAreStoredAtEachInterval) {
   EXPECT_TRUE(q.spring_bytes.empty() && q.partner_bodies.empty());
 }
 
+TEST(Share, APageThatFitsOnlyWithoutItsTrafficIsWrittenWithoutItAndSaysSo) {
+  std::vector<std::vector<trajectory::PairTraffic>> traffic(10);
+  for (std::uint32_t b = 0; b < 10; ++b) traffic[b].push_back({0, 1, 100.0 * (b + 1), 1});
+  TempDir dir;
+  const fs::path run = write_run(dir / "run.kntj", 60, 95, 0.01, 10, 7, traffic);
+  const trajectory::Reader reader(run);
+  PageOptions o = options_with(30);
+  o.title = "run.kntj";  // as the command names the page
+  const PageData d = collect_page_data(reader, run.string(), o);
+  const std::size_t with = build_page(reader, d, o, run.string()).size();
+  PageData without = d;
+  drop_traffic(without);
+  const std::size_t bare = build_page(reader, without, o, run.string()).size();
+  ASSERT_GT(with, bare + 20000);
+  const std::string budget = std::to_string((with + bare) / 2);
+  const auto r = run_kanoko({"share", run.string(), "-o", (dir / "run.html").string(), "--max-size", budget});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: the top partners and spring traffic colours are left out"), std::string::npos) << r.err;
+  const std::string page = test::read_text(dir / "run.html");
+  EXPECT_EQ(page.size(), bare);
+  EXPECT_NE(page.find("\"traffic\":false"), std::string::npos);
+  // With room for them, no warning and the traffic is in.
+  const auto full = run_kanoko({"share", run.string(), "-o", (dir / "full.html").string()});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_EQ(full.err.find("warning"), std::string::npos) << full.err;
+  EXPECT_NE(test::read_text(dir / "full.html").find("\"traffic\":true"), std::string::npos);
+}
+
 TEST(Share, Base64MatchesTheRfcVectors) {
   const std::pair<std::string, std::string> vectors[] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
                                                          {"foo", "Zm9v"},   {"foob", "Zm9vYg=="},  {"fooba", "Zm9vYmE="},
