@@ -12,7 +12,9 @@ statistics; it follows a run still being written (blocks appended, then the run 
 paths outside the run, bad ranges, a second server on the port and a deleted run are refused.
 """
 import argparse
+import base64
 import csv
+import json
 import os
 import struct
 import subprocess
@@ -439,12 +441,184 @@ def check_serve_cues(args, tmp, ring, shared_cues):
         server.wait(timeout=20)
 
 
+def page_cue_times(html):
+    """The sound cue times a shared page stores (docs/share.md: "What the page stores")."""
+    text = open(html, encoding="utf-8").read()
+    def block(name):
+        start = text.index('<script id="%s"' % name)
+        return text[text.index(">", start) + 1:text.index("</script>", start)]
+    meta = json.loads(block("kanoko-meta"))
+    data = base64.b64decode(block("kanoko-data").strip())
+    offset, count = meta["data"]["cue_times"]
+    return list(struct.unpack_from("<%dd" % count, data, offset))
+
+
+def check_shared(args, html, ring_html, quiet, runfile, rows):
+    """The page `kanoko share` wrote: in Chromium, then in a browser without WebGL nor Web Audio."""
+    driver = start_browser(args)
+    try:
+        check(open_page(driver, html), "the page starts (window.kanoko)")
+        info = driver.execute_script(
+            "return {begin: kanoko.begin, end: kanoko.end, bodies: kanoko.bodies, webgl: kanoko.webgl,"
+            " cues: kanoko.cues, resources: performance.getEntriesByType('resource').length,"
+            " message: document.getElementById('message').hidden}")
+        check(info["webgl"], "WebGL works in headless Chromium")
+        check(info["message"], "no message shown when WebGL and Web Audio work")
+        check(info["resources"] == 0, "nothing fetched (%d resources)" % info["resources"])
+        check(info["bodies"] == 27, "27 bodies (%d)" % info["bodies"])
+        begin, end = info["begin"], info["end"]
+        mesh_cues = driver.execute_script("return kanoko.cueTimes()")
+        check(len(mesh_cues) > 0, "the mesh page has sound cues (%d)" % len(mesh_cues))
+
+        # Positions at a seeked time: the page's against the run's (CSV rows at stored frames).
+        t = driver.execute_script("return kanoko.seek(arguments[0])", begin + 0.6 * (end - begin))
+        times = sorted({float(r["time_s"]) for r in rows[0]})
+        t_frame = max(x for x in times if x <= t)
+        driver.execute_script("kanoko.seek(arguments[0])", t_frame)
+        worst = 0.0
+        for i in range(27):
+            row = next(r for r in rows[i] if float(r["time_s"]) == t_frame)
+            page = driver.execute_script("return kanoko.position(arguments[0])", i)
+            for c, axis in enumerate("xyz"):
+                worst = max(worst, abs(page[c] - float(row[axis])))
+        check(worst < 1e-3, "page positions match the run at t = %.3f s (worst %.2g)" % (t_frame, worst))
+
+        # Pixels: each body's colour at its projected centre (skipping bodies hidden by nearer ones).
+        time.sleep(0.2)
+        width, height, channels, px = decode_png(driver.get_screenshot_as_png())
+        projected = [driver.execute_script("return kanoko.project(arguments[0])", i) for i in range(27)]
+        seen, matched = 0, 0
+        for i, p in enumerate(projected):
+            hidden = any(j != i and abs(q["x"] - p["x"]) < 14 and abs(q["y"] - p["y"]) < 14 and q["depth"] < p["depth"]
+                         for j, q in enumerate(projected))
+            if hidden or not p["visible"]:
+                continue
+            seen += 1
+            want = driver.execute_script("return kanoko.colour(arguments[0])", i)
+            x, y = int(round(p["x"])), int(round(p["y"]))
+            best = min(sum(abs(px[yy][xx * channels + c] - want[c]) for c in range(3))
+                       for yy in range(y - 2, y + 3) for xx in range(x - 2, x + 3)
+                       if 0 <= yy < height and 0 <= xx < width)
+            matched += best <= 90
+            if best > 90:
+                print("      body %d at (%d, %d): colour off by %d from %s" % (i, x, y, best, want))
+        check(seen >= 10 and matched == seen, "bodies drawn where the run puts them (%d of %d visible)" % (matched, seen))
+        # Click a body: its statistics, as the desktop panel writes them, against the CSV.
+        target = next(i for i, p in enumerate(projected)
+                      if p["visible"] and not any(j != i and abs(q["x"] - p["x"]) < 20 and abs(q["y"] - p["y"]) < 20
+                                                  for j, q in enumerate(projected)))
+        action = ActionBuilder(driver)
+        action.pointer_action.move_to_location(int(projected[target]["x"]), int(projected[target]["y"]))
+        action.pointer_action.click()
+        action.perform()
+        panel = driver.find_element(By.ID, "panel")
+        check(panel.is_displayed(), "clicking body %d opens the panel" % target)
+        text = driver.find_element(By.ID, "panel-text").text
+        row = [r for r in rows[target] if float(r["time_s"]) <= t_frame][-1]
+        name = row["name"]
+        check(text.startswith(name), "the panel names the body (%r)" % text.split("\n")[0])
+        lines = {l[:22].strip(): l[22:].strip() for l in text.split("\n") if len(l) > 22}
+        check(lines.get("mass") == "%.6g" % float(row["mass"]), "mass %s (run: %.6g)" % (lines.get("mass"), float(row["mass"])))
+        check(lines.get("load (interval)") == "%.6g" % float(row["load"]),
+              "load %s (run: %.6g)" % (lines.get("load (interval)"), float(row["load"])))
+        check("msgs sent (so far)" in lines and "springs to" in lines and "speed" in lines,
+              "the panel lists the desktop's statistics: " + ", ".join(lines))
+        want = expected_partners(runfile, target, t_frame, [rows[i][0]["name"] for i in range(27)], True)
+        shown = partner_lines(text)
+        check(len(want) > 0 and shown == want, "the panel's top partners are the run's traffic so far: %s (run: %s)" % (shown, want))
+        check_spring_colours(driver, "tension")
+        check_spring_colours(driver, "traffic")
+        driver.execute_script("kanoko.springs('tension')")
+
+        # Fly navigation: F switches to it, W moves the camera forward.
+        before = driver.execute_script("return kanoko.camera()")
+        canvas = driver.find_element(By.ID, "scene")
+        ActionChains(driver).send_keys_to_element(canvas, "f").key_down("w").pause(0.5).key_up("w").perform()
+        after = driver.execute_script("return kanoko.camera()")
+        moved = sum((a - b) ** 2 for a, b in zip(after["position"], before["position"])) ** 0.5
+        check(after["fly"] and not before["fly"] and moved > 0, "F flies, W moves the camera (by %.3g)" % moved)
+        check(driver.find_element(By.ID, "nav").text == "Orbit", "the navigation button offers orbit back")
+        ActionChains(driver).send_keys_to_element(canvas, "f").perform()
+
+        # The scrub bar seeks: a click at a quarter of its width.
+        scrub = driver.find_element(By.ID, "scrub")
+        rect = driver.execute_script("return arguments[0].getBoundingClientRect().toJSON()", scrub)
+        action = ActionBuilder(driver)
+        action.pointer_action.move_to_location(int(rect["left"] + 0.25 * rect["width"]), int(rect["top"] + rect["height"] / 2))
+        action.pointer_action.click()
+        action.perform()
+        fraction = (driver.execute_script("return kanoko.time()") - begin) / (end - begin)
+        check(abs(fraction - 0.25) < 0.04, "the scrub bar seeks to a quarter of the run (%.3f)" % fraction)
+        dial = driver.find_element(By.ID, "clock-text").text
+        check(dial.endswith("(%d%%)" % round(100 * fraction)), "the clock shows the time: %s" % dial)
+        # Play advances the clock.
+        before = driver.execute_script("return kanoko.time()")
+        driver.find_element(By.ID, "play").click()
+        played = before
+        for _ in range(30):
+            time.sleep(0.1)
+            played = driver.execute_script("return kanoko.time()")
+            if played > before:
+                break
+        driver.find_element(By.ID, "play").click()
+        check(played > before, "play advances the clock (%.3f s to %.3f s)" % (before, played))
+
+        # Sound: a body on the listener's left is louder in the left channel. The camera (the
+        # listener) is put beside body 0, looking along -z: the body is at its left (then right).
+        size = max(abs(float(rows[i][0][a]) - float(rows[0][0][a])) for i in range(27) for a in "xyz")
+        render = "kanoko.renderCueOffline(arguments[0], 0.4, arguments[1]).then(arguments[2])"
+        driver.set_script_timeout(60)  # an HRTF render takes seconds on a loaded machine
+        p = driver.execute_script("return kanoko.position(0)")
+        for side, dx in (("left", size), ("right", -size)):
+            eye = [p[0] + dx, p[1], p[2]]
+            driver.execute_script("kanoko.setCamera(arguments[0], arguments[1])", eye, [eye[0], eye[1], eye[2] - size])
+            other = "right" if side == "left" else "left"
+            # HRTF's level difference is smaller at the voices' low pitches (220-880 Hz).
+            for hrtf, ratio in ((False, 2.0), (True, 1.2)):
+                rms = driver.execute_async_script(render, 0, hrtf)
+                louder = rms[side] > ratio * rms[other] and rms[side] > 1e-3
+                check(louder, "a body on the listener's %s is louder on the %s with %s (L %.4f, R %.4f)"
+                      % (side, side, "HRTF" if hrtf else "equal-power panning", rms["left"], rms["right"]))
+
+        check_doppler(driver, rows, True)
+
+        # Sound cues while playing: the paper's ring run has some (the mesh has none by default).
+        driver.get("file://" + ring_html)
+        wait_for(driver, "return !!window.kanoko")
+        cue_times = driver.execute_script("return kanoko.cueTimes()")
+        check(len(cue_times) > 0, "the ring page has sound cues (%d)" % len(cue_times))
+        check_cues_play(driver, cue_times[0], "the shared page")
+
+        # --doppler off: the pitch never moves.
+        check(open_page(driver, quiet), "the page shared with --doppler off starts")
+        check(not driver.find_element(By.ID, "doppler").is_selected(), "--doppler off: the Doppler box is off")
+        check_doppler(driver, rows, False)
+    finally:
+        driver.quit()
+
+    # A browser without WebGL nor Web Audio: clear messages on the page, the rest still works.
+    driver = start_browser(args, ("--disable-3d-apis",))
+    try:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": "delete window.AudioContext; delete window.webkitAudioContext;"})
+        open_page(driver, html)
+        message = driver.find_element(By.ID, "message")
+        check(message.is_displayed() and "WebGL" in message.text, "without WebGL: %r" % message.text)
+        check("no Web Audio" in message.text and not driver.find_element(By.ID, "sound").is_enabled(),
+              "without Web Audio: the message says so and the sound button is off")
+        check(driver.execute_script("return kanoko.seek(kanoko.end) === kanoko.end"), "without WebGL the clock works")
+    finally:
+        driver.quit()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--kanoko", required=True)
     parser.add_argument("--source", required=True)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--part", choices=("all", "shared", "served"), default="all",
+                        help="the shared page, the served one, or both")
     args = parser.parse_args()
     args.kanoko = os.path.abspath(args.kanoko)
 
@@ -468,163 +642,11 @@ def main():
             for row in csv.DictReader(f):
                 rows.setdefault(int(row["body"]), []).append(row)
 
-        driver = start_browser(args)
-        try:
-            check(open_page(driver, html), "the page starts (window.kanoko)")
-            info = driver.execute_script(
-                "return {begin: kanoko.begin, end: kanoko.end, bodies: kanoko.bodies, webgl: kanoko.webgl,"
-                " cues: kanoko.cues, resources: performance.getEntriesByType('resource').length,"
-                " message: document.getElementById('message').hidden}")
-            check(info["webgl"], "WebGL works in headless Chromium")
-            check(info["message"], "no message shown when WebGL and Web Audio work")
-            check(info["resources"] == 0, "nothing fetched (%d resources)" % info["resources"])
-            check(info["bodies"] == 27, "27 bodies (%d)" % info["bodies"])
-            begin, end = info["begin"], info["end"]
-            mesh_cues = driver.execute_script("return kanoko.cueTimes()")
-            check(len(mesh_cues) > 0, "the mesh page has sound cues (%d)" % len(mesh_cues))
-
-            # Positions at a seeked time: the page's against the run's (CSV rows at stored frames).
-            t = driver.execute_script("return kanoko.seek(arguments[0])", begin + 0.6 * (end - begin))
-            times = sorted({float(r["time_s"]) for r in rows[0]})
-            t_frame = max(x for x in times if x <= t)
-            driver.execute_script("kanoko.seek(arguments[0])", t_frame)
-            worst = 0.0
-            for i in range(27):
-                row = next(r for r in rows[i] if float(r["time_s"]) == t_frame)
-                page = driver.execute_script("return kanoko.position(arguments[0])", i)
-                for c, axis in enumerate("xyz"):
-                    worst = max(worst, abs(page[c] - float(row[axis])))
-            check(worst < 1e-3, "page positions match the run at t = %.3f s (worst %.2g)" % (t_frame, worst))
-
-            # Pixels: each body's colour at its projected centre (skipping bodies hidden by nearer ones).
-            time.sleep(0.2)
-            width, height, channels, px = decode_png(driver.get_screenshot_as_png())
-            projected = [driver.execute_script("return kanoko.project(arguments[0])", i) for i in range(27)]
-            seen, matched = 0, 0
-            for i, p in enumerate(projected):
-                hidden = any(j != i and abs(q["x"] - p["x"]) < 14 and abs(q["y"] - p["y"]) < 14 and q["depth"] < p["depth"]
-                             for j, q in enumerate(projected))
-                if hidden or not p["visible"]:
-                    continue
-                seen += 1
-                want = driver.execute_script("return kanoko.colour(arguments[0])", i)
-                x, y = int(round(p["x"])), int(round(p["y"]))
-                best = min(sum(abs(px[yy][xx * channels + c] - want[c]) for c in range(3))
-                           for yy in range(y - 2, y + 3) for xx in range(x - 2, x + 3)
-                           if 0 <= yy < height and 0 <= xx < width)
-                matched += best <= 90
-                if best > 90:
-                    print("      body %d at (%d, %d): colour off by %d from %s" % (i, x, y, best, want))
-            check(seen >= 10 and matched == seen, "bodies drawn where the run puts them (%d of %d visible)" % (matched, seen))
-            # Click a body: its statistics, as the desktop panel writes them, against the CSV.
-            target = next(i for i, p in enumerate(projected)
-                          if p["visible"] and not any(j != i and abs(q["x"] - p["x"]) < 20 and abs(q["y"] - p["y"]) < 20
-                                                      for j, q in enumerate(projected)))
-            action = ActionBuilder(driver)
-            action.pointer_action.move_to_location(int(projected[target]["x"]), int(projected[target]["y"]))
-            action.pointer_action.click()
-            action.perform()
-            panel = driver.find_element(By.ID, "panel")
-            check(panel.is_displayed(), "clicking body %d opens the panel" % target)
-            text = driver.find_element(By.ID, "panel-text").text
-            row = [r for r in rows[target] if float(r["time_s"]) <= t_frame][-1]
-            name = row["name"]
-            check(text.startswith(name), "the panel names the body (%r)" % text.split("\n")[0])
-            lines = {l[:22].strip(): l[22:].strip() for l in text.split("\n") if len(l) > 22}
-            check(lines.get("mass") == "%.6g" % float(row["mass"]), "mass %s (run: %.6g)" % (lines.get("mass"), float(row["mass"])))
-            check(lines.get("load (interval)") == "%.6g" % float(row["load"]),
-                  "load %s (run: %.6g)" % (lines.get("load (interval)"), float(row["load"])))
-            check("msgs sent (so far)" in lines and "springs to" in lines and "speed" in lines,
-                  "the panel lists the desktop's statistics: " + ", ".join(lines))
-            want = expected_partners(runfile, target, t_frame, [rows[i][0]["name"] for i in range(27)], True)
-            shown = partner_lines(text)
-            check(len(want) > 0 and shown == want, "the panel's top partners are the run's traffic so far: %s (run: %s)" % (shown, want))
-            check_spring_colours(driver, "tension")
-            check_spring_colours(driver, "traffic")
-            driver.execute_script("kanoko.springs('tension')")
-
-            # Fly navigation: F switches to it, W moves the camera forward.
-            before = driver.execute_script("return kanoko.camera()")
-            canvas = driver.find_element(By.ID, "scene")
-            ActionChains(driver).send_keys_to_element(canvas, "f").key_down("w").pause(0.5).key_up("w").perform()
-            after = driver.execute_script("return kanoko.camera()")
-            moved = sum((a - b) ** 2 for a, b in zip(after["position"], before["position"])) ** 0.5
-            check(after["fly"] and not before["fly"] and moved > 0, "F flies, W moves the camera (by %.3g)" % moved)
-            check(driver.find_element(By.ID, "nav").text == "Orbit", "the navigation button offers orbit back")
-            ActionChains(driver).send_keys_to_element(canvas, "f").perform()
-
-            # The scrub bar seeks: a click at a quarter of its width.
-            scrub = driver.find_element(By.ID, "scrub")
-            rect = driver.execute_script("return arguments[0].getBoundingClientRect().toJSON()", scrub)
-            action = ActionBuilder(driver)
-            action.pointer_action.move_to_location(int(rect["left"] + 0.25 * rect["width"]), int(rect["top"] + rect["height"] / 2))
-            action.pointer_action.click()
-            action.perform()
-            fraction = (driver.execute_script("return kanoko.time()") - begin) / (end - begin)
-            check(abs(fraction - 0.25) < 0.04, "the scrub bar seeks to a quarter of the run (%.3f)" % fraction)
-            dial = driver.find_element(By.ID, "clock-text").text
-            check(dial.endswith("(%d%%)" % round(100 * fraction)), "the clock shows the time: %s" % dial)
-            # Play advances the clock.
-            before = driver.execute_script("return kanoko.time()")
-            driver.find_element(By.ID, "play").click()
-            played = before
-            for _ in range(30):
-                time.sleep(0.1)
-                played = driver.execute_script("return kanoko.time()")
-                if played > before:
-                    break
-            driver.find_element(By.ID, "play").click()
-            check(played > before, "play advances the clock (%.3f s to %.3f s)" % (before, played))
-
-            # Sound: a body on the listener's left is louder in the left channel. The camera (the
-            # listener) is put beside body 0, looking along -z: the body is at its left (then right).
-            size = max(abs(float(rows[i][0][a]) - float(rows[0][0][a])) for i in range(27) for a in "xyz")
-            render = "kanoko.renderCueOffline(arguments[0], 0.4, arguments[1]).then(arguments[2])"
-            driver.set_script_timeout(60)  # an HRTF render takes seconds on a loaded machine
-            p = driver.execute_script("return kanoko.position(0)")
-            for side, dx in (("left", size), ("right", -size)):
-                eye = [p[0] + dx, p[1], p[2]]
-                driver.execute_script("kanoko.setCamera(arguments[0], arguments[1])", eye, [eye[0], eye[1], eye[2] - size])
-                other = "right" if side == "left" else "left"
-                # HRTF's level difference is smaller at the voices' low pitches (220-880 Hz).
-                for hrtf, ratio in ((False, 2.0), (True, 1.2)):
-                    rms = driver.execute_async_script(render, 0, hrtf)
-                    louder = rms[side] > ratio * rms[other] and rms[side] > 1e-3
-                    check(louder, "a body on the listener's %s is louder on the %s with %s (L %.4f, R %.4f)"
-                          % (side, side, "HRTF" if hrtf else "equal-power panning", rms["left"], rms["right"]))
-
-            check_doppler(driver, rows, True)
-
-            # Sound cues while playing: the paper's ring run has some (the mesh has none by default).
-            driver.get("file://" + ring_html)
-            wait_for(driver, "return !!window.kanoko")
-            cue_times = driver.execute_script("return kanoko.cueTimes()")
-            check(len(cue_times) > 0, "the ring page has sound cues (%d)" % len(cue_times))
-            check_cues_play(driver, cue_times[0], "the shared page")
-
-            # --doppler off: the pitch never moves.
-            check(open_page(driver, quiet), "the page shared with --doppler off starts")
-            check(not driver.find_element(By.ID, "doppler").is_selected(), "--doppler off: the Doppler box is off")
-            check_doppler(driver, rows, False)
-        finally:
-            driver.quit()
-
-        # A browser without WebGL nor Web Audio: clear messages on the page, the rest still works.
-        driver = start_browser(args, ("--disable-3d-apis",))
-        try:
-            driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                   {"source": "delete window.AudioContext; delete window.webkitAudioContext;"})
-            open_page(driver, html)
-            message = driver.find_element(By.ID, "message")
-            check(message.is_displayed() and "WebGL" in message.text, "without WebGL: %r" % message.text)
-            check("no Web Audio" in message.text and not driver.find_element(By.ID, "sound").is_enabled(),
-                  "without Web Audio: the message says so and the sound button is off")
-            check(driver.execute_script("return kanoko.seek(kanoko.end) === kanoko.end"), "without WebGL the clock works")
-        finally:
-            driver.quit()
-
-        check_serve(args, tmp, runfile, rows, mesh_cues)
-        check_serve_cues(args, tmp, ring, cue_times)
+        if args.part in ("all", "shared"):
+            check_shared(args, html, ring_html, quiet, runfile, rows)
+        if args.part in ("all", "served"):
+            check_serve(args, tmp, runfile, rows, page_cue_times(html))
+            check_serve_cues(args, tmp, ring, page_cue_times(ring_html))
 
     if failures:
         print("%d check(s) failed" % len(failures))
