@@ -414,14 +414,22 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   json += ",\"box_extent\":[" + number(d.box_extent.x()) + "," + number(d.box_extent.y()) + "," +
           number(d.box_extent.z()) + "]";
   json += ",\"max_speed\":" + number(d.max_speed) + ",\"max_labels\":" + std::to_string(options.max_labels);
+  // The masses at the run's first frame: the desktop sizes bodies relative to them
+  // (trajectory::mass_ratio_scale, whose clamp the page gets as mass_ratio_range).
+  const int mass_stat = meta.stat_index(trajectory::stat::kMass);
+  std::optional<trajectory::FrameView> frame0;
+  if (mass_stat >= 0 && reader.frame_count() > 0) frame0.emplace(reader.frame(0));
+  json += ",\"mass_ratio_range\":[" + number(trajectory::kMassRatioMin) + "," + number(trajectory::kMassRatioMax) + "]";
   json += ",\"bodies\":[";
   for (std::size_t i = 0; i < meta.bodies.size(); ++i) {
     const auto& b = meta.bodies[i];
+    const double mass0 = frame0 ? frame0->stats(mass_stat, static_cast<Eigen::Index>(i)) : std::nan("");
     json += std::string(i ? "," : "") + "{\"name\":" + json_string(b.name) + ",\"host\":" + json_string(b.host) +
             ",\"rank\":" + std::to_string(b.rank) + ",\"colour\":[" + number(b.colour_rgb[0]) + "," +
             number(b.colour_rgb[1]) + "," + number(b.colour_rgb[2]) + "],\"radius\":" + number(trajectory::body_radius(b)) +
             ",\"timbre\":" + json_string(mapping::to_string(d.voices[i].timbre)) +
-            ",\"pitch\":" + number(d.voices[i].pitch_hz) + ",\"voice\":" + json_string(d.voices[i].label) + "}";
+            ",\"pitch\":" + number(d.voices[i].pitch_hz) + ",\"voice\":" + json_string(d.voices[i].label) +
+            ",\"mass0\":" + number(mass0) + "}";
   }
   json += "],\"edges\":[";
   for (std::size_t e = 0; e < meta.edges.size(); ++e) {

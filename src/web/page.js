@@ -265,15 +265,16 @@
   const speedAt = (i, t) => src.speedAt(i, t);
   const statAt = (i, s, t) => src.statAt(i, s, t);
 
-  // Spheres grow with the cube root of the body's mass relative to the first frame, as the
-  // desktop viewer draws them (ratio clamped to 1e-3 .. 1e3).
+  // Spheres grow with the cube root of the body's mass relative to the run's first frame
+  // (mass0), as the desktop viewer draws them (trajectory::mass_ratio_scale, its clamp in
+  // meta.mass_ratio_range).
   const massStat = meta.stats.findIndex((st) => st.name === 'mass');
   function radiusScale(i, t) {
     if (massStat < 0) return 1;
     const m = statAt(i, massStat, t);
-    const m0 = statAt(i, massStat, begin);
+    const m0 = meta.bodies[i].mass0;
     if (!(m0 > 0) || !isFinite(m0) || !isFinite(m) || !(m > 0)) return 1;
-    return Math.cbrt(Math.min(Math.max(m / m0, 1e-3), 1e3));
+    return Math.cbrt(clamp(m / m0, meta.mass_ratio_range[0], meta.mass_ratio_range[1]));
   }
 
   /** The sound cues of the frames served so far (kanoko serve detects them as `kanoko share`

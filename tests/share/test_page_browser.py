@@ -630,6 +630,10 @@ def main():
         shared = run([args.kanoko, "share", runfile, "-o", html])
         print(shared.stderr.strip())
         run([args.kanoko, "export", runfile, "-o", os.path.join(tmp, "mesh.csv")])
+        rows = {}
+        with open(os.path.join(tmp, "mesh.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                rows.setdefault(int(row["body"]), []).append(row)
         ring = os.path.join(tmp, "ring.kntj")
         ring_html = os.path.join(tmp, "ring.html")
         run([args.kanoko, "simulate", os.path.join(args.source, "traces/fib22-ring.kntr"), "--mapping",
@@ -637,10 +641,6 @@ def main():
         run([args.kanoko, "share", ring, "-o", ring_html])
         quiet = os.path.join(tmp, "mesh-no-doppler.html")
         run([args.kanoko, "share", runfile, "-o", quiet, "--doppler", "off"])
-        rows = {}
-        with open(os.path.join(tmp, "mesh.csv"), newline="") as f:
-            for row in csv.DictReader(f):
-                rows.setdefault(int(row["body"]), []).append(row)
 
         if args.part in ("all", "shared"):
             check_shared(args, html, ring_html, quiet, runfile, rows)

@@ -242,6 +242,25 @@ TEST(Share, APageThatFitsOnlyWithoutItsTrafficIsWrittenWithoutItAndSaysSo) {
   EXPECT_NE(test::read_text(dir / "full.html").find("\"traffic\":true"), std::string::npos);
 }
 
+TEST(Share, APageSizesBodiesAgainstTheMassOfTheRunsFirstFrameAsTheDesktopDoes) {
+  TempDir dir;
+  const trajectory::Reader reader(write_run(dir / "run.kntj", 4, 95, 0.01, 10));
+  PageOptions o = options_with(30);
+  o.from_s = reader.frame_time(45);  // the masses there differ from frame 0's
+  const std::string page = build_page(reader, collect_page_data(reader, "run.kntj", o), o, "run.kntj");
+  const trajectory::FrameView f0 = reader.frame(0);
+  const trajectory::FrameView from = reader.frame(45);
+  std::size_t at = 0;
+  for (Eigen::Index i = 0; i < 4; ++i) {
+    ASSERT_NE(f0.stats(1, i), from.stats(1, i)) << "body " << i;
+    at = page.find("\"mass0\":", at);
+    ASSERT_NE(at, std::string::npos) << "body " << i;
+    at += 8;
+    EXPECT_EQ(std::stod(page.substr(at, 24)), f0.stats(1, i)) << "body " << i;
+  }
+  EXPECT_NE(page.find("\"mass_ratio_range\":[0.001,1000]"), std::string::npos);
+}
+
 TEST(Share, Base64MatchesTheRfcVectors) {
   const std::pair<std::string, std::string> vectors[] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
                                                          {"foo", "Zm9v"},   {"foob", "Zm9vYg=="},  {"fooba", "Zm9vYmE="},
