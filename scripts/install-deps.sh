@@ -22,6 +22,7 @@ packages=(
   libcpp-httplib-dev  # kanoko serve
   libimgui-dev libstb-dev  # the viewer's interface (menus, timeline, help): Dear ImGui with its OpenGL 3 backend
   chromium chromium-driver python3-selenium  # tests/share: the shared page in headless Chromium
+  eslint  # tests/share: lints src/web/page.js (Share.PageLint)
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
 )
 missing=()

@@ -78,9 +78,10 @@ int cmd_export(const Args& args) {
       "velocity and every per-body statistic stored in the file (load, mass, traffic of the current\n"
       "interval and running totals). Numbers are written exactly (shortest round-trip form).\n\n"
       "With --gltf (or an output named .glb) it writes a glTF 2.0 binary for 3-D tools (Blender,\n"
-      "three.js, ...): one node per body named as the body, a shared sphere mesh with the body's\n"
-      "colour, the motion as an animation (a translation channel per body, linear, in seconds from\n"
-      "the first frame) and the springs as lines skinned to the bodies so they follow them. The\n"
+      "three.js, ...): one node per body named as the body and sized as the viewer draws it, a\n"
+      "shared sphere mesh with the body's colour, the motion as an animation (a translation channel\n"
+      "per body, and a scale channel when masses change the sizes; linear, in seconds from the\n"
+      "first frame) and the springs as lines skinned to the bodies so they follow them. The\n"
       "size is computed first and a file beyond --max-output is refused; --fps keeps fewer\n"
       "keyframes. Layout: docs/outputs.md.",
       "  kanoko export ring.kntj -o ring.csv\n"

@@ -12,9 +12,10 @@ int cmd_serve(const Args& args) {
       "Serves the page of `kanoko share` over HTTP for runs too big for one file or still being\n"
       "simulated: the browser reads the run's frames in blocks (HTTP range requests) as it plays,\n"
       "and follows a run that `kanoko simulate` is still writing. Listens on 127.0.0.1 unless\n"
-      "--bind says otherwise, read-only, and serves nothing but the page (/) and the run\n"
-      "(/run.kntj). From a cluster: ssh -L 8080:127.0.0.1:8080 HOST, then open\n"
-      "http://127.0.0.1:8080/ on the laptop. Ctrl-C stops it. Details: docs/share.md.",
+      "--bind says otherwise, read-only, and serves nothing but the page (/), the run\n"
+      "(/run.kntj), the sound cues of the frames served so far (/cues.json) and the run's traffic\n"
+      "(/traffic.json, /partners.json). From a cluster: ssh -L 8080:127.0.0.1:8080 HOST, then\n"
+      "open http://127.0.0.1:8080/ on the laptop. Ctrl-C stops it. Details: docs/share.md.",
       "  kanoko serve ring.kntj\n"
       "  kanoko serve big.kntj --port 9000\n"};
   po::options_description options("Options");

@@ -25,14 +25,15 @@ int cmd_share(const Args& args) {
   const CommandSpec spec{
       "share", "RUN.kntj -o PAGE.html [--fps N] [--from S] [--to S] [--max-size 25M]",
       "Writes one self-contained HTML page that plays the run in any current browser, offline (from\n"
-      "a file or an e-mail attachment): the bodies, springs and labels in 3-D with orbit and fly\n"
-      "navigation, the clock dial, a scrub bar with play/pause/speed, click-to-inspect with the\n"
-      "desktop viewer's statistics, a legend, and the sound cues spatialised with Web Audio (a\n"
-      "panner per body, HRTF, pitch following the radial velocity). three.js comes from Debian's\n"
-      "libjs-three and is inlined; nothing is fetched when the page opens. Positions are stored\n"
-      "as 16-bit values in the bounding box of the shown frames (error <= box/65535) and frames\n"
-      "are decimated: the page plays the range in 20 s at 1x, with --fps frames per second of\n"
-      "that. A page over --max-size is refused with what to change. Details: docs/share.md.",
+      "a file or an e-mail attachment): the bodies, springs (coloured by tension or traffic) and\n"
+      "labels in 3-D with orbit and fly navigation, the clock dial, a scrub bar with\n"
+      "play/pause/speed, click-to-inspect with the desktop viewer's statistics and top partners,\n"
+      "legends, and the sound cues spatialised with Web Audio (a panner per body, HRTF, pitch\n"
+      "following the radial velocity). three.js comes from Debian's libjs-three and is inlined;\n"
+      "nothing is fetched when the page opens. Positions are stored as 16-bit values in the\n"
+      "bounding box of the shown frames (error <= box/65535) and frames are decimated: the page\n"
+      "plays the range in 20 s at 1x, with --fps frames per second of that. A page over\n"
+      "--max-size is refused with what to change. Details: docs/share.md.",
       "  kanoko share ring.kntj -o ring.html\n"
       "  kanoko share big.kntj -o big.html --fps 10 --from 0 --to 2 --max-size 50M\n"};
   po::options_description options("Options");
@@ -73,7 +74,9 @@ int cmd_share(const Args& args) {
   if (!data.sound_problem.empty()) {
     std::cerr << "kanoko share: warning: the page has no sound cues: " << data.sound_problem << '\n';
   }
-  const std::string html = share::build_page(reader, data, page, run);
+  std::string left_out;
+  const std::string html = share::build_page(reader, data, page, run, &left_out);
+  if (!left_out.empty()) std::cerr << "kanoko share: warning: " << left_out << '\n';
   AtomicOutputFile out(output);
   out.write(html);
   out.commit();

@@ -18,6 +18,7 @@
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/trajectory/body_size.hpp"
 
 namespace kanoko::exporting {
 namespace {
@@ -51,13 +52,15 @@ std::uint64_t pad4(std::uint64_t n) { return (n + 3) & ~std::uint64_t{3}; }
 struct Layout {
   std::size_t bodies = 0, keyframes = 0, springs = 0;
   bool skinned = false;  ///< springs drawn (edges present and few enough bodies for the joints)
+  bool scaled = false;   ///< a scale channel per body (the run's masses change)
   std::uint64_t sphere_positions = 0, sphere_normals = 0, sphere_indices = 0, times = 0, translations = 0,
-                spring_positions = 0, joints = 0, weights = 0, spring_indices = 0, inverse_binds = 0, end = 0;
+                scales = 0, spring_positions = 0, joints = 0, weights = 0, spring_indices = 0, inverse_binds = 0, end = 0;
 };
 
-Layout layout_of(std::size_t bodies, std::size_t keyframes, std::size_t edges) {
+Layout layout_of(std::size_t bodies, std::size_t keyframes, std::size_t edges, bool scaled) {
   Layout l;
   l.bodies = bodies;
+  l.scaled = scaled;
   l.keyframes = keyframes;
   l.skinned = edges > 0 && bodies <= kMaxSkinnedBodies;
   l.springs = l.skinned ? edges : 0;
@@ -72,6 +75,7 @@ Layout layout_of(std::size_t bodies, std::size_t keyframes, std::size_t edges) {
   l.sphere_indices = take(kSphereIndices * 2);
   l.times = take(std::uint64_t{keyframes} * 4);
   l.translations = take(std::uint64_t{bodies} * keyframes * 12);
+  l.scales = take(scaled ? std::uint64_t{bodies} * keyframes * 12 : 0);
   if (l.skinned) {
     l.spring_positions = take(std::uint64_t{bodies} * 12);
     l.joints = take(std::uint64_t{bodies} * 8);
@@ -124,6 +128,7 @@ struct Plan {
   std::vector<std::size_t> keyframes;
   std::vector<float> times;                     ///< seconds from the first keyframe
   std::vector<std::array<float, 3>> first;      ///< each body's position at the first keyframe
+  std::vector<float> first_scale;               ///< each body's drawn radius at the first keyframe
   std::vector<int> material_of_body;
   std::vector<std::array<float, 3>> colours;    ///< one per material
   std::string json;                             ///< padded with spaces to a multiple of 4
@@ -188,17 +193,47 @@ void write_mesh(JsonWriter& w, const std::string& name, std::initializer_list<st
   w.EndObject();
 }
 
+/// Body i's drawn radius in frame f, as the desktop viewer draws it: its radius grown with the cube
+/// root of its mass relative to frame 0 (`f0`; mass_stat < 0: the run stores no mass).
+float drawn_radius(const trajectory::Metadata& meta, int mass_stat, const trajectory::FrameView& f,
+                   const trajectory::FrameView& f0, std::size_t i) {
+  const double r = trajectory::body_radius(meta.bodies[i]);
+  if (mass_stat < 0) return static_cast<float>(r);
+  const auto s = static_cast<Eigen::Index>(mass_stat);
+  const auto j = static_cast<Eigen::Index>(i);
+  return static_cast<float>(r * trajectory::mass_ratio_scale(f.stats(s, j), f0.stats(s, j)));
+}
+
+/// Whether some body's drawn radius changes over the keyframes (reads keyframes until one does).
+bool sizes_change(const trajectory::Reader& reader, const std::vector<std::size_t>& keyframes) {
+  const trajectory::Metadata& meta = reader.meta();
+  const int mass_stat = meta.stat_index(trajectory::stat::kMass);
+  if (mass_stat < 0 || keyframes.empty()) return false;
+  const trajectory::FrameView f0 = reader.frame(0);
+  const trajectory::FrameView first = reader.frame(keyframes.front());
+  for (std::size_t k : keyframes) {
+    const trajectory::FrameView f = reader.frame(k);
+    for (std::size_t i = 0; i < meta.body_count(); ++i) {
+      if (drawn_radius(meta, mass_stat, f, f0, i) != drawn_radius(meta, mass_stat, first, f0, i)) return true;
+    }
+  }
+  return false;
+}
+
 Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>& keyframes) {
   const trajectory::Metadata& meta = reader.meta();
   Plan p;
   p.keyframes = keyframes;
-  p.layout = layout_of(meta.body_count(), keyframes.size(), meta.edges.size());
+  p.layout = layout_of(meta.body_count(), keyframes.size(), meta.edges.size(), sizes_change(reader, keyframes));
   const Layout& l = p.layout;
   const double t0 = reader.frame_time(keyframes.front());
   for (std::size_t k : keyframes) p.times.push_back(static_cast<float>(reader.frame_time(k) - t0));
   const trajectory::FrameView f0 = reader.frame(keyframes.front());
+  const trajectory::FrameView run0 = reader.frame(0);
+  const int mass_stat = meta.stat_index(trajectory::stat::kMass);
   std::array<float, 3> lo{}, hi{};
   for (std::size_t i = 0; i < l.bodies; ++i) {
+    p.first_scale.push_back(drawn_radius(meta, mass_stat, f0, run0, i));
     std::array<float, 3> x{};
     for (int c = 0; c < 3; ++c) {
       x[static_cast<std::size_t>(c)] = static_cast<float>(f0.positions(c, static_cast<Eigen::Index>(i)));
@@ -219,11 +254,13 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
 
   // Buffer views, in the order of the layout.
   enum View { kViewSpherePositions, kViewSphereNormals, kViewSphereIndices, kViewTimes, kViewTranslations, kViewSpringPositions, kViewJoints,
-              kViewWeights, kViewSpringIndices, kViewInverseBinds };
+              kViewWeights, kViewSpringIndices, kViewInverseBinds, kViewScales };
   // Accessors: 0 sphere positions, 1 normals, 2 indices, 3 times, 4.. translations (one per body),
-  // then spring positions, joints, weights, indices, inverse bind matrices.
+  // then the scales (one per body, when they change), then spring positions, joints, weights,
+  // indices, inverse bind matrices.
   const int first_translation = 4;
-  const int spring_accessor = first_translation + static_cast<int>(l.bodies);
+  const int first_scale = first_translation + static_cast<int>(l.bodies);
+  const int spring_accessor = first_scale + (l.scaled ? static_cast<int>(l.bodies) : 0);
 
   rapidjson::StringBuffer sb;
   JsonWriter w(sb);
@@ -266,7 +303,7 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
     key(w, "translation");
     number_array(w, {p.first[i][0], p.first[i][1], p.first[i][2]});
     key(w, "scale");
-    number_array(w, {b.radius, b.radius, b.radius});
+    number_array(w, {p.first_scale[i], p.first_scale[i], p.first_scale[i]});
     w.EndObject();
   }
   if (l.skinned) {
@@ -340,12 +377,13 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
   w.String("run");
   key(w, "samplers");
   w.StartArray();
-  for (std::size_t i = 0; i < l.bodies; ++i) {
+  const std::size_t channels = l.bodies * (l.scaled ? 2 : 1);  // translations, then scales
+  for (std::size_t c = 0; c < channels; ++c) {
     w.StartObject();
     key(w, "input");
     w.Int(3);
     key(w, "output");
-    w.Uint64(first_translation + i);
+    w.Uint64(first_translation + c);
     key(w, "interpolation");
     w.String("LINEAR");
     w.EndObject();
@@ -353,16 +391,16 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
   w.EndArray();
   key(w, "channels");
   w.StartArray();
-  for (std::size_t i = 0; i < l.bodies; ++i) {
+  for (std::size_t c = 0; c < channels; ++c) {
     w.StartObject();
     key(w, "sampler");
-    w.Uint64(i);
+    w.Uint64(c);
     key(w, "target");
     w.StartObject();
     key(w, "node");
-    w.Uint64(i);
+    w.Uint64(c % l.bodies);
     key(w, "path");
-    w.String("translation");
+    w.String(c < l.bodies ? "translation" : "scale");
     w.EndObject();
     w.EndObject();
   }
@@ -390,6 +428,11 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
   write_accessor(w, kViewTimes, 0, kFloat, l.keyframes, "SCALAR", &t_lo, &t_hi, 1);
   for (std::size_t i = 0; i < l.bodies; ++i) {
     write_accessor(w, kViewTranslations, std::uint64_t{i} * l.keyframes * 12, kFloat, l.keyframes, "VEC3");
+  }
+  for (std::size_t i = 0; l.scaled && i < l.bodies; ++i) {
+    // The scales' view comes after the springs' ones (when there are springs).
+    write_accessor(w, l.skinned ? kViewScales : kViewSpringPositions, std::uint64_t{i} * l.keyframes * 12, kFloat,
+                   l.keyframes, "VEC3");
   }
   if (l.skinned) {
     write_accessor(w, kViewSpringPositions, 0, kFloat, l.bodies, "VEC3", &lo, &hi);
@@ -430,6 +473,7 @@ Plan make_plan(const trajectory::Reader& reader, const std::vector<std::size_t>&
     view(l.spring_indices, std::uint64_t{l.springs} * 8, kElementArrayBuffer);
     view(l.inverse_binds, std::uint64_t{l.bodies} * 64, 0);
   }
+  if (l.scaled) view(l.scales, std::uint64_t{l.bodies} * l.keyframes * 12, 0);
   w.EndArray();
 
   key(w, "buffers");
@@ -539,23 +583,38 @@ GltfSummary write_gltf(const trajectory::Reader& reader, const std::string& run,
   bin.put(std::span<const float>(plan.times));
   bin.align(l.translations);
 
-  // Per body, its keyframes; bodies gathered in chunks, one pass over the frames per chunk.
-  const std::size_t per_chunk = std::max<std::size_t>(1, kTranslationChunkBytes / (l.keyframes * 12));
-  std::vector<float> chunk;
-  for (std::size_t first = 0; first < l.bodies; first += per_chunk) {
-    const std::size_t count = std::min(per_chunk, l.bodies - first);
-    chunk.assign(count * l.keyframes * 3, 0.0F);
-    for (std::size_t j = 0; j < l.keyframes; ++j) {
-      check_interrupt();
-      const trajectory::FrameView f = reader.frame(plan.keyframes[j]);
-      for (std::size_t i = 0; i < count; ++i) {
-        for (int c = 0; c < 3; ++c) {
-          chunk[(i * l.keyframes + j) * 3 + static_cast<std::size_t>(c)] =
-              static_cast<float>(f.positions(c, static_cast<Eigen::Index>(first + i)));
+  // Per body, its keyframes (a VEC3 of `value(frame, frame 0, body)` each); bodies gathered in
+  // chunks, one pass over the frames per chunk.
+  const auto per_body = [&](const auto& value) {
+    const std::size_t per_chunk = std::max<std::size_t>(1, kTranslationChunkBytes / (l.keyframes * 12));
+    const trajectory::FrameView run0 = reader.frame(0);
+    std::vector<float> chunk;
+    for (std::size_t first = 0; first < l.bodies; first += per_chunk) {
+      const std::size_t count = std::min(per_chunk, l.bodies - first);
+      chunk.assign(count * l.keyframes * 3, 0.0F);
+      for (std::size_t j = 0; j < l.keyframes; ++j) {
+        check_interrupt();
+        const trajectory::FrameView f = reader.frame(plan.keyframes[j]);
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::array<float, 3> v = value(f, run0, first + i);
+          std::copy(v.begin(), v.end(), chunk.begin() + static_cast<std::ptrdiff_t>((i * l.keyframes + j) * 3));
         }
       }
+      bin.put(std::span<const float>(chunk));
     }
-    bin.put(std::span<const float>(chunk));
+  };
+  per_body([](const trajectory::FrameView& f, const trajectory::FrameView&, std::size_t i) {
+    const auto j = static_cast<Eigen::Index>(i);
+    return std::array<float, 3>{static_cast<float>(f.positions(0, j)), static_cast<float>(f.positions(1, j)),
+                                static_cast<float>(f.positions(2, j))};
+  });
+  bin.align(l.scales);
+  if (l.scaled) {
+    const int mass_stat = meta.stat_index(trajectory::stat::kMass);
+    per_body([&](const trajectory::FrameView& f, const trajectory::FrameView& f0, std::size_t i) {
+      const float r = drawn_radius(meta, mass_stat, f, f0, i);
+      return std::array<float, 3>{r, r, r};
+    });
   }
 
   if (l.skinned) {

@@ -1,7 +1,8 @@
 // A run as a glTF 2.0 binary (.glb) for 3-D tools (Blender, three.js, any glTF reader): one node per
-// body (named as the body, scaled to its radius) sharing one sphere mesh, one material per body
-// colour, the motion as one animation (a translation channel per body, LINEAR, times in seconds
-// from the run's first frame), and the springs as a LINES primitive skinned to the body nodes (each
+// body (named as the body, scaled to the radius the desktop viewer draws: src/trajectory/body_size.hpp)
+// sharing one sphere mesh, one material per body colour, the motion as one animation (a translation
+// channel per body, and a scale channel per body when the run's masses change the sizes; LINEAR,
+// times in seconds from the run's first frame), and the springs as a LINES primitive skinned to the body nodes (each
 // vertex weighted 1.0 to its body's joint) so they follow the bodies. Layout: docs/outputs.md.
 #pragma once
 
@@ -24,7 +25,8 @@ struct GltfOptions {
 [[nodiscard]] std::vector<std::size_t> gltf_keyframes(const trajectory::Reader& reader, double fps);
 
 /// Exact size in bytes of the .glb for `reader` with these keyframes (gltf_keyframes), JSON chunk
-/// included; computed without reading more than the first keyframe. 0 for a run without bodies.
+/// included; reads no positions, only the masses of the keyframes until one changes a body's size
+/// (all of them when none does). 0 for a run without bodies.
 [[nodiscard]] std::uint64_t gltf_size(const trajectory::Reader& reader, const std::vector<std::size_t>& keyframes);
 
 /// What write_gltf() wrote.

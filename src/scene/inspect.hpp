@@ -12,11 +12,19 @@
 #include <string>
 #include <string_view>
 
-#include "src/scene/traffic.hpp"
+#include "src/trajectory/traffic.hpp"
 #include "src/trajectory/panel_values.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
+
+// Who talks to whom (src/trajectory/traffic.hpp, shared with the web page).
+using trajectory::Flash;
+using trajectory::Flow;
+using trajectory::interval_flows;
+using trajectory::IntervalTraffic;
+using trajectory::Partner;
+using trajectory::PartnerTotals;
 
 /// A ray in world coordinates: origin + s × direction, s >= 0. The direction need not be unit.
 struct Ray {

@@ -25,6 +25,8 @@
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/scene/mapping_visual.hpp"
+#include "src/trajectory/body_size.hpp"
+#include "src/trajectory/spring_colour.hpp"
 
 namespace kanoko::scene {
 
@@ -39,13 +41,12 @@ constexpr unsigned kSphereDivisions = 4;
 constexpr unsigned kCylinderSides = 10;
 // At most this many stored frames are read to bound the run for the home view.
 constexpr std::size_t kBoundSampleFrames = 64;
-// Mass ratios beyond this range are clamped so a body never vanishes or fills the screen.
-constexpr double kMassRatioMin = 1e-3;
-constexpr double kMassRatioMax = 1e3;
 // Spring cylinders are this fraction of the smaller end sphere's radius.
 constexpr double kSpringRadiusFraction = 0.22;
 
-const osg::Vec4 kSpringColour{0.56F, 0.60F, 0.68F, 1.0F};
+osg::Vec3 to_vec3(const trajectory::Rgb& c) { return {c[0], c[1], c[2]}; }
+// The springs' colours (src/trajectory/spring_colour.hpp, shared with the web page).
+const osg::Vec4 kSpringColour{to_vec3(trajectory::kSpringNeutral), 1.0F};
 const osg::Vec4 kDialFace{0.11F, 0.12F, 0.15F, 0.88F};
 const osg::Vec4 kDialElapsed{0.24F, 0.31F, 0.44F, 0.95F};
 const osg::Vec4 kDialRim{0.78F, 0.80F, 0.84F, 1.0F};
@@ -54,12 +55,8 @@ const osg::Vec4 kDialTickNoon{0.95F, 0.96F, 0.98F, 1.0F};
 const osg::Vec4 kDialHand{1.0F, 0.62F, 0.12F, 1.0F};
 const osg::Vec4 kLabelColour{0.86F, 0.88F, 0.92F, 1.0F};
 const osg::Vec3 kHighlight{1.0F, 0.9F, 0.25F};
-const osg::Vec3 kTrafficColour{1.0F, 0.55F, 0.1F};  ///< busiest spring; flashes share the hue
-const osg::Vec3 kSpringNeutral{kSpringColour.r(), kSpringColour.g(), kSpringColour.b()};
-const osg::Vec3 kSpringCompressed{0.25F, 0.5F, 1.0F};
-const osg::Vec3 kSpringStretched{1.0F, 0.3F, 0.2F};
-// Strain (relative length change) at which the tension colour saturates.
-constexpr double kFullTensionStrain = 0.25;
+const osg::Vec3 kTrafficColour = to_vec3(trajectory::kSpringTraffic);  ///< busiest spring; flashes share the hue
+const osg::Vec3 kSpringNeutral = to_vec3(trajectory::kSpringNeutral);
 const osg::Vec4 kGridColour{0.5F, 0.55F, 0.65F, 0.35F};
 // Trails are polylines through this many samples of the last trail_s seconds.
 constexpr int kTrailSamples = 24;
@@ -286,14 +283,9 @@ void add_radial_quad(osg::Vec3Array& v, double angle, double r0, double r1, doub
   for (const osg::Vec3& p : {a, b, c, a, c, d}) v.push_back(p);
 }
 
-double safe_radius(const trajectory::BodyInfo& b) {
-  return b.radius > 0.0F ? static_cast<double>(b.radius) : 0.1;
-}
-
-double mass_ratio_scale(double m, double m0) {
-  if (!(m0 > 0) || !std::isfinite(m0) || !std::isfinite(m) || !(m > 0)) return 1.0;
-  return std::cbrt(std::clamp(m / m0, kMassRatioMin, kMassRatioMax));
-}
+// The body's size (src/trajectory/body_size.hpp, shared with the glTF export and the web page).
+using trajectory::body_radius;
+using trajectory::mass_ratio_scale;
 
 // A texture wrapped around a body: u repeats around the axis, v runs from pole to pole.
 osg::ref_ptr<osg::Texture2D> body_texture(osg::Image* image) {
@@ -383,7 +375,7 @@ osg::BoundingSphered run_bound(const trajectory::Reader& reader) {
     for (std::size_t j = 0; j < n && static_cast<Eigen::Index>(j) < f.positions.cols(); ++j) {
       const auto jj = static_cast<Eigen::Index>(j);
       const osg::Vec3d p(f.positions(0, jj), f.positions(1, jj), f.positions(2, jj));
-      const double r = safe_radius(meta.bodies[j]) * scale_at(f, f0, j);
+      const double r = body_radius(meta.bodies[j]) * scale_at(f, f0, j);
       largest_body = std::max(largest_body, r);
       radius = std::max(radius, (p - centre).length() + r);
     }
@@ -475,7 +467,7 @@ void TrajectoryScene::use_mapping_formulas(const mapping::Mapping& m, const std:
   if (formulas_->has_scale() && formulas_->max_scale() > 1.0) {
     // Room for the largest body in the home view.
     double largest = 0;
-    for (const auto& b : reader_->meta().bodies) largest = std::max(largest, safe_radius(b));
+    for (const auto& b : reader_->meta().bodies) largest = std::max(largest, body_radius(b));
     bound_.radius() += (formulas_->max_scale() - 1.0) * largest;
   }
   (void)formulas_->update(*reader_, time_s_);
@@ -725,7 +717,7 @@ void TrajectoryScene::update_point_bodies() {
     const double k = static_cast<double>(std::max<std::size_t>(count[h], 1));
     const Eigen::Vector3d centre = sum[h] / k;
     const double spread = std::sqrt(std::max(sum2[h] / k - centre.squaredNorm(), 0.0));
-    const double r = std::max(spread, safe_radius(reader_->meta().bodies[0]));
+    const double r = std::max(spread, body_radius(reader_->meta().bodies[0]));
     host_spheres_[h]->setPosition(osg::Vec3d(centre.x(), centre.y(), centre.z()));
     host_spheres_[h]->setScale(osg::Vec3d(r, r, r));
   }
@@ -907,7 +899,7 @@ double TrajectoryScene::mass_scale(std::size_t i) const {
 double TrajectoryScene::drawn_radius(std::size_t i) const {
   if (!body_shown(i)) return 0.0;  // isolated away: not drawn, not picked
   const double formula = formulas_ && formulas_->has_scale() ? formulas_->scales().at(i) : 1.0;
-  return safe_radius(reader_->meta().bodies.at(i)) * mass_scale(i) * formula * visual_.body_scale;
+  return body_radius(reader_->meta().bodies.at(i)) * mass_scale(i) * formula * visual_.body_scale;
 }
 
 void TrajectoryScene::set_reader(const trajectory::Reader& reader) {
@@ -960,7 +952,7 @@ void TrajectoryScene::set_time(double t_s) {
       continue;
     }
     const double r =
-        kSpringRadiusFraction * std::min(safe_radius(meta.bodies[a]), safe_radius(meta.bodies[b]));
+        kSpringRadiusFraction * std::min(body_radius(meta.bodies[a]), body_radius(meta.bodies[b]));
     springs_[e]->setNodeMask(~0U);
     springs_[e]->setMatrix(osg::Matrixd::scale(r, r, length) *
                            osg::Matrixd::rotate(osg::Vec3d(0, 0, 1), along) *
@@ -1058,17 +1050,11 @@ SpringColours parse_spring_colours(std::string_view text, std::string_view optio
 }
 
 osg::Vec3 traffic_colour(double bytes, double max_bytes) {
-  if (!(bytes > 0) || !(max_bytes > 0)) return kSpringNeutral;
-  const auto w = static_cast<float>(std::sqrt(std::min(bytes / max_bytes, 1.0)));
-  return kSpringNeutral * (1.0F - w) + kTrafficColour * w;
+  return to_vec3(trajectory::traffic_colour(bytes, max_bytes));
 }
 
 osg::Vec3 tension_colour(double length, double length0) {
-  if (!(length0 > 0) || !std::isfinite(length)) return kSpringNeutral;
-  const double strain = std::clamp((length / length0 - 1.0) / kFullTensionStrain, -1.0, 1.0);
-  const osg::Vec3 towards = strain < 0 ? kSpringCompressed : kSpringStretched;
-  const auto w = static_cast<float>(std::abs(strain));
-  return kSpringNeutral * (1.0F - w) + towards * w;
+  return to_vec3(trajectory::tension_colour(length, length0));
 }
 
 osg::Vec3 TrajectoryScene::spring_colour(std::size_t e) const {

@@ -29,7 +29,7 @@
 #include "src/mapping/mapping.hpp"
 #include "src/scene/dial.hpp"
 #include "src/scene/inspect.hpp"
-#include "src/scene/traffic.hpp"
+#include "src/trajectory/traffic.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {

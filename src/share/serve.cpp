@@ -4,6 +4,9 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -14,6 +17,7 @@
 
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
+#include "src/trajectory/traffic.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::share {
@@ -51,6 +55,33 @@ Layout read_layout(const fs::path& path) {
   return Layout{u32(24), u64(32), u64(40)};
 }
 
+/// The query parameter `name` as a finite number, or nothing (a 400 with the reason is set).
+std::optional<double> number_param(const httplib::Request& req, httplib::Response& res, const char* name) {
+  const std::string text = req.get_param_value(name);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) {
+    res.status = 400;
+    res.set_content("kanoko serve: " + req.path + " wants " + name + "=<number>, got '" + text + "'\n", "text/plain");
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::string json_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// The binning interval of trace time t: {"interval":b,"from":…,"to":…} fields (from is null for
+/// interval 0, which also holds the times before the trace's start).
+std::string interval_fields(const trajectory::Metadata& meta, std::size_t bin) {
+  const double from = meta.trace_begin_s + static_cast<double>(bin) * meta.interval_s;
+  return "\"interval\":" + std::to_string(bin) + ",\"from\":" + (bin == 0 ? std::string("null") : json_number(from)) +
+         ",\"to\":" + json_number(from + meta.interval_s);
+}
+
 }  // namespace
 
 fs::path run_being_served(const fs::path& run) {
@@ -86,6 +117,11 @@ struct RunServer::Impl {
   std::uint64_t verified_blocks = 0;
   bool damaged = false;
   bool deleted = false;
+  // The sound cues of the frames served so far (share::page_cues), recomputed when they change.
+  std::optional<mapping::AudioSpec> audio;  // none: the run's sound settings cannot be read
+  std::string cues = cues_json({});
+  std::uint64_t cues_frames = 0;
+  bool cues_complete = false;
 
   void open(const fs::path& p) {
     reader.emplace(p, trajectory::Open::partial);
@@ -131,6 +167,33 @@ struct RunServer::Impl {
     }
     if (reader->complete() && !damaged && verified_blocks == blocks) return fs::file_size(path);
     return layout.frames_offset + verified_blocks * layout.block_stride();
+  }
+
+  /// The cues of the frames that may be served now (those known so far when the run cannot be
+  /// read now). Called with the mutex held.
+  const std::string& current_cues() {
+    try {
+      update_cues();
+    } catch (const std::exception& e) {
+      std::cerr << "kanoko serve: " << e.what() << '\n';
+    }
+    return cues;
+  }
+  void update_cues() {
+    if (servable() == 0 || !audio) return;
+    const std::uint64_t frames = reader->complete() && !damaged
+                                     ? reader->frame_count()
+                                     : std::min<std::uint64_t>(reader->frame_count(), verified_blocks * layout.block_frames);
+    if (frames == cues_frames && reader->complete() == cues_complete) return;
+    if (frames < reader->frame_count()) return;  // a damaged block: the cues before it stay
+    try {
+      cues = cues_json(page_cues(*reader, *audio, reader->begin_time(), reader->end_time(), frames));
+    } catch (const InputError& e) {
+      std::cerr << "kanoko serve: no sound cues: " << e.what() << '\n';
+      audio.reset();
+    }
+    cues_frames = frames;
+    cues_complete = reader->complete();
   }
 
   void routes() {
@@ -187,9 +250,55 @@ struct RunServer::Impl {
             return true;
           });
     });
+    http.Get("/cues.json", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex);
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(current_cues(), "application/json");
+    });
+    // The traffic of the interval of ?t= (trajectory::IntervalTraffic): each spring's bytes and the
+    // busiest spring's, as the shared page stores them.
+    http.Get("/traffic.json", [this](const httplib::Request& req, httplib::Response& res) {
+      const auto t = number_param(req, res, "t");
+      if (!t) return;
+      std::lock_guard lock(mutex);
+      const trajectory::Metadata& meta = reader->meta();
+      const std::size_t bin = meta.interval_of(*t);
+      trajectory::IntervalTraffic traffic(meta);
+      traffic.set_interval(bin);
+      std::string bytes;
+      for (const double b : traffic.spring_bytes()) bytes += (bytes.empty() ? "" : ",") + json_number(b);
+      res.set_header("Cache-Control", "no-store");
+      res.set_content("{" + interval_fields(meta, bin) + ",\"spring_bytes\":[" + bytes +
+                          "],\"max\":" + json_number(traffic.max_spring_bytes()) + "}",
+                      "application/json");
+    });
+    // Body ?body='s top partners so far at ?t= (trajectory::PartnerTotals, as the desktop panel).
+    http.Get("/partners.json", [this](const httplib::Request& req, httplib::Response& res) {
+      const auto t = number_param(req, res, "t");
+      const auto body = t ? number_param(req, res, "body") : std::nullopt;
+      if (!body) return;
+      std::lock_guard lock(mutex);
+      const trajectory::Metadata& meta = reader->meta();
+      if (!(*body >= 0 && *body < static_cast<double>(meta.body_count()) && std::floor(*body) == *body)) {
+        res.status = 400;
+        res.set_content("kanoko serve: no body " + req.get_param_value("body") + " (the run has " +
+                            std::to_string(meta.body_count()) + ")\n",
+                        "text/plain");
+        return;
+      }
+      const std::size_t bin = meta.interval_of(*t);
+      trajectory::PartnerTotals totals;
+      std::string list;
+      for (const trajectory::Partner& p : totals.top(meta, static_cast<std::uint32_t>(*body), bin, kTopPartners)) {
+        list += std::string(list.empty() ? "" : ",") + "{\"body\":" + std::to_string(p.body) +
+                ",\"sent\":" + json_number(p.sent.bytes) + ",\"received\":" + json_number(p.received.bytes) + "}";
+      }
+      res.set_header("Cache-Control", "no-store");
+      res.set_content("{" + interval_fields(meta, bin) + ",\"partners\":[" + list + "]}", "application/json");
+    });
     http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
       if (res.status == 404) {
-        res.set_content("kanoko serve: " + req.path + " is not served: only / (the page) and /run.kntj (the run)\n",
+        res.set_content("kanoko serve: " + req.path + " is not served: only / (the page), /run.kntj (the run), /cues.json (its sound cues), /traffic.json and /partners.json (its traffic)\n",
                         "text/plain");
       } else if (res.status == 416) {
         res.set_content("kanoko serve: bad byte range '" + req.get_header_value("Range") + "'\n", "text/plain");
@@ -205,11 +314,16 @@ RunServer::RunServer(fs::path run, const ServeOptions& options) : impl_(std::mak
   s.open(run_being_served(s.run));
   PageOptions page = options.page;
   page.stream_url = "/run.kntj";
+  page.cues_url = "/cues.json";
+  page.traffic_url = "/traffic.json";
+  page.partners_url = "/partners.json";
   page.max_bytes = std::numeric_limits<std::uint64_t>::max();
   const PageData data = collect_stream_data(*s.reader, s.run.string());
   if (!data.sound_problem.empty()) {
     std::cerr << "kanoko serve: warning: the run's sound settings cannot be read (default voices): "
               << data.sound_problem << '\n';
+  } else {
+    s.audio = data.audio;
   }
   s.page = build_page(*s.reader, data, page, s.run.string());
   s.routes();

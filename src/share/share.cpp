@@ -11,7 +11,10 @@
 #include "src/base/atomic_file.hpp"
 #include "src/base/error.hpp"
 #include "src/base/json.hpp"
+#include "src/trajectory/body_size.hpp"
 #include "src/trajectory/panel_values.hpp"
+#include "src/trajectory/spring_colour.hpp"
+#include "src/trajectory/traffic.hpp"
 #include "src/web/assets.hpp"
 
 namespace kanoko::share {
@@ -124,6 +127,30 @@ bool load_sound(PageData& d, const trajectory::Reader& reader, const std::string
   }
 }
 
+/// The springs' colour scales (src/trajectory/spring_colour.hpp) as tables the page interpolates
+/// linearly: tension over length / length at the start, traffic over bytes / the busiest spring's
+/// (sampled on a square grid, as the scale is a square root), each clamped at its ends.
+std::string spring_colour_tables() {
+  constexpr int kSamples = 64;
+  std::string json;
+  const auto table = [&](const char* name, const auto& x_of, const auto& colour_of) {
+    json += std::string(json.empty() ? "{" : ",") + json_string(name) + ":{\"x\":[";
+    std::string rgb;
+    for (int j = 0; j <= kSamples; ++j) {
+      const double x = x_of(static_cast<double>(j) / kSamples);
+      const trajectory::Rgb c = colour_of(x);
+      json += std::string(j ? "," : "") + number(x);
+      rgb += std::string(j ? "," : "") + "[" + number(c[0]) + "," + number(c[1]) + "," + number(c[2]) + "]";
+    }
+    json += "],\"rgb\":[" + rgb + "]}";
+  };
+  table("tension", [](double u) { return 1.0 + (2.0 * u - 1.0) * trajectory::kFullTensionStrain; },
+        [](double ratio) { return trajectory::tension_colour(ratio, 1.0); });
+  table("traffic", [](double u) { return u * u; }, [](double ratio) { return trajectory::traffic_colour(ratio, 1.0); });
+  const trajectory::Rgb n = trajectory::kSpringNeutral;
+  return json + ",\"neutral\":[" + number(n[0]) + "," + number(n[1]) + "," + number(n[2]) + "]}";
+}
+
 template <typename T>
 void append_raw(std::string& blob, const std::vector<T>& values) {
   const std::size_t at = blob.size();
@@ -225,18 +252,38 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
   }
   for (std::size_t j = 0; j < speeds.size(); ++j) d.speeds[j] = quantise(speeds[j], 0.0, d.max_speed);
 
-  // Statistics: a key frame at every run frame of the range where one of them changes.
+  // Statistics: a key frame at every run frame of the range where one of them (or the traffic
+  // interval) changes; with them the springs' traffic and each body's top partners there.
   const std::size_t first = reader.frame_at_or_before(d.begin_s);
   const std::size_t last = reader.frame_at_or_before(d.end_s);
+  const bool traffic = meta.traffic_intervals() > 0;
+  trajectory::IntervalTraffic intervals(meta);
+  std::vector<trajectory::PartnerTotals> partners(traffic ? n : 0);
   Eigen::MatrixXd previous;
+  std::size_t previous_bin = 0;
   for (std::size_t k = first; k <= last; ++k) {
     const trajectory::FrameView f = reader.frame(k);
-    if (k != first && f.stats == previous) continue;
+    const double t = std::max(f.time_s, d.begin_s);
+    const std::size_t bin = traffic ? meta.interval_of(t) : 0;
+    if (k != first && f.stats == previous && bin == previous_bin) continue;
     previous = f.stats;
-    d.stat_times.push_back(std::max(f.time_s, d.begin_s));
+    previous_bin = bin;
+    d.stat_times.push_back(t);
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t s = 0; s < s_count; ++s) {
         d.stats.push_back(static_cast<float>(f.stats(static_cast<Eigen::Index>(s), static_cast<Eigen::Index>(i))));
+      }
+    }
+    if (!traffic) continue;
+    intervals.set_interval(bin);
+    for (const double bytes : intervals.spring_bytes()) d.spring_bytes.push_back(static_cast<float>(bytes));
+    d.max_spring_bytes.push_back(static_cast<float>(intervals.max_spring_bytes()));
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto top = partners[i].top(meta, static_cast<std::uint32_t>(i), bin, kTopPartners);
+      for (std::size_t j = 0; j < kTopPartners; ++j) {
+        d.partner_bodies.push_back(j < top.size() ? top[j].body : 0xffffffffU);
+        d.partner_sent.push_back(j < top.size() ? static_cast<float>(top[j].sent.bytes) : 0.0F);
+        d.partner_received.push_back(j < top.size() ? static_cast<float>(top[j].received.bytes) : 0.0F);
       }
     }
   }
@@ -245,21 +292,36 @@ PageData collect_page_data(const trajectory::Reader& reader, const std::string& 
   // Sound: the run's cues in the range, merged per page frame and capped to the voices at 1×.
   if (!load_sound(d, reader, run)) return d;
   try {
-    const std::vector<sonify::CueRule> rules = sonify::resolve_cue_rules(d.audio, meta);
-    std::vector<sonify::Cue> cues;
-    if (!rules.empty()) {
-      for (const sonify::Cue& c : sonify::detect_cues(reader, rules)) {
-        if (c.time_s >= d.begin_s && c.time_s <= d.end_s) cues.push_back(c);
-      }
-    }
-    const double speed = std::max(d.end_s - d.begin_s, 1e-9) / kPlaybackWall_s;
-    const double period = f_count > 1 ? (d.end_s - d.begin_s) / static_cast<double>(f_count - 1) : 1.0;
-    cues = sonify::merge_cues_per_frame(cues, d.begin_s, period);
-    d.cues = sonify::cap_voices(cues, d.audio.max_voices, d.audio.cue_length_s * speed);
+    d.cues = page_cues(reader, d.audio, d.begin_s, d.end_s, f_count);
   } catch (const InputError& e) {
     d.sound_problem = e.what();
   }
   return d;
+}
+
+std::vector<sonify::Cue> page_cues(const trajectory::Reader& reader, const mapping::AudioSpec& audio,
+                                   double begin_s, double end_s, std::size_t frames) {
+  const std::vector<sonify::CueRule> rules = sonify::resolve_cue_rules(audio, reader.meta());
+  std::vector<sonify::Cue> cues;
+  if (rules.empty() || reader.frame_count() == 0) return cues;
+  for (const sonify::Cue& c : sonify::detect_cues(reader, rules)) {
+    if (c.time_s >= begin_s && c.time_s <= end_s) cues.push_back(c);
+  }
+  const double speed = std::max(end_s - begin_s, 1e-9) / kPlaybackWall_s;
+  const double period = frames > 1 ? (end_s - begin_s) / static_cast<double>(frames - 1) : 1.0;
+  cues = sonify::merge_cues_per_frame(cues, begin_s, period);
+  return sonify::cap_voices(cues, audio.max_voices, audio.cue_length_s * speed);
+}
+
+std::string cues_json(const std::vector<sonify::Cue>& cues) {
+  std::string times, gains, bodies;
+  for (const sonify::Cue& c : cues) {
+    const char* sep = times.empty() ? "" : ",";
+    times += sep + number(c.time_s);
+    gains += sep + number(c.gain);
+    bodies += sep + std::to_string(c.body);
+  }
+  return "{\"times\":[" + times + "],\"gains\":[" + gains + "],\"bodies\":[" + bodies + "]}";
 }
 
 PageData collect_stream_data(const trajectory::Reader& reader, const std::string& run) {
@@ -299,8 +361,17 @@ std::string base64(const std::uint8_t* bytes, std::size_t size) {
   return out;
 }
 
+void drop_traffic(PageData& d) {
+  d.spring_bytes.clear();
+  d.max_spring_bytes.clear();
+  d.partner_bodies.clear();
+  d.partner_sent.clear();
+  d.partner_received.clear();
+}
+
 std::string build_page(const trajectory::Reader& reader, const PageData& d, const PageOptions& options,
-                       const std::string& run) {
+                       const std::string& run, std::string* left_out) {
+  if (left_out != nullptr) left_out->clear();
   const auto& meta = reader.meta();
   const std::string three = read_library_file(options.three_dir / "build" / "three.min.js");
   const std::string orbit = read_library_file(options.three_dir / "examples" / "js" / "controls" / "OrbitControls.js");
@@ -328,6 +399,11 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   part("stats", d.stats);
   part("cue_gains", cue_gains);
   part("cue_bodies", cue_bodies);
+  part("spring_bytes", d.spring_bytes);
+  part("max_spring_bytes", d.max_spring_bytes);
+  part("partner_bodies", d.partner_bodies);
+  part("partner_sent", d.partner_sent);
+  part("partner_received", d.partner_received);
   part("positions", d.positions);
   part("speeds", d.speeds);
 
@@ -338,21 +414,41 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   json += ",\"box_extent\":[" + number(d.box_extent.x()) + "," + number(d.box_extent.y()) + "," +
           number(d.box_extent.z()) + "]";
   json += ",\"max_speed\":" + number(d.max_speed) + ",\"max_labels\":" + std::to_string(options.max_labels);
+  // The masses at the run's first frame: the desktop sizes bodies relative to them
+  // (trajectory::mass_ratio_scale, whose clamp the page gets as mass_ratio_range).
+  const int mass_stat = meta.stat_index(trajectory::stat::kMass);
+  std::optional<trajectory::FrameView> frame0;
+  if (mass_stat >= 0 && reader.frame_count() > 0) frame0.emplace(reader.frame(0));
+  json += ",\"mass_ratio_range\":[" + number(trajectory::kMassRatioMin) + "," + number(trajectory::kMassRatioMax) + "]";
   json += ",\"bodies\":[";
   for (std::size_t i = 0; i < meta.bodies.size(); ++i) {
     const auto& b = meta.bodies[i];
+    const double mass0 = frame0 ? frame0->stats(mass_stat, static_cast<Eigen::Index>(i)) : std::nan("");
     json += std::string(i ? "," : "") + "{\"name\":" + json_string(b.name) + ",\"host\":" + json_string(b.host) +
             ",\"rank\":" + std::to_string(b.rank) + ",\"colour\":[" + number(b.colour_rgb[0]) + "," +
-            number(b.colour_rgb[1]) + "," + number(b.colour_rgb[2]) + "],\"radius\":" + number(b.radius) +
+            number(b.colour_rgb[1]) + "," + number(b.colour_rgb[2]) + "],\"radius\":" + number(trajectory::body_radius(b)) +
             ",\"timbre\":" + json_string(mapping::to_string(d.voices[i].timbre)) +
-            ",\"pitch\":" + number(d.voices[i].pitch_hz) + ",\"voice\":" + json_string(d.voices[i].label) + "}";
+            ",\"pitch\":" + number(d.voices[i].pitch_hz) + ",\"voice\":" + json_string(d.voices[i].label) +
+            ",\"mass0\":" + number(mass0) + "}";
   }
   json += "],\"edges\":[";
   for (std::size_t e = 0; e < meta.edges.size(); ++e) {
     json += std::string(e ? "," : "") + "[" + std::to_string(meta.edges[e][0]) + "," +
             std::to_string(meta.edges[e][1]) + "]";
   }
-  json += "],\"stats\":[";
+  json += "],\"spring_length0\":[";
+  if (reader.frame_count() > 0) {
+    const trajectory::FrameView f0 = reader.frame(0);  // as the desktop: lengths at the run's start
+    for (std::size_t e = 0; e < meta.edges.size(); ++e) {
+      const auto [a, b] = meta.edges[e];
+      json += std::string(e ? "," : "") + number((f0.positions.col(a) - f0.positions.col(b)).norm());
+    }
+  }
+  json += "],\"spring_colours\":" + spring_colour_tables() + ",\"traffic\":" +
+          (meta.traffic_intervals() > 0 && (!options.stream_url.empty() || !d.max_spring_bytes.empty()) ? "true"
+                                                                                                  : "false") +
+          ",\"top_partners\":" + std::to_string(kTopPartners);
+  json += ",\"stats\":[";
   for (std::size_t s = 0; s < meta.stat_names.size(); ++s) {
     json += std::string(s ? "," : "") + "{\"name\":" + json_string(meta.stat_names[s]) +
             ",\"label\":" + json_string(trajectory::stat_label(meta.stat_names[s])) + "}";
@@ -366,7 +462,9 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   if (options.stream_url.empty()) {
     json += ",\"data\":{" + layout + ",\"bytes\":" + std::to_string(blob.size()) + "}}";
   } else {
-    json += ",\"stream\":" + json_string(options.stream_url) + "}";
+    json += ",\"stream\":" + json_string(options.stream_url) + ",\"cues_url\":" + json_string(options.cues_url) +
+            ",\"traffic_url\":" + json_string(options.traffic_url) +
+            ",\"partners_url\":" + json_string(options.partners_url) + "}";
     blob.clear();
   }
 
@@ -395,6 +493,15 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   }
   html.append(page.substr(at));
 
+  if (html.size() > options.max_bytes && left_out != nullptr && !d.max_spring_bytes.empty()) {
+    // The traffic is the part a page can best do without: try without it.
+    PageData without = d;
+    drop_traffic(without);
+    std::string smaller = build_page(reader, without, options, run);
+    *left_out = "the top partners and spring traffic colours are left out: with them the page would take " +
+                mebibytes(html.size()) + " (raise --max-size to keep them)";
+    return smaller;
+  }
   if (html.size() > options.max_bytes) {
     const std::uint64_t per_frame = base64_size(data_bytes(1, meta.body_count(), 0, 0, 0));
     const std::uint64_t frames_part = per_frame * d.times.size();

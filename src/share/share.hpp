@@ -24,6 +24,8 @@ namespace kanoko::share {
 inline constexpr double kPlaybackWall_s = 20.0;
 /// Default frames stored per wall second of playback at 1×.
 inline constexpr double kDefaultFps = 30.0;
+/// The inspect panel lists this many top partners (as the desktop's).
+inline constexpr std::size_t kTopPartners = 3;
 /// Default size budget of a page (bytes).
 inline constexpr std::uint64_t kDefaultMaxBytes = 25ULL << 20;
 /// Where Debian's libjs-three puts three.js.
@@ -40,6 +42,12 @@ struct PageOptions {
   /// Non-empty: a page for `kanoko serve` that reads the frames from this URL (the run's bytes,
   /// by range requests) instead of holding them.
   std::string stream_url;
+  /// With stream_url: where the page reads the sound cues of the frames served so far (JSON,
+  /// cues_json), again each time the run grows.
+  std::string cues_url;
+  /// With stream_url: where the page reads the springs' traffic of an interval and a body's top
+  /// partners (kanoko serve's /traffic.json and /partners.json).
+  std::string traffic_url, partners_url;
 };
 
 /// Positions quantised to 16 bits per coordinate in the box [lo, lo + extent]: q = round((v − lo)
@@ -65,6 +73,13 @@ struct PageData {
   std::vector<std::uint16_t> speeds;      ///< F × N, quantised in [0, max_speed]
   std::vector<double> stat_times;         ///< K: the run frames (in the range) where a statistic changes
   std::vector<float> stats;               ///< K × N × S (body-major inside a key frame, as the run)
+  // From the run's traffic section (empty without one), at each statistics key frame's interval:
+  std::vector<float> spring_bytes;        ///< K × E: bytes both ways on each spring's pair
+  std::vector<float> max_spring_bytes;    ///< K: the busiest spring's
+  /// K × N × kTopPartners: each body's top partners by bytes so far (both ways), largest first,
+  /// as the desktop panel lists them (trajectory::PartnerTotals); 0xffffffff: none.
+  std::vector<std::uint32_t> partner_bodies;
+  std::vector<float> partner_sent, partner_received;  ///< bytes so far to and from each
   std::vector<sonify::Cue> cues;          ///< merged per page frame and capped to the voices
   std::vector<sonify::Voice> voices;      ///< one per body
   mapping::AudioSpec audio;               ///< the run's [audio] section
@@ -86,15 +101,32 @@ struct PageData {
 [[nodiscard]] PageData collect_page_data(const trajectory::Reader& reader, const std::string& run,
                                          const PageOptions& options);
 
+/// The sound cues a page plays over [begin_s, end_s] when it stores `frames` frames evenly over
+/// it: the run's cues (sonify::detect_cues over the frames readable now, as `render --audio`
+/// detects them) in the range, merged per page frame and capped to the voices at 1×. Throws
+/// InputError for cue rules the run cannot resolve.
+[[nodiscard]] std::vector<sonify::Cue> page_cues(const trajectory::Reader& reader, const mapping::AudioSpec& audio,
+                                                 double begin_s, double end_s, std::size_t frames);
+
+/// The cues as a served page reads them: {"times":[…],"gains":[…],"bodies":[…]} (trace seconds,
+/// gains, body indices; sorted by time).
+[[nodiscard]] std::string cues_json(const std::vector<sonify::Cue>& cues);
+
 /// What a served page needs before the frames (kanoko serve): the run's [audio] and voices, the
 /// box and speed of sound of the frames readable now; no frames, statistics or cues.
 [[nodiscard]] PageData collect_stream_data(const trajectory::Reader& reader, const std::string& run);
 
+/// Leaves out the run's traffic (spring traffic, top partners): what a page too big with it drops.
+void drop_traffic(PageData& data);
+
 /// The page: the HTML template from src/web with the CSS, three.js, OrbitControls, the data and
 /// the page script inlined. Throws InputError naming the libjs-three file when it is missing, and
-/// for a page over options.max_bytes (with what to change).
+/// for a page over options.max_bytes (with what to change). With `left_out`, a page that fits
+/// only without the traffic (top partners, spring traffic) is written without it, and *left_out
+/// says what was left out and what it would take ("" when nothing was).
 [[nodiscard]] std::string build_page(const trajectory::Reader& reader, const PageData& data,
-                                     const PageOptions& options, const std::string& run);
+                                     const PageOptions& options, const std::string& run,
+                                     std::string* left_out = nullptr);
 
 /// Standard base64 (RFC 4648, with padding).
 [[nodiscard]] std::string base64(const std::uint8_t* bytes, std::size_t size);

@@ -54,6 +54,13 @@
     cueTimes = part('cue_times', Float64Array);
     cueGains = part('cue_gains', Float32Array);
     cueBodies = part('cue_bodies', Uint32Array);
+    const springBytes = part('spring_bytes', Float32Array);
+    const maxSpringBytes = part('max_spring_bytes', Float32Array);
+    const partnerBodies = part('partner_bodies', Uint32Array);
+    const partnerSent = part('partner_sent', Float32Array);
+    const partnerReceived = part('partner_received', Float32Array);
+    const E = meta.edges.length;
+    const P = meta.top_partners;
     const F = times.length;
     // Positions dequantised once (F × N × 3), in the run's scene units.
     const positions = new Float64Array(qPositions.length);
@@ -95,6 +102,25 @@
       statAt(i, s, t) {
         return stats[(lastAtOrBefore(statTimes, t) * N + i) * S + s];
       },
+      /** Spring e's bytes (both ways) in the interval at t, and the busiest spring's; null
+       * without the run's traffic. */
+      springTraffic(e, t) {
+        if (!meta.traffic) return null;
+        const k = lastAtOrBefore(statTimes, t);
+        return [springBytes[k * E + e], maxSpringBytes[k]];
+      },
+      /** Body i's top partners so far at t (the desktop panel's), or null without traffic. */
+      partnersAt(i, t) {
+        if (!meta.traffic) return null;
+        const at = (lastAtOrBefore(statTimes, t) * N + i) * P;
+        const out = [];
+        for (let j = 0; j < P && partnerBodies[at + j] !== 0xffffffff; ++j) {
+          out.push({ body: partnerBodies[at + j], sent: partnerSent[at + j], received: partnerReceived[at + j] });
+        }
+        return out;
+      },
+      /** Nothing is awaited: the page holds everything. */
+      settled: () => true,
     };
   }
 
@@ -194,6 +220,43 @@
       return f ? f[0][f[1] + 1 + 6 * N + i * S + st] : NaN;
     };
     s.frames = () => s.count;
+
+    /** What the server computes per binning interval (/traffic.json, /partners.json): read again
+     * when the time leaves the interval of the last answer, which is used meanwhile. */
+    const waiting = new Set();
+    function perInterval(path) {
+      let last = null;
+      let retryAt = 0;  // after a failure, no new request for 2 s
+      const inside = (t) => last !== null && (last.from === null || t >= last.from) && t < last.to;
+      const answerAt = (t) => {
+        if (!meta.traffic) return null;
+        if (!inside(t) && !waiting.has(answerAt) && Date.now() >= retryAt) {
+          waiting.add(answerAt);
+          fetch(path + (path.indexOf('?') >= 0 ? '&' : '?') + 't=' + t, { cache: 'no-store' }).then((r) => {
+            if (!r.ok) return r.text().then((text) => { throw new Error(text.trim() || path + ': HTTP ' + r.status); });
+            return r.json();
+          }).then((answer) => { last = answer; }, (e) => {
+            retryAt = Date.now() + 2000;
+            s.fail(e);
+          }).finally(() => waiting.delete(answerAt));
+        }
+        return last;
+      };
+      return answerAt;
+    }
+    const trafficAt = perInterval(meta.traffic_url);
+    const partnersOf = new Map();
+    s.springTraffic = (e, t) => {
+      const answer = trafficAt(t);
+      return answer === null ? null : [answer.spring_bytes[e], answer.max];
+    };
+    s.partnersAt = (i, t) => {
+      if (!partnersOf.has(i)) partnersOf.set(i, perInterval(meta.partners_url + '?body=' + i));
+      const answer = partnersOf.get(i)(t);
+      return answer === null ? null : answer.partners;
+    };
+    /** No answer is awaited from the server. */
+    s.settled = () => waiting.size === 0;
     return s;
   }
 
@@ -202,15 +265,36 @@
   const speedAt = (i, t) => src.speedAt(i, t);
   const statAt = (i, s, t) => src.statAt(i, s, t);
 
-  // Spheres grow with the cube root of the body's mass relative to the first frame, as the
-  // desktop viewer draws them (ratio clamped to 1e-3 .. 1e3).
+  // Spheres grow with the cube root of the body's mass relative to the run's first frame
+  // (mass0), as the desktop viewer draws them (trajectory::mass_ratio_scale, its clamp in
+  // meta.mass_ratio_range).
   const massStat = meta.stats.findIndex((st) => st.name === 'mass');
   function radiusScale(i, t) {
     if (massStat < 0) return 1;
     const m = statAt(i, massStat, t);
-    const m0 = statAt(i, massStat, begin);
+    const m0 = meta.bodies[i].mass0;
     if (!(m0 > 0) || !isFinite(m0) || !isFinite(m) || !(m > 0)) return 1;
-    return Math.cbrt(Math.min(Math.max(m / m0, 1e-3), 1e3));
+    return Math.cbrt(clamp(m / m0, meta.mass_ratio_range[0], meta.mass_ratio_range[1]));
+  }
+
+  /** The sound cues of the frames served so far (kanoko serve detects them as `kanoko share`
+   * does), read again when the run has grown. */
+  let cuesFor = null;
+  function loadCues(s) {
+    const key = s.count + (s.complete ? ' complete' : '');
+    if (!meta.cues_url || key === cuesFor) return;
+    cuesFor = key;
+    fetch(meta.cues_url, { cache: 'no-store' }).then((r) => {
+      if (!r.ok) throw new Error(meta.cues_url + ': HTTP ' + r.status);
+      return r.json();
+    }).then((c) => {
+      cueTimes = Float64Array.from(c.times);
+      cueGains = Float32Array.from(c.gains);
+      cueBodies = Uint32Array.from(c.bodies);
+    }).catch((e) => {
+      cuesFor = null;
+      s.fail(e);
+    });
   }
 
   if (meta.stream) {
@@ -226,8 +310,10 @@
       begin = s.time(0);
       end = s.time(s.count - 1);
       main();
+      loadCues(s);
       const follow = () => s.refresh().then(() => {
         end = s.time(s.count - 1);
+        loadCues(s);
         if (!s.complete) setTimeout(follow, 1000);
       }, (e) => s.fail(e));
       if (!s.complete) setTimeout(follow, 1000);
@@ -240,20 +326,38 @@
 
   function main() {
     // ---- Text as the desktop inspect panel writes it -----------------------------------------
-    /** printf("%.<p>g", v) */
+    /** printf("%.<p>g", v): rounded as C rounds the exact binary value (a tie, which only an
+     * exactly representable half can be, goes to the even digit; toPrecision would round it up). */
     function fmtG(v, p) {
       if (!isFinite(v)) return String(v);
       if (v === 0) return '0';
-      let e = Math.floor(Math.log10(Math.abs(v)));
-      // Rounding to p digits may carry into the next power of ten.
-      if (Math.abs(Number(v.toPrecision(p))) >= Math.pow(10, e + 1)) e += 1;
+      // The exact decimal expansion (a double's tie has at most 100 significant digits).
+      const [m, x] = Math.abs(v).toExponential(99).split('e');
+      const all = m.replace('.', '');
+      let e = Number(x);
+      let digits = all.slice(0, p).split('').map(Number);
+      const next = Number(all[p]);
+      const rest = /[1-9]/.test(all.slice(p + 1));
+      if (next > 5 || (next === 5 && (rest || digits[p - 1] % 2 === 1))) {
+        let k = p - 1;
+        while (k >= 0 && digits[k] === 9) digits[k--] = 0;
+        if (k < 0) {
+          digits = [1].concat(digits.slice(0, p - 1));
+          e += 1;
+        } else {
+          digits[k] += 1;
+        }
+      }
+      const sign = v < 0 ? '-' : '';
       const strip = (s) => (s.indexOf('.') >= 0 ? s.replace(/\.?0+$/, '') : s);
       if (e < -4 || e >= p) {
-        const [m, x] = v.toExponential(p - 1).split('e');
-        const n = Number(x);
-        return strip(m) + 'e' + (n < 0 ? '-' : '+') + String(Math.abs(n)).padStart(2, '0');
+        const mantissa = strip(digits[0] + '.' + digits.slice(1).join(''));
+        return sign + mantissa + 'e' + (e < 0 ? '-' : '+') + String(Math.abs(e)).padStart(2, '0');
       }
-      return strip(v.toFixed(Math.max(0, p - 1 - e)));
+      const d = digits.join('');
+      if (e === p - 1) return sign + d;
+      const fixed = e >= 0 ? d.slice(0, e + 1) + '.' + d.slice(e + 1) : '0.' + '0'.repeat(-e - 1) + d;
+      return sign + strip(fixed);
     }
     function formatStat(name, v) {
       if (name.startsWith('bytes') && Math.abs(v) >= 1024) {
@@ -267,6 +371,10 @@
         return fmtG(x, 4) + ' ' + units[u];
       }
       return fmtG(v, 6);
+    }
+    /** Bytes as the desktop panel writes a partner's traffic. */
+    function formatBytes(v) {
+      return formatStat('bytes', v) + (Math.abs(v) < 1024 ? ' B' : '');
     }
     function line(label, value) {
       return label.padEnd(Math.max(label.length + 1, 22), ' ') + value + '\n';
@@ -291,6 +399,15 @@
       let list = neighbours.slice(0, 4).join(', ');
       if (neighbours.length > 4) list += ' +' + (neighbours.length - 4) + ' more';
       text += line('springs to', neighbours.length === 0 ? 'none' : list);
+      const partners = src.partnersAt(i, t);
+      if (partners !== null) {
+        if (partners.length === 0) text += line('top partners', 'none so far');
+        partners.forEach((p, k) => {
+          const who = meta.bodies[p.body].name === '' ? 'body ' + p.body : meta.bodies[p.body].name;
+          text += line(k === 0 ? 'top partners' : '', who + ': ' + formatBytes(p.sent + p.received) +
+            ' (sent ' + formatBytes(p.sent) + ', recv ' + formatBytes(p.received) + ')');
+        });
+      }
       return text;
     }
     function dialText(t) {
@@ -311,8 +428,12 @@
 
     // ---- Legend -------------------------------------------------------------------------------
     $('legend-title').textContent = meta.title || 'Kanoko run';
-    $('legend-summary').textContent = N + ' bodies, ' + meta.edges.length + ' springs, t = ' +
-      fmtG(begin, 6) + ' to ' + fmtG(end, 6) + ' s, ' + cueTimes.length + ' sound cues';
+    /** The legend's counts (a served run grows: its end and cues change). */
+    function legendSummary() {
+      return N + ' bodies, ' + meta.edges.length + ' springs, t = ' + fmtG(begin, 6) + ' to ' + fmtG(end, 6) +
+        ' s, ' + cueTimes.length + ' sound cues';
+    }
+    $('legend-summary').textContent = legendSummary();
     const legendLimit = 64;
     const legendList = $('legend-bodies');
     meta.bodies.slice(0, legendLimit).forEach((b, i) => {
@@ -383,7 +504,8 @@
       });
       const springGeometry = new THREE.BufferGeometry();
       springGeometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(meta.edges.length * 6), 3));
-      springLines = new THREE.LineSegments(springGeometry, new THREE.LineBasicMaterial({ color: 0x8a96a3 }));
+      springGeometry.setAttribute('color', new THREE.BufferAttribute(new Float32Array(meta.edges.length * 6), 3));
+      springLines = new THREE.LineSegments(springGeometry, new THREE.LineBasicMaterial({ vertexColors: true }));
       springLines.frustumCulled = false;
       scene.add(springLines);
       controls = new THREE.OrbitControls(camera, canvas);
@@ -468,6 +590,56 @@
                depth: v.z, visible: v.z > -1 && v.z < 1 };
     }
 
+    // ---- Spring colours: the desktop's scales (src/trajectory/spring_colour.hpp) as tables ------
+    const springTables = meta.spring_colours;
+    let springMode = 'tension';
+    if (!meta.traffic) $('springs').querySelector('option[value="traffic"]').disabled = true;
+    /** The table's colour at x, linear between its samples, clamped at its ends; the neutral
+     * grey for an x that is not a number. */
+    function lookup(table, x) {
+      if (!isFinite(x)) return springTables.neutral;
+      const k = clamp(lastAtOrBefore(table.x, x), 0, table.x.length - 2);
+      const w = clamp((x - table.x[k]) / (table.x[k + 1] - table.x[k]), 0, 1);
+      return [0, 1, 2].map((c) => table.rgb[k][c] * (1 - w) + table.rgb[k + 1][c] * w);
+    }
+    /** Spring e's colour at t in the current mode. */
+    function springColour(e, t) {
+      const [a, b] = meta.edges[e];
+      if (springMode === 'tension') {
+        const pa = positionAt(a, t);
+        const pb = positionAt(b, t);
+        const length0 = meta.spring_length0[e];
+        const length = Math.hypot(pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]);
+        return lookup(springTables.tension, length0 > 0 ? length / length0 : NaN);
+      }
+      const traffic = springMode === 'traffic' ? src.springTraffic(e, t) : null;
+      if (traffic === null) return springTables.neutral;
+      return lookup(springTables.traffic, traffic[1] > 0 ? traffic[0] / traffic[1] : 0);
+    }
+    /** The legend of the spring colours: the current scale as a gradient with its ends. */
+    function springLegend() {
+      const legend = $('spring-legend');
+      legend.hidden = springMode === 'off' || meta.edges.length === 0;
+      if (legend.hidden) return;
+      const table = springTables[springMode];
+      const css = (c) => 'rgb(' + c.map((v) => Math.round(v * 255)).join(',') + ')';
+      const stops = table.rgb.map((c, k) => css(c) + ' ' + ((100 * k) / (table.rgb.length - 1)).toFixed(1) + '%');
+      $('spring-scale').style.background = 'linear-gradient(to right, ' + stops.join(', ') + ')';
+      const lo = table.x[0];
+      const hi = table.x[table.x.length - 1];
+      const pct = (x) => (x > 1 ? '+' : '') + Math.round(100 * (x - 1)) + '%';
+      $('spring-legend-title').textContent = springMode === 'tension'
+        ? 'Springs: length against the start' : 'Springs: bytes in the interval';
+      $('spring-lo').textContent = springMode === 'tension' ? 'compressed ' + pct(lo) : 'none';
+      $('spring-hi').textContent = springMode === 'tension' ? 'stretched ' + pct(hi) : 'busiest spring';
+    }
+    $('springs').addEventListener('change', (e) => {
+      springMode = e.target.value;
+      springLegend();
+      update(clock.t);
+    });
+    springLegend();
+
     let selected = -1;
     function update(t) {
       src.want(t);
@@ -484,6 +656,13 @@
           attr.setXYZ(2 * e + 1, spheres[b].position.x, spheres[b].position.y, spheres[b].position.z);
         });
         attr.needsUpdate = true;
+        const colours = springLines.geometry.getAttribute('color');
+        meta.edges.forEach((edge, e) => {
+          const c = springColour(e, t);
+          colours.setXYZ(2 * e, c[0], c[1], c[2]);
+          colours.setXYZ(2 * e + 1, c[0], c[1], c[2]);
+        });
+        colours.needsUpdate = true;
         renderer.render(scene, camera);
         labels.forEach((div, i) => {
           const s = toScreen(positionAt(i, t));
@@ -495,6 +674,10 @@
       }
       drawDial(t);
       $('clock-text').textContent = dialText(t);
+      if (meta.stream) {
+        const summary = legendSummary();
+        if ($('legend-summary').textContent !== summary) $('legend-summary').textContent = summary;
+      }
       const scrub = $('scrub');
       if (document.activeElement !== scrub || !scrubbing) scrub.value = String(dialFraction(t));
       if (selected >= 0) $('panel-text').textContent = describeBody(selected, t);
@@ -789,7 +972,8 @@
     // ---- Hooks for tests and scripts ----------------------------------------------------------
     window.kanoko = {
       get begin() { return begin; }, get end() { return end; }, get frames() { return src.frames(); },
-      bodies: N, cues: cueTimes.length, webgl: renderer !== null,
+      get cues() { return cueTimes.length; },
+      bodies: N, webgl: renderer !== null,
       seek(t) { seek(t); return clock.t; },
       time() { return clock.t; },
       playing() { return clock.playing; },
@@ -813,6 +997,31 @@
       colour(i) { return meta.bodies[i].colour.map((c) => Math.round(c * 255)); },
       selected() { return selected; },
       describe(i) { return describeBody(i, clock.t); },
+      springCount: meta.edges.length,
+      /** Whether the page awaits nothing from kanoko serve (always for a shared page). */
+      settled() { return src.settled(); },
+      /** The spring colouring ('tension', 'traffic' or 'off'), set when given. */
+      springs(mode) {
+        if (mode !== undefined) {
+          $('springs').value = mode;
+          $('springs').dispatchEvent(new Event('change'));
+        }
+        return springMode;
+      },
+      /** Spring e's colour now (0-255), its ends and its middle on the screen. */
+      spring(e) {
+        const [a, b] = meta.edges[e];
+        const pa = positionAt(a, clock.t);
+        const pb = positionAt(b, clock.t);
+        return { colour: springColour(e, clock.t).map((c) => Math.round(c * 255)), a: toScreen(pa), b: toScreen(pb),
+                 middle: toScreen([0, 1, 2].map((c) => 0.5 * (pa[c] + pb[c]))) };
+      },
+      /** Body i's cue pitch factor now, heard at the camera (1 with Doppler off). */
+      pitchFactor(i) {
+        const l = camera ? camera.position : { x: centre[0], y: centre[1], z: centre[2] + 2 * size };
+        return sound.pitchFactor(i, clock.t, l);
+      },
+      doppler() { return sound.doppler; },
       renderCueOffline(i, seconds, hrtf) { return sound.renderOffline(i, seconds || 0.4, hrtf); },
     };
     seek(begin);

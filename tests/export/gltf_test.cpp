@@ -33,7 +33,13 @@ Eigen::Vector3d position(int i, double t) {
   return {std::cos(t + i) * (i + 1), 0.5 * t * t - i, std::sin(2 * t) + 3.0 * i};
 }
 
-void write_run(const std::filesystem::path& path) {
+/// Body i's mass at time t: body 0 keeps its mass, the others grow (the drawn size follows).
+double mass(int i, double t, bool growing) { return growing ? 2.0 + i * t : 2.0; }
+
+/// Body i's drawn radius at t, as the desktop viewer draws it: 0.25 × cbrt(m / m(0)).
+double drawn_radius(int i, double t, bool growing) { return 0.25 * std::cbrt(mass(i, t, growing) / mass(i, 0, growing)); }
+
+void write_run(const std::filesystem::path& path, bool growing_mass = true) {
   trajectory::Metadata meta;
   for (int i = 0; i < kBodies; ++i) {
     trajectory::BodyInfo b;
@@ -44,7 +50,7 @@ void write_run(const std::filesystem::path& path) {
     meta.bodies.push_back(b);
   }
   meta.edges = {{0U, 1U}, {1U, 2U}, {2U, 3U}};
-  meta.stat_names = {trajectory::stat::kLoad};
+  meta.stat_names = {trajectory::stat::kLoad, trajectory::stat::kMass};
   meta.dt_s = kFrameStep;
   meta.interval_s = 1;
   meta.trace_end_s = kFrameStep * (kFrames - 1);
@@ -54,7 +60,9 @@ void write_run(const std::filesystem::path& path) {
     const double t = kFrameStep * k;
     Eigen::Matrix3Xd p(3, kBodies);
     for (int i = 0; i < kBodies; ++i) p.col(i) = position(i, t);
-    writer.append_frame(t, p, Eigen::Matrix3Xd::Zero(3, kBodies), Eigen::MatrixXd::Ones(1, kBodies));
+    Eigen::MatrixXd stats = Eigen::MatrixXd::Ones(2, kBodies);
+    for (int i = 0; i < kBodies; ++i) stats(1, i) = mass(i, t, growing_mass);
+    writer.append_frame(t, p, Eigen::Matrix3Xd::Zero(3, kBodies), stats);
   }
   writer.commit();
 }
@@ -178,6 +186,16 @@ TEST_F(GltfExport, AssimpReadsBodiesAndKeyframesBack) {
             << name << " key " << k << " axis " << c;
       }
     }
+    // The size follows the mass as the desktop viewer draws it (a scale channel: masses change).
+    const auto& scales = channel["scalingkeys"];
+    ASSERT_EQ(scales.Size(), static_cast<unsigned>(kFrames)) << name;
+    for (rapidjson::SizeType k = 0; k < kFrames; ++k) {
+      EXPECT_NEAR(scales[k][0].GetDouble() / ticks, kFrameStep * k, 1e-5) << name << " scale key " << k;
+      for (rapidjson::SizeType c = 0; c < 3; ++c) {
+        EXPECT_NEAR(scales[k][1][c].GetDouble(), drawn_radius(body, kFrameStep * k, true), 1e-5)
+            << name << " scale key " << k << " axis " << c;
+      }
+    }
   }
   for (const char* name : kNames) EXPECT_EQ(seen[name], 1) << "one translation channel for " << name;
 
@@ -215,6 +233,27 @@ TEST_F(GltfExport, AssimpReadsBodiesAndKeyframesBack) {
   EXPECT_EQ(colours["body 1"], (std::vector<double>{0, 1, 0, 1}));
   EXPECT_EQ(colours["body 2"], (std::vector<double>{0, 0, 1, 1}));
   EXPECT_TRUE(colours.contains("spring"));
+}
+
+TEST_F(GltfExport, ConstantMassesGiveConstantScales) {
+  write_run(run, false);
+  const auto r = run_kanoko({"export", run.string(), "--gltf", "-o", (dir / "out.glb").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json = check_glb_container(read_text(dir / "out.glb"));
+  rapidjson::Document glb;
+  glb.Parse(json.c_str(), json.size());
+  for (const auto& channel : glb["animations"][0]["channels"].GetArray()) {
+    EXPECT_STREQ(channel["target"]["path"].GetString(), "translation") << "no scale channel";
+  }
+  rapidjson::Document d;
+  assimp_dump(dir / "out.glb", dir / "out.assjson", d);
+  for (const char* name : kNames) {
+    const rapidjson::Value* node = find_node(d["rootnode"], name);
+    ASSERT_NE(node, nullptr) << name;
+    // assimp's node transformation (row-major 4x4): the scale on the diagonal.
+    const auto& m = (*node)["transformation"];
+    for (rapidjson::SizeType c = 0; c < 3; ++c) EXPECT_NEAR(m[c * 5].GetDouble(), 0.25, 1e-6) << name;
+  }
 }
 
 TEST_F(GltfExport, GlbNameImpliesGltfAndFpsDecimates) {

@@ -7,7 +7,7 @@
 #include "src/scene/inspect.hpp"
 #include "src/scene/render.hpp"
 #include "src/scene/scene.hpp"
-#include "src/scene/traffic.hpp"
+#include "src/trajectory/traffic.hpp"
 #include "tests/scene/tiny_render.hpp"
 #include "tests/scene/tiny_run.hpp"
 #include "tests/support/test_support.hpp"

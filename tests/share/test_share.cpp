@@ -27,7 +27,8 @@ using test::TempDir;
 /// A run of `bodies` bodies wandering randomly, `frames` frames `dt` apart from t = 0.5; the
 /// statistics load, mass, bytes_sent change every `stat_period` frames.
 fs::path write_run(const fs::path& path, std::size_t bodies, std::size_t frames, double dt,
-                   std::size_t stat_period = 10, std::uint64_t seed = 7) {
+                   std::size_t stat_period = 10, std::uint64_t seed = 7,
+                   const std::vector<std::vector<trajectory::PairTraffic>>& traffic = {}) {
   trajectory::Metadata meta;
   for (std::size_t i = 0; i < bodies; ++i) {
     trajectory::BodyInfo b;
@@ -44,6 +45,11 @@ fs::path write_run(const fs::path& path, std::size_t bodies, std::size_t frames,
   meta.interval_s = dt * static_cast<double>(stat_period);
   meta.trace_begin_s = 0.5;
   meta.trace_end_s = 0.5 + dt * static_cast<double>(frames);
+  if (!traffic.empty()) meta.traffic_begin.push_back(0);
+  for (const auto& interval : traffic) {
+    meta.traffic.insert(meta.traffic.end(), interval.begin(), interval.end());
+    meta.traffic_begin.push_back(meta.traffic.size());
+  }
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> step(0.0, 0.05);
   const auto n = static_cast<Eigen::Index>(bodies);
@@ -157,6 +163,102 @@ TEST(Share, StatisticsAreStoredWhereTheyChange) {
   }
   // The default cue (load rising faster than 1 per second) fires where load steps up.
   EXPECT_FALSE(d.cues.empty());
+}
+
+TEST(Share, TopPartnersAndSpringTrafficAreStoredAtEachInterval) {
+  // pe0 sends 100 (b + 1) bytes to pe1 in interval b, receives 50 from pe2 in each, and 1000 from
+  // pe3 in interval 5 only; springs: pe0-pe1, pe1-pe2, pe2-pe3.
+  std::vector<std::vector<trajectory::PairTraffic>> traffic(10);
+  for (std::uint32_t b = 0; b < 10; ++b) {
+    traffic[b].push_back({0, 1, 100.0 * (b + 1), 1});
+    traffic[b].push_back({2, 0, 50.0, 1});
+    if (b == 5) traffic[b].push_back({3, 0, 1000.0, 2});
+  }
+  TempDir dir;
+  const trajectory::Reader reader(write_run(dir / "run.kntj", 4, 95, 0.01, 10, 7, traffic));
+  const PageData d = collect_page_data(reader, "run.kntj", options_with(30));
+  const std::size_t k_count = d.stat_times.size();
+  ASSERT_GE(k_count, 10U);
+  ASSERT_EQ(d.spring_bytes.size(), k_count * 3);
+  ASSERT_EQ(d.max_spring_bytes.size(), k_count);
+  ASSERT_EQ(d.partner_bodies.size(), k_count * 4 * kTopPartners);
+  std::size_t bins_seen = 0;
+  for (std::size_t j = 0; j < k_count; ++j) {
+    const std::size_t bin = reader.meta().interval_of(d.stat_times[j]);
+    bins_seen = std::max(bins_seen, bin + 1);
+    EXPECT_EQ(d.spring_bytes[j * 3], 100.0F * static_cast<float>(bin + 1)) << "key frame " << j;
+    EXPECT_EQ(d.spring_bytes[j * 3 + 1], 0.0F);
+    EXPECT_EQ(d.max_spring_bytes[j], 100.0F * static_cast<float>(bin + 1));
+    // pe0's partners so far, largest total first.
+    const double to_pe1 = 100.0 * static_cast<double>((bin + 1) * (bin + 2) / 2);
+    const double from_pe2 = 50.0 * static_cast<double>(bin + 1);
+    const double from_pe3 = bin >= 5 ? 1000.0 : 0.0;
+    std::vector<std::pair<double, std::uint32_t>> want{{to_pe1, 1}, {from_pe2, 2}};
+    if (from_pe3 > 0) want.emplace_back(from_pe3, 3);
+    std::sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::size_t at = j * 4 * kTopPartners;
+    for (std::size_t p = 0; p < kTopPartners; ++p) {
+      if (p >= want.size()) {
+        EXPECT_EQ(d.partner_bodies[at + p], 0xffffffffU) << "key frame " << j;
+        continue;
+      }
+      EXPECT_EQ(d.partner_bodies[at + p], want[p].second) << "key frame " << j << " partner " << p;
+      EXPECT_EQ(d.partner_sent[at + p] + d.partner_received[at + p], static_cast<float>(want[p].first));
+      EXPECT_EQ(d.partner_sent[at + p], want[p].second == 1 ? static_cast<float>(to_pe1) : 0.0F);
+    }
+  }
+  EXPECT_EQ(bins_seen, 10U) << "a key frame in every interval";
+  // Without a traffic section: no traffic arrays.
+  const trajectory::Reader quiet(write_run(dir / "quiet.kntj", 4, 95, 0.01, 10));
+  const PageData q = collect_page_data(quiet, "quiet.kntj", options_with(30));
+  EXPECT_TRUE(q.spring_bytes.empty() && q.partner_bodies.empty());
+}
+
+TEST(Share, APageThatFitsOnlyWithoutItsTrafficIsWrittenWithoutItAndSaysSo) {
+  std::vector<std::vector<trajectory::PairTraffic>> traffic(10);
+  for (std::uint32_t b = 0; b < 10; ++b) traffic[b].push_back({0, 1, 100.0 * (b + 1), 1});
+  TempDir dir;
+  const fs::path run = write_run(dir / "run.kntj", 60, 95, 0.01, 10, 7, traffic);
+  const trajectory::Reader reader(run);
+  PageOptions o = options_with(30);
+  o.title = "run.kntj";  // as the command names the page
+  const PageData d = collect_page_data(reader, run.string(), o);
+  const std::size_t with = build_page(reader, d, o, run.string()).size();
+  PageData without = d;
+  drop_traffic(without);
+  const std::size_t bare = build_page(reader, without, o, run.string()).size();
+  ASSERT_GT(with, bare + 20000);
+  const std::string budget = std::to_string((with + bare) / 2);
+  const auto r = run_kanoko({"share", run.string(), "-o", (dir / "run.html").string(), "--max-size", budget});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: the top partners and spring traffic colours are left out"), std::string::npos) << r.err;
+  const std::string page = test::read_text(dir / "run.html");
+  EXPECT_EQ(page.size(), bare);
+  EXPECT_NE(page.find("\"traffic\":false"), std::string::npos);
+  // With room for them, no warning and the traffic is in.
+  const auto full = run_kanoko({"share", run.string(), "-o", (dir / "full.html").string()});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_EQ(full.err.find("warning"), std::string::npos) << full.err;
+  EXPECT_NE(test::read_text(dir / "full.html").find("\"traffic\":true"), std::string::npos);
+}
+
+TEST(Share, APageSizesBodiesAgainstTheMassOfTheRunsFirstFrameAsTheDesktopDoes) {
+  TempDir dir;
+  const trajectory::Reader reader(write_run(dir / "run.kntj", 4, 95, 0.01, 10));
+  PageOptions o = options_with(30);
+  o.from_s = reader.frame_time(45);  // the masses there differ from frame 0's
+  const std::string page = build_page(reader, collect_page_data(reader, "run.kntj", o), o, "run.kntj");
+  const trajectory::FrameView f0 = reader.frame(0);
+  const trajectory::FrameView from = reader.frame(45);
+  std::size_t at = 0;
+  for (Eigen::Index i = 0; i < 4; ++i) {
+    ASSERT_NE(f0.stats(1, i), from.stats(1, i)) << "body " << i;
+    at = page.find("\"mass0\":", at);
+    ASSERT_NE(at, std::string::npos) << "body " << i;
+    at += 8;
+    EXPECT_EQ(std::stod(page.substr(at, 24)), f0.stats(1, i)) << "body " << i;
+  }
+  EXPECT_NE(page.find("\"mass_ratio_range\":[0.001,1000]"), std::string::npos);
 }
 
 TEST(Share, Base64MatchesTheRfcVectors) {

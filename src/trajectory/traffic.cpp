@@ -1,9 +1,9 @@
-#include "src/scene/traffic.hpp"
+#include "src/trajectory/traffic.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace kanoko::scene {
+namespace kanoko::trajectory {
 
 namespace {
 
@@ -112,4 +112,4 @@ std::array<Flow, 2> interval_flows(const trajectory::Metadata& meta, std::uint32
   return flows;
 }
 
-}  // namespace kanoko::scene
+}  // namespace kanoko::trajectory

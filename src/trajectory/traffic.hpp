@@ -1,7 +1,8 @@
 // Who talks to whom, from the trajectory's per-interval traffic (section `traffic`, format 1.1):
 // the springs' traffic colours, the communication flashes of the current interval, a body's top
 // partners and a spring's pair traffic in the inspect panel. Pure computation over
-// trajectory::Metadata (no OpenSceneGraph), so it is tested directly.
+// trajectory::Metadata (no OpenSceneGraph), so it is tested directly; shared by the desktop viewer
+// (src/scene) and the web page (src/share).
 #pragma once
 
 #include <array>
@@ -13,7 +14,7 @@
 
 #include "src/trajectory/trajectory.hpp"
 
-namespace kanoko::scene {
+namespace kanoko::trajectory {
 
 /// Bytes and messages one way between two bodies.
 struct Flow {
@@ -88,4 +89,4 @@ class PartnerTotals {
 [[nodiscard]] std::array<Flow, 2> interval_flows(const trajectory::Metadata& meta, std::uint32_t a, std::uint32_t b,
                                                  std::size_t bin);
 
-}  // namespace kanoko::scene
+}  // namespace kanoko::trajectory
