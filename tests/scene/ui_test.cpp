@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cmath>
 #include <osg/Image>
 #include <osgDB/ReadFile>
@@ -28,6 +29,20 @@ namespace {
 using test::TempDir;
 
 double area(const PixelRect& r) { return r.w * r.h; }
+
+bool light(const unsigned char* px) { return px[0] > 150 && px[1] > 150 && px[2] > 150; }
+
+/// Pixels of `image` in [x0, x1) × [y0, y1) (image rows, origin bottom-left) that `keep` accepts.
+template <typename Keep>
+int count_pixels(const osg::Image& image, int x0, int y0, int x1, int y1, Keep keep) {
+  int n = 0;
+  for (int y = std::max(y0, 0); y < std::min(y1, image.t()); ++y) {
+    for (int x = std::max(x0, 0); x < std::min(x1, image.s()); ++x) {
+      if (keep(image.data(static_cast<unsigned>(x), static_cast<unsigned>(y)), x, y)) ++n;
+    }
+  }
+  return n;
+}
 
 TEST(UiLayout, EdgePanelsAndTheViewTileTheWindowWithoutOverlap) {
   for (const auto& [w, h] : std::vector<std::pair<int, int>>{{1280, 720}, {1920, 1080}, {640, 480}, {320, 240}}) {
@@ -256,14 +271,11 @@ TEST(ViewerUi, NoTwoRectanglesOverlapAndTheLegendIsDrawn) {
     osg::ref_ptr<osg::Image> image = osgDB::readImageFile((dir / "s.png").string());
     ASSERT_TRUE(image.valid());
     ASSERT_EQ(image->s(), w);
-    int light = 0;
-    for (int y = static_cast<int>(legend.y); y < static_cast<int>(legend.y + legend.h); ++y) {
-      for (int x = static_cast<int>(legend.x); x < static_cast<int>(legend.x + legend.w); ++x) {
-        const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(h - 1 - y));
-        if (px[0] > 150 && px[1] > 150 && px[2] > 150) ++light;
-      }
-    }
-    EXPECT_GT(light, 50) << size;
+    // Window rows are top-down, image rows bottom-up.
+    const int lit = count_pixels(*image, static_cast<int>(legend.x), h - static_cast<int>(legend.y + legend.h),
+                                 static_cast<int>(legend.x + legend.w), h - static_cast<int>(legend.y),
+                                 [](const unsigned char* px, int, int) { return light(px); });
+    EXPECT_GT(lit, 50) << size;
     EXPECT_TRUE(d["elements"].HasMember("side.legend")) << "a colour key is shown by default";
   }
 }
@@ -278,13 +290,7 @@ TEST(ViewerUi, PicturesCarryACaptionAndLabelsByDefault) {
   osg::ref_ptr<osg::Image> image = osgDB::readImageFile((dir / "a.png").string());
   ASSERT_TRUE(image.valid());
   // The caption sits in the bottom-left corner (the dial and its time in the bottom-right).
-  int caption = 0;
-  for (int y = 0; y < 60; ++y) {
-    for (int x = 0; x < 400; ++x) {
-      const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
-      if (px[0] > 150 && px[1] > 150 && px[2] > 150) ++caption;
-    }
-  }
+  const int caption = count_pixels(*image, 0, 0, 400, 60, [](const unsigned char* px, int, int) { return light(px); });
   EXPECT_GT(caption, 40) << "no caption text in the bottom-left corner";
   // Three bodies: labelled by default, so there is light text beside them too.
   const auto bare = test::run_kanoko({"render", (dir / "run.kntj").string(), "--size", "1280x720", "--labels=none",
@@ -292,14 +298,9 @@ TEST(ViewerUi, PicturesCarryACaptionAndLabelsByDefault) {
   ASSERT_EQ(bare.exit_code, 0) << bare.err;
   osg::ref_ptr<osg::Image> unlabelled = osgDB::readImageFile((dir / "b.png").string());
   ASSERT_TRUE(unlabelled.valid());
-  int differ = 0;
-  for (int y = 60; y < 720; ++y) {
-    for (int x = 0; x < 1280; ++x) {
-      const unsigned char* a = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
-      const unsigned char* b = unlabelled->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
-      if (a[0] > 150 && a[1] > 150 && a[2] > 150 && b[1] < 100) ++differ;
-    }
-  }
+  const int differ = count_pixels(*image, 0, 60, 1280, 720, [&](const unsigned char* a, int x, int y) {
+    return light(a) && unlabelled->data(static_cast<unsigned>(x), static_cast<unsigned>(y))[1] < 100;
+  });
   EXPECT_GT(differ, 100) << "labels are on by default for a run of three bodies";
 }
 
@@ -413,14 +414,9 @@ TEST(ViewerUi, FindHighlightsAndIsolatesBodies) {
   const auto red_pixels = [](const std::string& png) {
     osg::ref_ptr<osg::Image> image = osgDB::readImageFile(png);
     EXPECT_TRUE(image.valid()) << png;
-    int red = 0;
-    for (int y = 0; image.valid() && y < image->t(); ++y) {
-      for (int x = 0; x < image->s(); ++x) {
-        const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
-        if (px[0] > 140 && px[1] < 60 && px[2] < 60) ++red;
-      }
-    }
-    return red;
+    if (!image.valid()) return 0;
+    return count_pixels(*image, 0, 0, image->s(), image->t(),
+                        [](const unsigned char* px, int, int) { return px[0] > 140 && px[1] < 60 && px[2] < 60; });
   };
   const int before = red_pixels(L + "1.png");
   const int after = red_pixels(L + "2.png");

@@ -176,26 +176,20 @@ Session parse_session(const std::string& text, const std::string& name) {
       if (!s.bookmarks[k]) f.fail("bookmarks", "expected 16 finite numbers per camera");
     }
   }
-  f.boolean("side", s.side);
-  f.boolean("help", s.help);
-  f.boolean("timeline", s.timeline);
-  f.boolean("frame_rate", s.frame_rate);
-  f.number("side_width_px", s.side_width_px);
-  f.boolean("labels", s.labels);
-  f.boolean("grid", s.grid);
+  const std::pair<const char*, bool*> flags[] = {
+      {"side", &s.side},   {"help", &s.help},       {"timeline", &s.timeline}, {"frame_rate", &s.frame_rate},
+      {"labels", &s.labels}, {"grid", &s.grid},     {"flashes", &s.flashes},   {"paused", &s.paused},
+      {"loop", &s.loop},   {"reversed", &s.reversed}};
+  for (const auto& [key, out] : flags) f.boolean(key, *out);
+  const std::pair<const char*, double*> numbers[] = {{"side_width_px", &s.side_width_px}, {"trail_s", &s.trail_s},
+                                                     {"body_scale", &s.body_scale},       {"time_s", &s.time_s},
+                                                     {"speed", &s.speed}};
+  for (const auto& [key, out] : numbers) f.number(key, *out);
   f.text("springs", s.spring_colours);
-  f.boolean("flashes", s.flashes);
-  f.number("trail_s", s.trail_s);
-  f.number("body_scale", s.body_scale);
   if (const auto* v = f.get("selected_body")) {
     if (!v->IsUint64()) f.fail("selected_body", "expected a body index");
     s.selected_body = static_cast<std::size_t>(v->GetUint64());
   }
-  f.number("time_s", s.time_s);
-  f.boolean("paused", s.paused);
-  f.number("speed", s.speed);
-  f.boolean("loop", s.loop);
-  f.boolean("reversed", s.reversed);
   f.pair("view_range", s.view_range);
   f.pair("range", s.range);
   return s;
