@@ -158,8 +158,10 @@ std::string describe_body(const trajectory::Reader& reader, std::size_t body, do
       const Partner& p = top[k];
       const auto& other = meta.bodies[p.body];
       const std::string who = other.name.empty() ? "body " + std::to_string(p.body) : other.name;
-      text += line(k == 0 ? "top partners" : "",
-                   who + ": " + format_value("bytes", p.total_bytes()) + (p.total_bytes() < 1024.0 ? " B" : ""));
+      // Total, then each way: the shared page's panel says the same (src/web/page.js).
+      const auto bytes = [](double v) { return format_value("bytes", v) + (std::abs(v) < 1024.0 ? " B" : ""); };
+      text += line(k == 0 ? "top partners" : "", who + ": " + bytes(p.total_bytes()) + " (sent " + bytes(p.sent.bytes) +
+                                                     ", recv " + bytes(p.received.bytes) + ")");
     }
   }
   return text;

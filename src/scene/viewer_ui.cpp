@@ -458,7 +458,7 @@ void ViewerUi::build_timeline() {
   if (ImGui::Button("-")) clock_.slower();
   note("button.slower");
   ImGui::SameLine();
-  ImGui::Text("%s/s", format_seconds(clock_.speed()).c_str());
+  ImGui::Text("%.3g s/s", clock_.speed());  // trace seconds per wall second, as the status line
   ImGui::SameLine();
   if (ImGui::Button("+")) clock_.faster();
   note("button.faster");

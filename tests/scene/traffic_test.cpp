@@ -118,8 +118,9 @@ TEST(Describe, PanelsShowTopPartnersAndThePairsTraffic) {
   test::write_tiny_run(dir / "run.kntj");
   const trajectory::Reader reader(dir / "run.kntj");
   const std::string red = describe_body(reader, 0, 9.5);
-  EXPECT_NE(red.find("top partners          green: 53.81 KiB"), std::string::npos) << red;
-  EXPECT_NE(red.find("blue: 24.41 KiB"), std::string::npos) << red;
+  // Total, then each way (red sends 1000 (k + 1) bytes to green in interval k, green 10 back).
+  EXPECT_NE(red.find("top partners          green: 53.81 KiB (sent 53.71 KiB, recv 100 B)"), std::string::npos) << red;
+  EXPECT_NE(red.find("blue: 24.41 KiB (sent 24.41 KiB, recv 0 B)"), std::string::npos) << red;
   const std::string spring = describe_spring(reader, 0, 2.5);  // interval 2
   EXPECT_NE(spring.find("pair, this interval"), std::string::npos) << spring;
   EXPECT_NE(spring.find("first -> second     2.93 KiB in 1 msgs"), std::string::npos) << spring;

@@ -533,9 +533,17 @@ def check_shared(args, html, ring_html, quiet, runfile, rows):
         # Fly navigation: F switches to it, W moves the camera forward.
         before = driver.execute_script("return kanoko.camera()")
         canvas = driver.find_element(By.ID, "scene")
-        ActionChains(driver).send_keys_to_element(canvas, "f").key_down("w").pause(0.5).key_up("w").perform()
-        after = driver.execute_script("return kanoko.camera()")
-        moved = sum((a - b) ** 2 for a, b in zip(after["position"], before["position"])) ** 0.5
+        # W is held until the camera has moved (a starved browser may draw no frame in 0.5 s).
+        ActionChains(driver).send_keys_to_element(canvas, "f").key_down("w").perform()
+        deadline = time.time() + 15
+        moved = 0.0
+        while True:
+            after = driver.execute_script("return kanoko.camera()")
+            moved = sum((a - b) ** 2 for a, b in zip(after["position"], before["position"])) ** 0.5
+            if moved > 0 or time.time() > deadline:
+                break
+            time.sleep(0.1)
+        ActionChains(driver).key_up("w").perform()
         check(after["fly"] and not before["fly"] and moved > 0, "F flies, W moves the camera (by %.3g)" % moved)
         check(driver.find_element(By.ID, "nav").text == "Orbit", "the navigation button offers orbit back")
         ActionChains(driver).send_keys_to_element(canvas, "f").perform()
