@@ -239,7 +239,13 @@ void ViewPanels::refresh() {
   update_pair_line();
 }
 
+void ViewPanels::set_visible(bool on) {
+  visible_ = on;
+  geode_->setNodeMask(on ? ~0U : 0U);
+}
+
 int ViewPanels::panel_at(double x_px, double y_px) const {
+  if (!visible_) return -1;
   for (std::size_t i = 0; i < rects_.size(); ++i) {
     if (rects_[i].contains(x_px, y_px)) return static_cast<int>(i);
   }

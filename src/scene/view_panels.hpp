@@ -55,6 +55,9 @@ class ViewPanels {
   /// A click to apply at the next refresh() (what the event handler does, so that the click
   /// wins over the 3-D pick the playback handler makes of the same click).
   void queue_click(double x_px, double y_px) { pending_click_ = std::make_pair(x_px, y_px); }
+  /// Shows or hides every panel (View → Companion views); hidden panels take no clicks.
+  void set_visible(bool on);
+  [[nodiscard]] bool visible() const { return visible_; }
   /// The panel at window pixel (x, y), y up, or -1.
   [[nodiscard]] int panel_at(double x_px, double y_px) const;
   /// Panel i in window pixels, y up: x, y of the bottom-left corner, width, height.
@@ -73,6 +76,7 @@ class ViewPanels {
   [[nodiscard]] osgGA::GUIEventHandler* handler() { return handler_.get(); }
 
  private:
+  bool visible_ = true;  ///< set_visible()
   void layout();
   void redraw(std::size_t i);
   void apply_to_scene(const views::Selection& s);

@@ -640,6 +640,10 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     }
   };
 
+  if (view_panels) {
+    ViewPanels* vp = view_panels.get();
+    ui.set_panels_switch([vp] { return vp->visible(); }, [vp](bool on) { vp->set_visible(on); });
+  }
   // The hover label: the body under the pointer, through the 3-D view's camera.
   ui.set_body_picker([&](double x, double y) -> std::optional<std::size_t> {
     const osg::Viewport* vp = camera->getViewport();

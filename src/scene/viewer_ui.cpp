@@ -399,6 +399,10 @@ void ViewerUi::build_menu() {
     ImGui::Separator();
     ImGui::MenuItem("Timeline", nullptr, &toggles_.timeline);
     ImGui::MenuItem("Side panel (selection, legend)", nullptr, &toggles_.side);
+    if (panels_shown_ && show_panels_) {
+      bool shown = panels_shown_();
+      if (ImGui::MenuItem("Companion views", nullptr, &shown)) show_panels_(shown);
+    }
     ImGui::MenuItem("Frame rate", nullptr, &toggles_.frame_rate);
     if (ImGui::MenuItem("Camera home", "c")) requests_.home = true;
     ImGui::EndMenu();

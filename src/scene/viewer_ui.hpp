@@ -133,6 +133,11 @@ class ViewerUi {
   /// What the body colour formula shows (its text), for the legend; empty: bodies keep the
   /// run's own colours.
   void set_colour_quantity(std::string q) { colour_quantity_ = std::move(q); }
+  /// The companion view panels' visibility, for the View menu (unset: the run has none).
+  void set_panels_switch(std::function<bool()> shown, std::function<void(bool)> show) {
+    panels_shown_ = std::move(shown);
+    show_panels_ = std::move(show);
+  }
   /// The body under window pixel (x, y), origin top-left, or none (for the hover label).
   void set_body_picker(std::function<std::optional<std::size_t>(double, double)> picker) {
     picker_ = std::move(picker);
@@ -172,6 +177,8 @@ class ViewerUi {
   bool seeking_ = false;                                ///< the playhead is being dragged
   std::string colour_quantity_;
   std::function<std::optional<std::size_t>(double, double)> picker_;
+  std::function<bool()> panels_shown_;
+  std::function<void(bool)> show_panels_;
   float last_hover_x_ = -1;  ///< the pointer position the hover pick was made at
   float last_hover_y_ = -1;
   std::optional<std::size_t> hovered_;

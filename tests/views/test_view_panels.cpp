@@ -106,6 +106,25 @@ TEST_F(ViewPanelsTest, ClicksSelectInTheSceneAndScenePicksReachThePanels) {
   EXPECT_FALSE(panels.click(1199, 799));
 }
 
+TEST_F(ViewPanelsTest, HiddenPanelsTakeNoClicks) {
+  const trajectory::Reader reader(dir_ / "ring.kntj");
+  TrajectoryScene scene(reader, 1200, 800);
+  ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
+  ViewPanels panels(reader, scene, clock, views::build_trace_index(dir_ / "ring.kntr"), {"summary"});
+  panels.refresh();
+  const auto row = find_click(panels, 0, [](const Selection& s) { return s.entity == 2; });
+  ASSERT_TRUE(row);
+  panels.set_visible(false);  // View → Companion views off
+  EXPECT_FALSE(panels.visible());
+  EXPECT_EQ(panels.panel_at(row->first, row->second), -1);
+  EXPECT_FALSE(panels.click(row->first, row->second));
+  EXPECT_FALSE(scene.selection().has_value());
+  panels.set_visible(true);
+  EXPECT_TRUE(panels.click(row->first, row->second));
+  ASSERT_TRUE(scene.selection());
+  EXPECT_EQ(reader.meta().bodies[scene.selection()->index].name, "r2");
+}
+
 TEST_F(ViewPanelsTest, ViewerShowsPanelsUnderADisplay) {
   if (std::getenv("DISPLAY") == nullptr) GTEST_SKIP() << "needs a display (run under xvfb-run)";
   const auto shot = dir_ / "shot.png";
