@@ -134,7 +134,8 @@ std::string describe_body(const trajectory::Reader& reader, std::size_t body, do
                                             static_cast<Eigen::Index>(body))));
   }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g /s", body_speed(reader, body, t_s));
+  // Scene length units per trace second.
+  std::snprintf(buf, sizeof buf, "%.4g units/s", body_speed(reader, body, t_s));
   text += line("speed", buf);
   std::vector<std::string> neighbours;
   for (const auto& [i, j] : meta.edges) {

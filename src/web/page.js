@@ -390,7 +390,7 @@
       meta.stats.forEach((st, s) => {
         text += line(st.label, formatStat(st.name, statAt(i, s, t)));
       });
-      text += line('speed', fmtG(speedAt(i, t), 4) + ' /s');
+      text += line('speed', fmtG(speedAt(i, t), 4) + ' units/s');
       const neighbours = [];
       for (const [a, c] of meta.edges) {
         if (a === i) neighbours.push(meta.bodies[c].name);

@@ -100,6 +100,7 @@ TEST(Describe, BodyPanelNamesTheBodyItsStatsAndNeighbours) {
   EXPECT_NE(red.find("springs to"), std::string::npos) << red;
   EXPECT_NE(red.find("green"), std::string::npos) << red;
   EXPECT_NE(red.find("speed"), std::string::npos) << red;
+  EXPECT_NE(red.find(" units/s\n"), std::string::npos) << "the speed has its unit: " << red;
   // The statistics are those at the asked time: blue's mass is 1 before 5 s and 8 after.
   const std::string blue_early = describe_body(reader, 2, 4.0);
   const std::string blue_late = describe_body(reader, 2, 6.0);
