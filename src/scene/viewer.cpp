@@ -317,7 +317,7 @@ class ScriptRunner {
     } else {
       o << "null";
     }
-    o << "},\n  \"help\": " << (const_cast<ViewerUi&>(t.ui).toggles().help ? "true" : "false") << ",\n";
+    o << "},\n  \"help\": " << (t.ui.toggles().help ? "true" : "false") << ",\n";
     o << "  \"filter\": " << json_string(t.scene.body_filter() == BodyFilter::none        ? "none"
                                          : t.scene.body_filter() == BodyFilter::highlight ? "highlight"
                                                                                           : "isolate");

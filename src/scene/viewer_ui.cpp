@@ -43,10 +43,9 @@ std::string fmt_percent(double f) {
   return b;
 }
 
-bool ready(const std::future<trajectory::Activity>& f) {
-  return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-}
-bool ready(const std::future<trajectory::RangeStats>& f) {
+/// True when a background job has its result (without waiting).
+template <typename T>
+bool ready(const std::future<T>& f) {
   return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 

@@ -110,6 +110,7 @@ class ViewerUi {
   [[nodiscard]] std::map<std::string, PixelRect> windows() const;
 
   [[nodiscard]] UiToggles& toggles() { return toggles_; }
+  [[nodiscard]] const UiToggles& toggles() const { return toggles_; }
   [[nodiscard]] double side_width() const { return side_w_; }
   void set_side_width(double w) { side_w_ = std::clamp(w, 220.0, 4000.0); }
   [[nodiscard]] const TimelineView& timeline() const { return timeline_; }
