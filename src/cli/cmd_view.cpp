@@ -16,6 +16,7 @@
 #include "src/scene/navigation.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/viewer.hpp"
+#include "src/scene/viewer_ui.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "src/views/run_source.hpp"
 #include "src/views/view.hpp"
@@ -26,7 +27,8 @@ namespace {
 std::string key_help() {
   std::string text = "Keys and mouse (also shown by 'h' in the window):\n";
   for (const auto* group :
-       {&scene::playback_bindings(), &scene::navigation_bindings(), &scene::audio_bindings()}) {
+       {&scene::interface_bindings(), &scene::playback_bindings(), &scene::navigation_bindings(),
+        &scene::audio_bindings()}) {
     for (const auto& b : *group) {
       std::string key = b.key;
       key.resize(std::max<std::size_t>(key.size(), 38), ' ');

@@ -28,17 +28,9 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"[ / ]", "smaller / larger bodies"},
       {"paused panel (above the dial)", "click - / + and on/off: speed, view, force parameters (re-simulates), save"},
       {"left drag / middle drag / right drag", "rotate / pan / zoom the camera"},
-      {"h", "show / hide the help screen"},
       {"Esc", "quit"},
   };
   return bindings;
-}
-
-std::string playback_status(const ReplayClock& clock) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%s  %.3g s/s%s   h: help", clock.paused() ? "paused " : "playing",
-                clock.speed(), clock.reversed() ? "  reverse" : "");
-  return buf;
 }
 
 PlaybackHandler::PlaybackHandler(ReplayClock& clock, TrajectoryScene& scene,
@@ -185,14 +177,18 @@ void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
     }
   }
   follow_clock();
-  // Text layout is redone on every setText, so only when the line changes.
-  std::string status = playback_status(clock_);
-  if (resim_ != nullptr) {
-    const std::string extra = resim_->status();
-    if (!extra.empty()) status += "   " + extra;
-  }
-  if (panel_ != nullptr && !panel_->save_message().empty()) status += "   " + panel_->save_message();
-  if (!damage_.empty()) status += "   " + damage_;
+  // The line under the 3-D view says what the interface's timeline does not: a re-simulation's
+  // progress, a save, damaged frames. Text layout is redone on every setText, so only when the
+  // line changes.
+  std::string status;
+  const auto add = [&status](const std::string& part) {
+    if (part.empty()) return;
+    if (!status.empty()) status += "   ";
+    status += part;
+  };
+  if (resim_ != nullptr) add(resim_->status());
+  if (panel_ != nullptr) add(panel_->save_message());
+  add(damage_);
   if (status != status_) {
     scene_.set_status(status);
     status_ = std::move(status);

@@ -25,8 +25,6 @@ struct KeyBinding {
 /// All playback keys and mouse actions of the viewer.
 [[nodiscard]] const std::vector<KeyBinding>& playback_bindings();
 
-/// One line describing the playback state, e.g. "paused   1.5 s/s  reverse   h: help".
-[[nodiscard]] std::string playback_status(const ReplayClock& clock);
 
 /// Keyboard and mouse control of a ReplayClock: space pauses/resumes, +/- change speed, arrows
 /// step one stored frame (pausing), r reverses, Home or 0 restarts, c returns the camera home,

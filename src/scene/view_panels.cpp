@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <osg/Depth>
 #include <osg/LineWidth>
-#include <osg/Texture2D>
 
+#include "src/base/error.hpp"
 #include "src/views/draw.hpp"
 
 namespace kanoko::scene {
@@ -26,78 +27,34 @@ bool same_pick(const std::optional<Pick>& a, const std::optional<Pick>& b) {
   return !a || (a->kind == b->kind && a->index == b->index);
 }
 
-// Routes left clicks on panels to the panels. The playback handler sees the same click and picks
-// in the 3-D scene (usually nothing); the click is therefore applied at the next refresh(), after
-// the event traversal, so that the panel's selection wins.
-class PanelEvents final : public osgGA::GUIEventHandler {
- public:
-  explicit PanelEvents(ViewPanels& panels, const TrajectoryScene& scene) : panels_(panels), scene_(scene) {}
-  using osgGA::GUIEventHandler::handle;
-  bool handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& /*aa*/) override {
-    using GEA = osgGA::GUIEventAdapter;
-    const double x = 0.5 * (static_cast<double>(ea.getXnormalized()) + 1.0) * scene_.width_px();
-    const double y = 0.5 * (static_cast<double>(ea.getYnormalized()) + 1.0) * scene_.height_px();
-    switch (ea.getEventType()) {
-      case GEA::PUSH:
-        if (ea.getButton() != GEA::LEFT_MOUSE_BUTTON || panels_.panel_at(x, y) < 0) return false;
-        pressed_ = true;
-        return true;
-      case GEA::DRAG:
-        return pressed_;
-      case GEA::RELEASE:
-        if (ea.getButton() != GEA::LEFT_MOUSE_BUTTON || !pressed_) return false;
-        pressed_ = false;
-        panels_.queue_click(x, y);
-        return true;
-      default:
-        return false;
-    }
-  }
-
- private:
-  ViewPanels& panels_;
-  const TrajectoryScene& scene_;
-  bool pressed_ = false;
-};
-
 }  // namespace
 
 ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock,
                        views::TraceIndex index, const std::vector<std::string>& view_names)
-    : reader_(&reader), scene_(scene), clock_(clock), index_(std::move(index)) {
-  for (const auto& name : view_names) views_.push_back(views::make_view(name, "--views"));
-  state_ = views::default_view_state(index_);
-  match_bodies();
+    : ViewPanels(reader, scene, clock, std::future<views::TraceIndex>{}, nullptr, view_names, "") {
+  index_ = std::move(index);
+  start();
+}
 
-  const std::size_t n = views_.size();
+ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock,
+                       std::future<views::TraceIndex> index, std::shared_ptr<IndexProgress> progress,
+                       const std::vector<std::string>& view_names, std::string trace_name)
+    : reader_(&reader),
+      scene_(scene),
+      clock_(clock),
+      names_(view_names),
+      pending_(std::move(index)),
+      progress_(std::move(progress)),
+      trace_name_(std::move(trace_name)),
+      started_wall_s_(wall_seconds()) {
+  // Unknown names fail here, before any window opens.
+  for (const auto& name : names_) views_.push_back(views::make_view(name, "--views"));
+  const std::size_t n = names_.size();
   rects_.resize(n);
   images_.resize(n);
-  quads_.resize(n);
   draws_.assign(n, 0);
   drawn_time_s_.assign(n, std::numeric_limits<double>::quiet_NaN());
   drawn_selection_.resize(n);
-  geode_ = new osg::Geode;
-  geode_->setName("kanoko view panels");
-  osg::StateSet* ss = geode_->getOrCreateStateSet();
-  ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::OVERRIDE);
-  ss->setMode(GL_BLEND, osg::StateAttribute::OFF);
-  ss->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
-  for (std::size_t i = 0; i < n; ++i) {
-    images_[i] = new osg::Image;
-    auto* texture = new osg::Texture2D(images_[i].get());
-    texture->setResizeNonPowerOfTwoHint(false);
-    texture->setFilter(osg::Texture::MIN_FILTER, osg::Texture::NEAREST);
-    texture->setFilter(osg::Texture::MAG_FILTER, osg::Texture::NEAREST);
-    texture->setWrap(osg::Texture::WRAP_S, osg::Texture::CLAMP_TO_EDGE);
-    texture->setWrap(osg::Texture::WRAP_T, osg::Texture::CLAMP_TO_EDGE);
-    // The image's first row is the top of the view: texture t = 0 at the top of the quad.
-    quads_[i] = osg::createTexturedQuadGeometry(osg::Vec3(), osg::Vec3(1, 0, 0), osg::Vec3(0, 1, 0), 0, 1, 1, 0);
-    quads_[i]->getOrCreateStateSet()->setTextureAttributeAndModes(0, texture, osg::StateAttribute::ON);
-    quads_[i]->setUseDisplayList(false);
-    quads_[i]->setUseVertexBufferObjects(true);
-    geode_->addDrawable(quads_[i].get());
-  }
-  scene_.hud()->addChild(geode_.get());
 
   // The line that marks a selected pair without a spring: in the 3-D world, always on top.
   pair_line_ = new osg::Geometry;
@@ -120,34 +77,68 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
   pair_geode_->setNodeMask(0);
   scene_.root()->addChild(pair_geode_.get());
 
-  handler_ = new PanelEvents(*this, scene_);
   hub_.subscribe([this](const views::Selection& s) {
     if (!following_scene_) apply_to_scene(s);
   });
+  default_layout(scene_.width_px(), scene_.height_px());
+}
+
+void ViewPanels::start() {
+  whole_ = views::default_view_state(*index_);
+  states_.assign(names_.size(), whole_);
+  match_bodies();
   // last_scene_selection_ starts empty, so that a body selected before (--select) reaches the
   // panels at the first refresh.
-  layout();
+  last_scene_selection_.reset();
+  if (progress_) progress_->fraction = 1.0;
+}
+
+bool ViewPanels::ready() {
+  if (index_) return true;
+  if (!pending_.valid() || pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+  try {
+    index_ = pending_.get();
+  } catch (const std::exception& e) {
+    failure_ = e.what();
+    std::fprintf(stderr, "kanoko view: the companion views are off: %s\n", e.what());
+    return false;
+  }
+  start();
+  return true;
+}
+
+std::string ViewPanels::status() const {
+  if (index_) return "";
+  if (!failure_.empty()) return "The companion views are off: " + failure_;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f s", wall_seconds() - started_wall_s_);
+  return "Indexing " + trace_name_ + " for the companion views (" + buf + ")...";
+}
+
+double ViewPanels::progress() const {
+  if (index_) return 1.0;
+  return progress_ ? std::clamp(progress_->fraction.load(), 0.0, 1.0) : 0.0;
 }
 
 void ViewPanels::match_bodies() {
   // Bodies and entities match by name (simulate names bodies after entities), else by order.
   const auto& bodies = reader_->meta().bodies;
-  body_of_entity_.assign(index_.entity_count(), -1);
-  for (std::size_t e = 0; e < index_.entity_count(); ++e) {
+  body_of_entity_.assign(index_->entity_count(), -1);
+  for (std::size_t e = 0; e < index_->entity_count(); ++e) {
     for (std::size_t b = 0; b < bodies.size(); ++b) {
-      if (bodies[b].name == index_.entities[e].name) {
+      if (bodies[b].name == index_->entities[e].name) {
         body_of_entity_[e] = static_cast<std::int64_t>(b);
         break;
       }
     }
-    if (body_of_entity_[e] < 0 && bodies.size() == index_.entity_count()) body_of_entity_[e] = static_cast<std::int64_t>(e);
+    if (body_of_entity_[e] < 0 && bodies.size() == index_->entity_count()) body_of_entity_[e] = static_cast<std::int64_t>(e);
   }
 }
 
 void ViewPanels::set_run(const trajectory::Reader& run) {
   if (&run == reader_) return;
   reader_ = &run;
-  match_bodies();
+  if (index_) match_bodies();
   // Redrawn at the next refresh, whatever the throttle says.
   std::fill(drawn_time_s_.begin(), drawn_time_s_.end(), std::numeric_limits<double>::quiet_NaN());
   last_draw_wall_s_ = -1;
@@ -155,81 +146,70 @@ void ViewPanels::set_run(const trajectory::Reader& run) {
 }
 
 ViewPanels::~ViewPanels() {
-  scene_.hud()->removeChild(geode_.get());
+  if (progress_) progress_->cancel = true;
   scene_.root()->removeChild(pair_geode_.get());
 }
 
-void ViewPanels::layout() {
-  const int w = scene_.width_px();
-  const int h = scene_.height_px();
-  laid_out_width_px_ = w;
-  laid_out_height_px_ = h;
-  // A column on the left, above the status line and below the inspect panel.
+void ViewPanels::default_layout(int width_px, int height_px) {
+  // A column on the left, below the top edge and above the bottom one.
+  const double w = width_px;
+  const double h = height_px;
   const double margin = 8;
-  const double pw = std::clamp(0.34 * w, 120.0, 560.0);
-  const double bottom = 36;
-  const double top = std::max(bottom + 60, 0.68 * h);
-  const std::size_t n = views_.size();
+  const double pw = std::floor(std::clamp(0.34 * w, 120.0, 560.0));
+  const double top = std::min(0.32 * h, h - 100);
+  const double bottom = h - 36;
+  const std::size_t n = std::max<std::size_t>(1, names_.size());
   const double gap = 6;
-  const double ph = std::max(40.0, (top - bottom - gap * static_cast<double>(n - 1)) / static_cast<double>(n));
-  for (std::size_t i = 0; i < n; ++i) {
-    const double y1 = top - static_cast<double>(i) * (ph + gap);
-    rects_[i] = views::Rect{margin, y1 - ph, std::floor(pw), std::floor(ph)};
-    auto* v = static_cast<osg::Vec3Array*>(quads_[i]->getVertexArray());
-    const auto x0 = static_cast<float>(rects_[i].x);
-    const auto y0 = static_cast<float>(rects_[i].y);
-    const auto x1 = static_cast<float>(rects_[i].x + rects_[i].w);
-    const auto yt = static_cast<float>(rects_[i].y + rects_[i].h);
-    // createTexturedQuadGeometry's order: corner, corner+height, corner+width+height, corner+width.
-    (*v)[0] = osg::Vec3(x0, yt, 0);
-    (*v)[1] = osg::Vec3(x0, y0, 0);
-    (*v)[2] = osg::Vec3(x1, y0, 0);
-    (*v)[3] = osg::Vec3(x1, yt, 0);
-    v->dirty();
-    quads_[i]->dirtyBound();
-    drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();  // force a redraw at the new size
+  const double ph = std::floor(std::max(40.0, (bottom - top - gap * static_cast<double>(n - 1)) / static_cast<double>(n)));
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    set_panel_rect(i, views::Rect{margin, top + static_cast<double>(i) * (ph + gap), pw, ph});
   }
+}
+
+void ViewPanels::set_panel_rect(std::size_t i, const views::Rect& r) {
+  if (i >= rects_.size()) return;
+  const views::Rect rounded{std::floor(r.x), std::floor(r.y), std::floor(std::max(0.0, r.w)), std::floor(std::max(0.0, r.h))};
+  const bool resized = rounded.w != rects_[i].w || rounded.h != rects_[i].h;
+  rects_[i] = rounded;
+  if (resized) drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();  // redraw at the new size
 }
 
 void ViewPanels::redraw(std::size_t i) {
   const int w = static_cast<int>(rects_[i].w);
   const int h = static_cast<int>(rects_[i].h);
   if (w < 16 || h < 16) return;
-  const views::ViewImage img = views::render_view_image(*views_[i], index_, state_, w, h);
-  osg::Image& image = *images_[i];
-  if (image.s() != w || image.t() != h) {
-    image.allocateImage(w, h, 1, GL_BGRA, GL_UNSIGNED_BYTE);
-    image.setInternalTextureFormat(GL_RGBA);
-  }
+  views::ViewImage img = views::render_view_image(*views_[i], *index_, states_[i], w, h);
+  PanelImage& out = images_[i];
+  out.width = w;
+  out.height = h;
   const auto row_bytes = static_cast<std::size_t>(w) * 4;
+  out.bgra.resize(row_bytes * static_cast<std::size_t>(h));
   for (int y = 0; y < h; ++y) {
-    std::memcpy(image.data(0, static_cast<unsigned>(y)), img.pixels.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(img.stride), row_bytes);
+    std::memcpy(out.bgra.data() + static_cast<std::size_t>(y) * row_bytes,
+                img.pixels.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(img.stride), row_bytes);
   }
-  image.dirty();
+  ++out.version;
   ++draws_[i];
-  drawn_time_s_[i] = state_.time_s;
-  drawn_selection_[i] = state_.selection;
+  drawn_time_s_[i] = states_[i].time_s;
+  drawn_selection_[i] = states_[i].selection;
 }
 
 void ViewPanels::refresh() {
-  if (scene_.width_px() != laid_out_width_px_ || scene_.height_px() != laid_out_height_px_) layout();
-  if (pending_click_) {
-    const auto [x, y] = *pending_click_;
-    pending_click_.reset();
-    (void)click(x, y);
-  }
+  if (!ready() || !visible_) return;
   follow_scene_selection();
-  state_.time_s = clock_.time_s();
-  state_.selection = hub_.current();
   const double now = wall_seconds();
   const bool throttled = last_draw_wall_s_ >= 0 && now - last_draw_wall_s_ < kRedrawPeriod_s;
   bool drew = false;
   for (std::size_t i = 0; i < views_.size(); ++i) {
+    views::ViewState& st = states_[i];
+    st.time_s = clock_.time_s();
+    st.selection = hub_.current();
     const bool never = std::isnan(drawn_time_s_[i]);
-    const bool selection_changed = !(drawn_selection_[i] == state_.selection);
-    // Time moves the picture only when it moves by about a pixel of the run.
-    const double pixel_s = index_.span_s() / std::max(1.0, rects_[i].w);
-    const bool time_changed = !never && std::abs(state_.time_s - drawn_time_s_[i]) > pixel_s;
+    const bool selection_changed = !(drawn_selection_[i] == st.selection);
+    // Time moves the picture only when it moves by about a pixel of what the panel shows.
+    const double shown_s = st.window_t1_s > st.window_t0_s ? st.window_t1_s - st.window_t0_s : index_->span_s();
+    const double pixel_s = shown_s / std::max(1.0, rects_[i].w);
+    const bool time_changed = !never && std::abs(st.time_s - drawn_time_s_[i]) > pixel_s;
     if (never || selection_changed || (time_changed && !throttled)) {
       redraw(i);
       drew = true;
@@ -239,13 +219,8 @@ void ViewPanels::refresh() {
   update_pair_line();
 }
 
-void ViewPanels::set_visible(bool on) {
-  visible_ = on;
-  geode_->setNodeMask(on ? ~0U : 0U);
-}
-
 int ViewPanels::panel_at(double x_px, double y_px) const {
-  if (!visible_) return -1;
+  if (!visible_ || !index_) return -1;
   for (std::size_t i = 0; i < rects_.size(); ++i) {
     if (rects_[i].contains(x_px, y_px)) return static_cast<int>(i);
   }
@@ -255,14 +230,57 @@ int ViewPanels::panel_at(double x_px, double y_px) const {
 bool ViewPanels::click(double x_px, double y_px) {
   const int i = panel_at(x_px, y_px);
   if (i < 0) return false;
-  const views::Rect& r = rects_[static_cast<std::size_t>(i)];
-  // Panels are drawn y down from their top edge.
-  const views::Selection picked = views_[static_cast<std::size_t>(i)]->pick(
-      x_px - r.x, r.y + r.h - y_px, views::Rect{0, 0, r.w, r.h}, index_, state_);
+  const auto k = static_cast<std::size_t>(i);
+  const views::Rect& r = rects_[k];
+  const views::Selection picked =
+      views_[k]->pick(x_px - r.x, y_px - r.y, views::Rect{0, 0, r.w, r.h}, *index_, states_[k]);
   if (picked.empty()) return true;
   if (picked.has_time()) clock_.seek(std::clamp(picked.time_s, clock_.begin_s(), clock_.end_s()));
   hub_.set(views::apply_pick(hub_.current(), picked));
   return true;
+}
+
+void ViewPanels::zoom(std::size_t i, double x_px, double /*y_px*/, double factor) {
+  if (!index_ || i >= states_.size() || !(factor > 0) || !std::isfinite(factor)) return;
+  views::ViewState& st = states_[i];
+  const views::Rect& r = rects_[i];
+  const double t0 = st.window_t0_s;
+  const double t1 = st.window_t1_s;
+  const double span = t1 - t0;
+  if (!(span > 0) || !(r.w > 0)) return;
+  const double at = t0 + span * std::clamp((x_px - r.x) / r.w, 0.0, 1.0);
+  // Not narrower than a microsecond or a millionth of the run, not wider than the run.
+  const double whole = whole_.window_t1_s - whole_.window_t0_s;
+  const double new_span = std::clamp(span * factor, std::max(1e-6, whole * 1e-6), whole);
+  double n0 = at - (at - t0) * new_span / span;
+  n0 = std::clamp(n0, whole_.window_t0_s, whole_.window_t1_s - new_span);
+  st.window_t0_s = n0;
+  st.window_t1_s = n0 + new_span;
+  drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();
+}
+
+void ViewPanels::pan(std::size_t i, double dx_px, double /*dy_px*/) {
+  if (!index_ || i >= states_.size() || !(rects_[i].w > 0) || !std::isfinite(dx_px)) return;
+  views::ViewState& st = states_[i];
+  const double span = st.window_t1_s - st.window_t0_s;
+  const double n0 = std::clamp(st.window_t0_s - dx_px / rects_[i].w * span, whole_.window_t0_s,
+                               whole_.window_t1_s - span);
+  if (n0 == st.window_t0_s) return;
+  st.window_t0_s = n0;
+  st.window_t1_s = n0 + span;
+  drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();
+}
+
+void ViewPanels::reset_zoom(std::size_t i) {
+  if (!index_ || i >= states_.size()) return;
+  states_[i].window_t0_s = whole_.window_t0_s;
+  states_[i].window_t1_s = whole_.window_t1_s;
+  drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();
+}
+
+bool ViewPanels::zoomed(std::size_t i) const {
+  return index_ && i < states_.size() &&
+         (states_[i].window_t0_s != whole_.window_t0_s || states_[i].window_t1_s != whole_.window_t1_s);
 }
 
 void ViewPanels::apply_to_scene(const views::Selection& s) {
@@ -352,8 +370,13 @@ void ViewPanels::update_pair_line() {
 std::unique_ptr<ViewPanels> make_view_panels(const trajectory::Reader& reader, TrajectoryScene& scene,
                                              ReplayClock& clock, const ViewPanelOptions& options) {
   if (options.views.empty()) return nullptr;
-  views::TraceIndex index = views::build_trace_index(options.trace, views::IndexOptions{}, options.format);
-  return std::make_unique<ViewPanels>(reader, scene, clock, std::move(index), options.views);
+  auto progress = std::make_shared<IndexProgress>();
+  std::future<views::TraceIndex> index =
+      std::async(std::launch::async, [trace = options.trace, format = options.format] {
+        return views::build_trace_index(trace, views::IndexOptions{}, format);
+      });
+  return std::make_unique<ViewPanels>(reader, scene, clock, std::move(index), std::move(progress), options.views,
+                                      options.trace.filename().string());
 }
 
 }  // namespace kanoko::scene

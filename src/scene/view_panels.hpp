@@ -1,17 +1,21 @@
 // The companion views inside the viewer: each enabled view (src/views, drawn with cairo) is a
-// textured panel in the scene's HUD, redrawn as the replay clock moves. Selection is shared: a
-// click in a panel selects the entity's body in the 3-D scene (and seeks the clock to the clicked
-// time), a click on a message selects the pair's spring (or, without a spring, draws a line
-// between the two bodies), and a body or spring picked in the scene is highlighted in the panels.
+// panel of the interface's views column (viewer_ui.cpp draws their pictures in Dear ImGui windows),
+// redrawn as the replay clock moves. Each panel zooms and pans on its own (wheel and drag over it).
+// Selection is shared: a click in a panel selects the entity's body in the 3-D scene (and seeks the
+// clock to the clicked time), a click on a message selects the pair's spring (or, without a
+// spring, draws a line between the two bodies), and a body or spring picked in the scene is
+// highlighted in the panels. The trace's index may be built in the background: the panels say so
+// with its progress until it is ready, and the scene plays meanwhile.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 #include <osg/Geode>
 #include <osg/Geometry>
-#include <osg/Image>
-#include <osgGA/GUIEventHandler>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,11 +35,33 @@ struct ViewPanelOptions {
   std::string format = "auto";     ///< trace format
 };
 
-/// The panels of one scene and clock, both of which must outlive it.
+/// A panel's picture: cairo's ARGB32 pixels (BGRA bytes on little-endian machines), top row
+/// first, with a version that changes with every redraw.
+struct PanelImage {
+  std::vector<std::uint8_t> bgra;
+  int width = 0;
+  int height = 0;
+  std::uint64_t version = 0;
+};
+
+/// How far the background index build has got.
+struct IndexProgress {
+  std::atomic<double> fraction{0};    ///< 0..1 of the trace read
+  std::atomic<bool> cancel{false};    ///< set when the viewer closes before it is done
+};
+
+/// The panels of one scene and clock, both of which must outlive it. Rectangles are in window
+/// pixels with the origin at the top-left corner (as the interface's).
 class ViewPanels {
  public:
+  /// Panels over a ready index.
   ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock, views::TraceIndex index,
              const std::vector<std::string>& view_names);
+  /// Panels whose index is being built (`index`, reporting to `progress`); until it is ready
+  /// they show status() and take no clicks. A build that fails shows its message instead.
+  ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock,
+             std::future<views::TraceIndex> index, std::shared_ptr<IndexProgress> progress,
+             const std::vector<std::string>& view_names, std::string trace_name);
   ~ViewPanels();
   ViewPanels(const ViewPanels&) = delete;
   ViewPanels& operator=(const ViewPanels&) = delete;
@@ -47,37 +73,55 @@ class ViewPanels {
   /// The run the panels link to.
   [[nodiscard]] const trajectory::Reader& run() const { return *reader_; }
 
-  /// Call once per frame: follows the clock and the scene's selection, redraws panels that
-  /// changed (at most ten times a second while playing) and lays them out for the window size.
+  /// True once the index is there (polls the background build).
+  [[nodiscard]] bool ready();
+  /// What the panels show while not ready: the build's progress, or why it failed.
+  [[nodiscard]] std::string status() const;
+  /// The build's progress, 0..1 (1 once ready).
+  [[nodiscard]] double progress() const;
+
+  /// Call once per frame: follows the clock and the scene's selection and redraws panels that
+  /// changed (at most ten times a second while playing).
   void refresh();
-  /// A left click at window pixel (x, y), y up: true when it was on a panel (then it picked there).
+  /// Panel i's picture goes to `r` (window pixels, top-left origin); a new size redraws it.
+  void set_panel_rect(std::size_t i, const views::Rect& r);
+  /// Lays the panels out as a column in the window's left part (without an interface).
+  void default_layout(int width_px, int height_px);
+  /// A left click at window pixel (x, y): true when it was on a panel (then it picked there).
   bool click(double x_px, double y_px);
-  /// A click to apply at the next refresh() (what the event handler does, so that the click
-  /// wins over the 3-D pick the playback handler makes of the same click).
-  void queue_click(double x_px, double y_px) { pending_click_ = std::make_pair(x_px, y_px); }
+  /// Zooms panel i by `factor` (< 1 magnifies) around window pixel (x, y) (the wheel).
+  void zoom(std::size_t i, double x_px, double y_px, double factor);
+  /// Pans panel i by a drag of (dx, dy) window pixels.
+  void pan(std::size_t i, double dx_px, double dy_px);
+  /// Panel i shows its whole extent again.
+  void reset_zoom(std::size_t i);
+  /// True when panel i shows less than its whole extent.
+  [[nodiscard]] bool zoomed(std::size_t i) const;
   /// Shows or hides every panel (View → Companion views); hidden panels take no clicks.
-  void set_visible(bool on);
+  void set_visible(bool on) { visible_ = on; }
   [[nodiscard]] bool visible() const { return visible_; }
-  /// The panel at window pixel (x, y), y up, or -1.
+  /// The panel at window pixel (x, y), or -1.
   [[nodiscard]] int panel_at(double x_px, double y_px) const;
-  /// Panel i in window pixels, y up: x, y of the bottom-left corner, width, height.
+  /// Panel i's rectangle in window pixels (top-left origin).
   [[nodiscard]] views::Rect panel_rect(std::size_t i) const { return rects_[i]; }
-  [[nodiscard]] std::size_t panel_count() const { return views_.size(); }
+  /// The number of panels (known before the index is ready).
+  [[nodiscard]] std::size_t panel_count() const { return names_.size(); }
+  [[nodiscard]] const std::string& panel_name(std::size_t i) const { return names_[i]; }
   [[nodiscard]] const views::View& view(std::size_t i) const { return *views_[i]; }
+  [[nodiscard]] const PanelImage& image(std::size_t i) const { return images_[i]; }
   [[nodiscard]] views::SelectionHub& hub() { return hub_; }
-  [[nodiscard]] const views::TraceIndex& index() const { return index_; }
-  /// The state the panels were last drawn for.
-  [[nodiscard]] const views::ViewState& state() const { return state_; }
+  /// The index (only once ready()).
+  [[nodiscard]] const views::TraceIndex& index() const { return *index_; }
+  /// The state panel i was last drawn for.
+  [[nodiscard]] const views::ViewState& state(std::size_t i = 0) const { return states_[i]; }
   /// True while the line between a selected pair's bodies is shown (pairs without a spring).
   [[nodiscard]] bool pair_line_visible() const;
   /// Number of times panel i was drawn (for tests of the redraw policy).
   [[nodiscard]] std::size_t draw_count(std::size_t i) const { return draws_[i]; }
-  /// The event handler that routes clicks on panels here; add it before the playback handler.
-  [[nodiscard]] osgGA::GUIEventHandler* handler() { return handler_.get(); }
 
  private:
   bool visible_ = true;  ///< set_visible()
-  void layout();
+  void start();          ///< makes the views once the index is there
   void redraw(std::size_t i);
   void apply_to_scene(const views::Selection& s);
   void follow_scene_selection();
@@ -89,30 +133,32 @@ class ViewPanels {
   const trajectory::Reader* reader_;  ///< never null; set_run() swaps it
   TrajectoryScene& scene_;
   ReplayClock& clock_;
-  views::TraceIndex index_;
+  std::vector<std::string> names_;
+  std::optional<views::TraceIndex> index_;
+  std::future<views::TraceIndex> pending_;
+  std::shared_ptr<IndexProgress> progress_;
+  std::string trace_name_;
+  std::string failure_;  ///< the background build's error, if it failed
+  double started_wall_s_ = 0;
   std::vector<std::unique_ptr<views::View>> views_;
   views::SelectionHub hub_;
-  views::ViewState state_;
+  std::vector<views::ViewState> states_;  ///< one per panel: each zooms on its own
+  views::ViewState whole_;                ///< the default state: everything visible
   std::vector<std::int64_t> body_of_entity_;  ///< -1 when the entity has no body
   std::vector<views::Rect> rects_;
-  std::vector<osg::ref_ptr<osg::Image>> images_;
-  std::vector<osg::ref_ptr<osg::Geometry>> quads_;
+  std::vector<PanelImage> images_;
   std::vector<std::size_t> draws_;
   std::vector<double> drawn_time_s_;
   std::vector<views::Selection> drawn_selection_;
-  osg::ref_ptr<osg::Geode> geode_;
   osg::ref_ptr<osg::Geometry> pair_line_;
   osg::ref_ptr<osg::Geode> pair_geode_;
-  osg::ref_ptr<osgGA::GUIEventHandler> handler_;
   std::optional<Pick> last_scene_selection_;
-  std::optional<std::pair<double, double>> pending_click_;
   bool following_scene_ = false;  ///< the hub is being set from the scene's own selection
-  int laid_out_width_px_ = 0;
-  int laid_out_height_px_ = 0;
   double last_draw_wall_s_ = -1;
 };
 
-/// The panels for `options` (nullptr when no views are enabled): indexes the trace in one pass.
+/// The panels for `options` (nullptr when no views are enabled); the trace is indexed in the
+/// background.
 std::unique_ptr<ViewPanels> make_view_panels(const trajectory::Reader& reader, TrajectoryScene& scene,
                                              ReplayClock& clock, const ViewPanelOptions& options);
 

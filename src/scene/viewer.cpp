@@ -66,9 +66,8 @@ class HelpKey : public osgGA::GUIEventHandler {
  public:
   explicit HelpKey(ViewerUi& ui) : ui_(ui) {}
   bool handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionAdapter& /*aa*/) override {
-    if (ea.getEventType() != osgGA::GUIEventAdapter::KEYDOWN || ea.getKey() != 'h') return false;
-    ui_.toggle_help();
-    return true;
+    if (ea.getEventType() != osgGA::GUIEventAdapter::KEYDOWN) return false;
+    return ui_.key(ea.getKey());
   }
 
  private:
@@ -462,7 +461,8 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
 
   ControlPanel panel(clock, scene);
   panel.set_resimulation(&resim, options.screenshot_folder);
-  // Companion views (src/views) as HUD panels, linked to the scene by selection and time.
+  // Companion views (src/views) in the interface's left column, linked to the scene by selection
+  // and time; their index builds in the background.
   const std::unique_ptr<ViewPanels> view_panels = make_view_panels(reader, scene, clock, options.panels);
   // Sound before the window opens, so that a bad [audio] section fails early.
   osg::ref_ptr<AudioLink> audio;
@@ -471,7 +471,8 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
                           std::cerr);
   }
   // The interface (Dear ImGui): menus, timeline, help.
-  std::vector<HelpSection> help = {{"Playback and selection", playback_bindings()},
+  std::vector<HelpSection> help = {{"Interface", interface_bindings()},
+                                   {"Playback and selection", playback_bindings()},
                                    {"Camera", navigation_bindings()}};
   if (audio.valid()) help.push_back({"Sound", audio_bindings()});
   UiToggles toggles;
@@ -615,7 +616,6 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   // The interface first: it takes the clicks and the wheel over its windows.
   viewer.addEventHandler(overlay->handler());
   viewer.addEventHandler(new HelpKey(ui));
-  if (view_panels) viewer.addEventHandler(view_panels->handler());
   viewer.addEventHandler(playback.get());
   viewer.addEventHandler(navigation.get());
   if (audio.valid()) viewer.addEventHandler(audio.get());
@@ -640,10 +640,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     }
   };
 
-  if (view_panels) {
-    ViewPanels* vp = view_panels.get();
-    ui.set_panels_switch([vp] { return vp->visible(); }, [vp](bool on) { vp->set_visible(on); });
-  }
+  ui.set_view_panels(view_panels.get());
   // The hover label: the body under the pointer, through the 3-D view's camera.
   ui.set_body_picker([&](double x, double y) -> std::optional<std::size_t> {
     const osg::Viewport* vp = camera->getViewport();

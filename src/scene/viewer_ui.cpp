@@ -1,6 +1,7 @@
 #include "src/scene/viewer_ui.hpp"
 
 #include <imgui.h>
+#include <osg/GL>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "src/scene/dial.hpp"
 #include "src/scene/mapping_visual.hpp"
 #include "src/scene/scene.hpp"
+#include "src/scene/view_panels.hpp"
 #include "src/trajectory/panel_values.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -23,6 +25,7 @@ namespace {
 
 constexpr double kTimelineHeight = 118;  ///< buttons row + activity strip + tick labels
 constexpr double kMinSideWidth = 220;
+constexpr double kMinViewsWidth = 160;
 constexpr std::size_t kActivityBins = 480;
 
 constexpr ImGuiWindowFlags kEdgeWindow =
@@ -56,7 +59,7 @@ bool overlaps(const PixelRect& a, const PixelRect& b) {
   return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
-UiLayout ui_layout(int width_px, int height_px, double menu_h, double timeline_h, double side_w) {
+UiLayout ui_layout(int width_px, int height_px, double menu_h, double timeline_h, double side_w, double views_w) {
   const double w = std::max(width_px, 1);
   const double h = std::max(height_px, 1);
   UiLayout l;
@@ -64,12 +67,43 @@ UiLayout ui_layout(int width_px, int height_px, double menu_h, double timeline_h
   // The 3-D view keeps at least a quarter of the height and of the width.
   timeline_h = std::clamp(timeline_h, 0.0, std::max(0.0, 0.75 * h - menu_h));
   side_w = std::clamp(side_w, 0.0, 0.75 * w);
+  views_w = std::clamp(views_w, 0.0, std::max(0.0, 0.75 * w - side_w));
   l.menu = {0, 0, w, menu_h};
   l.timeline = {0, h - timeline_h, w, timeline_h};
   const double middle_h = std::max(0.0, h - menu_h - timeline_h);
   l.side = {w - side_w, menu_h, side_w, side_w > 0 ? middle_h : 0};
-  l.viewport = {0, menu_h, w - side_w, middle_h};
+  l.views = {0, menu_h, views_w, views_w > 0 ? middle_h : 0};
+  l.viewport = {views_w, menu_h, w - side_w - views_w, middle_h};
   return l;
+}
+
+void* OverlayTextures::get(std::size_t key, const std::uint8_t* bgra, int w, int h, std::uint64_t version) {
+  if (key >= entries_.size()) entries_.resize(key + 1);
+  Entry& e = entries_[key];
+  if (e.id == 0) {
+    GLuint id = 0;
+    glGenTextures(1, &id);
+    e.id = id;
+    glBindTexture(GL_TEXTURE_2D, id);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  }
+  if (e.version != version && bgra != nullptr && w > 0 && h > 0) {
+    glBindTexture(GL_TEXTURE_2D, e.id);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    if (e.w != w || e.h != h) {
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, bgra);
+    } else {
+      glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, bgra);
+    }
+    e.w = w;
+    e.h = h;
+    e.version = version;
+  }
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(e.id));
 }
 
 WindowPlacement fit_window(int wanted_w, int wanted_h, int screen_w, int screen_h) {
@@ -110,6 +144,7 @@ std::map<std::string, PixelRect> ViewerUi::windows() const {
   w["menu"] = layout_.menu;
   if (layout_.timeline.h > 0) w["timeline"] = layout_.timeline;
   if (layout_.side.w > 0 && layout_.side.h > 0) w["side"] = layout_.side;
+  if (layout_.views.w > 0 && layout_.views.h > 0) w["views"] = layout_.views;
   return w;
 }
 
@@ -142,8 +177,9 @@ void ViewerUi::build() {
   const int h = static_cast<int>(io.DisplaySize.y);
   build_menu();
   const bool side_open = toggles_.side || toggles_.help || timeline_.selection().has_value();
+  const bool views_open = panels_ != nullptr && panels_->visible();
   const UiLayout l = ui_layout(w, h, ImGui::GetFrameHeight(), toggles_.timeline ? kTimelineHeight : 0,
-                               side_open ? side_w_ : 0);
+                               side_open ? side_w_ : 0, views_open ? views_w_ : 0);
   if (!(l == layout_)) {
     layout_ = l;
     layout_changed_ = true;
@@ -156,6 +192,7 @@ void ViewerUi::build() {
                        2 * d.radius_px, 2 * d.radius_px};
   if (toggles_.timeline) build_timeline();
   if (side_open) build_side();
+  if (views_open) build_views();
   hover_label();
 }
 
@@ -396,13 +433,13 @@ void ViewerUi::build_menu() {
     }
     if (changed) scene_.set_visual(v);
     ImGui::Separator();
-    ImGui::MenuItem("Timeline", nullptr, &toggles_.timeline);
-    ImGui::MenuItem("Side panel (selection, legend)", nullptr, &toggles_.side);
-    if (panels_shown_ && show_panels_) {
-      bool shown = panels_shown_();
-      if (ImGui::MenuItem("Companion views", nullptr, &shown)) show_panels_(shown);
+    ImGui::MenuItem("Timeline", "u", &toggles_.timeline);
+    ImGui::MenuItem("Side panel (selection, legend)", "i", &toggles_.side);
+    if (panels_ != nullptr) {
+      bool shown = panels_->visible();
+      if (ImGui::MenuItem("Companion views", "o", &shown)) panels_->set_visible(shown);
     }
-    ImGui::MenuItem("Frame rate", nullptr, &toggles_.frame_rate);
+    ImGui::MenuItem("Frame rate", "y", &toggles_.frame_rate);
     if (ImGui::MenuItem("Camera home", "c")) requests_.home = true;
     ImGui::EndMenu();
   }
@@ -674,8 +711,6 @@ void ViewerUi::build_side() {
     bool open = true;
     if (ImGui::CollapsingHeader("Keys and mouse", &open, ImGuiTreeNodeFlags_DefaultOpen)) {
       note("side.help");
-      ImGui::TextWrapped("Timeline: click or drag to seek, Shift+drag to select a range (double-click clears), "
-                         "wheel to zoom, right or middle drag to pan.");
       for (const HelpSection& s : help_) {
         ImGui::Spacing();
         ImGui::TextColored(ImVec4(0.6F, 0.8F, 1.0F, 1.0F), "%s", s.heading.c_str());
@@ -697,6 +732,116 @@ void ViewerUi::build_side() {
   }
   ImGui::End();
   elements_["side"] = r;
+}
+
+const std::vector<KeyBinding>& interface_bindings() {
+  static const std::vector<KeyBinding> bindings = {
+      {"h", "show / hide this help"},
+      {"i / u", "side panel (find, selection, legend) / timeline on or off"},
+      {"o / y", "companion views / frame rate on or off"},
+      {"timeline: click, drag", "seek; Shift+drag selects a range (double-click clears it)"},
+      {"timeline: wheel, right drag", "zoom / pan the timeline"},
+      {"view panel: wheel, drag", "zoom / pan that panel (not the camera)"},
+      {"view panel: click, double-click", "select there (linked to the scene) / whole run again"},
+  };
+  return bindings;
+}
+
+bool ViewerUi::key(int k) {
+  switch (k) {
+    case 'h': toggle_help(); return true;
+    case 'i': toggles_.side = !toggles_.side; return true;
+    case 'u': toggles_.timeline = !toggles_.timeline; return true;
+    case 'y': toggles_.frame_rate = !toggles_.frame_rate; return true;
+    case 'o':
+      if (panels_ == nullptr) return false;
+      panels_->set_visible(!panels_->visible());
+      return true;
+    default: return false;
+  }
+}
+
+void ViewerUi::build_views() {
+  const PixelRect& r = layout_.views;
+  ImGui::SetNextWindowPos(ImVec2(static_cast<float>(r.x), static_cast<float>(r.y)));
+  ImGui::SetNextWindowSize(ImVec2(static_cast<float>(r.w), static_cast<float>(r.h)));
+  if (!ImGui::Begin("Views", nullptr, kEdgeWindow | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    ImGui::End();
+    return;
+  }
+  elements_["views"] = r;
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 origin = ImGui::GetWindowPos();
+  // The right edge is a splitter: drag it to widen or narrow the column.
+  ImGui::SetCursorScreenPos(ImVec2(origin.x + static_cast<float>(r.w) - 6, origin.y));
+  ImGui::InvisibleButton("views-splitter", ImVec2(6, static_cast<float>(r.h)));
+  note("views.splitter");
+  if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+  if (ImGui::IsItemActive()) {
+    views_w_ = std::clamp(views_w_ + static_cast<double>(io.MouseDelta.x), kMinViewsWidth,
+                          std::max(kMinViewsWidth, 0.6 * static_cast<double>(io.DisplaySize.x)));
+  }
+  const float pad = 6;
+  const float x0 = origin.x + pad;
+  const float width = static_cast<float>(r.w) - 2 * pad - 6;
+  if (!panels_->ready()) {
+    ImGui::SetCursorScreenPos(ImVec2(x0, origin.y + pad));
+    ImGui::PushTextWrapPos(x0 + width);
+    ImGui::TextUnformatted(panels_->status().c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::SetNextItemWidth(width);
+    ImGui::ProgressBar(static_cast<float>(panels_->progress()), ImVec2(width, 0));
+    note("views.progress");
+    ImGui::End();
+    return;
+  }
+  const std::size_t n = panels_->panel_count();
+  const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  const float gap = 4;
+  const float avail = static_cast<float>(r.h) - 2 * pad;
+  const float each = std::max(24.0F, (avail - gap * static_cast<float>(n)) / static_cast<float>(std::max<std::size_t>(n, 1)));
+  for (std::size_t i = 0; i < n; ++i) {
+    const float top = origin.y + pad + static_cast<float>(i) * (each + gap);
+    const std::string& name = panels_->panel_name(i);
+    ImGui::SetCursorScreenPos(ImVec2(x0, top));
+    ImGui::TextUnformatted(name.c_str());
+    if (panels_->zoomed(i)) {
+      ImGui::SameLine();
+      ImGui::PushID(static_cast<int>(i));
+      if (ImGui::SmallButton("whole run")) panels_->reset_zoom(i);
+      note("views." + name + ".reset");
+      ImGui::PopID();
+    }
+    const float img_h = std::max(1.0F, each - title_h);
+    const ImVec2 p0(x0, top + title_h);
+    panels_->set_panel_rect(i, views::Rect{p0.x, p0.y, width, img_h});
+    const PanelImage& img = panels_->image(i);
+    ImGui::SetCursorScreenPos(p0);
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::InvisibleButton("panel", ImVec2(width, img_h));
+    ImGui::PopID();
+    note("views." + name);
+    if (img.width > 0 && img.height > 0) {
+      void* tex = textures_.get(i, img.bgra.data(), img.width, img.height, img.version);
+      ImGui::GetWindowDrawList()->AddImage(
+          tex, p0, ImVec2(p0.x + static_cast<float>(img.width), p0.y + static_cast<float>(img.height)));
+    }
+    // Wheel zooms this panel (not the camera), drag pans it, a click picks, double-click resets.
+    if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
+      panels_->zoom(i, io.MousePos.x, io.MousePos.y, io.MouseWheel > 0 ? 0.8 : 1.25);
+    }
+    if (ImGui::IsItemActivated()) panel_dragged_ = false;
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3.0F)) {
+      panel_dragged_ = true;
+      panels_->pan(i, io.MouseDelta.x, io.MouseDelta.y);
+    }
+    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+      panels_->reset_zoom(i);
+    } else if (ImGui::IsItemDeactivated() && !panel_dragged_) {
+      (void)panels_->click(io.MousePos.x, io.MousePos.y);
+    }
+  }
+  ImGui::End();
 }
 
 }  // namespace kanoko::scene

@@ -1,6 +1,7 @@
 // The viewer's Dear ImGui interface: a menu bar, a timeline along the bottom (the run's span with
 // its trace and settling parts, activity, a draggable playhead, zoom, pan and range selection,
-// transport buttons) and a side panel (help, the selected range's statistics). The panels tile
+// transport buttons), a side panel on the right (find, selection, legend, the selected range's
+// statistics, help) and the companion views in a column on the left. The panels tile
 // the window's edges; the 3-D view gets the rectangle that remains (ui_layout()). Every drawn
 // element is named, so scripts (view_script.hpp) click at names and `layout` reports rectangles.
 #pragma once
@@ -28,6 +29,25 @@ struct BodyInfo;
 namespace kanoko::scene {
 
 class TrajectoryScene;
+class ViewPanels;
+
+/// GL textures for pictures shown in the interface's windows (ImGui::Image), uploaded again when
+/// their version changes. Use only while the window's GL context is current (inside the
+/// overlay's build function); the textures live as long as that context.
+class OverlayTextures {
+ public:
+  /// The texture (an ImTextureID) for picture `key`, BGRA bytes of w × h, top row first.
+  void* get(std::size_t key, const std::uint8_t* bgra, int w, int h, std::uint64_t version);
+
+ private:
+  struct Entry {
+    unsigned id = 0;
+    int w = 0;
+    int h = 0;
+    std::uint64_t version = ~std::uint64_t{0};
+  };
+  std::vector<Entry> entries_;
+};
 
 /// A window rectangle in pixels, origin at the top-left corner.
 struct PixelRect {
@@ -48,13 +68,15 @@ struct UiLayout {
   PixelRect menu;      ///< top edge, full width
   PixelRect timeline;  ///< bottom edge, full width
   PixelRect side;      ///< right edge between menu and timeline (zero width when closed)
+  PixelRect views;     ///< left edge between menu and timeline: the companion views (zero width when none)
   PixelRect viewport;  ///< what remains: the 3-D view
   bool operator==(const UiLayout&) const = default;
 };
-/// The layout for a window of w × h pixels with the given panel sizes; panels shrink (the side
-/// panel first, then the timeline) so the 3-D view keeps at least a quarter of each side.
+/// The layout for a window of w × h pixels with the given panel sizes; panels shrink (the views
+/// column first, then the side panel, then the timeline) so the 3-D view keeps at least a quarter
+/// of each side.
 [[nodiscard]] UiLayout ui_layout(int width_px, int height_px, double menu_h, double timeline_h,
-                                 double side_w);
+                                 double side_w, double views_w = 0);
 
 /// The window size to open with on a screen of the given size: `wanted` if it fits with room
 /// for the desktop's panels and decorations, else shrunk to fit (never below 320 × 240 for that).
@@ -84,6 +106,9 @@ struct HelpSection {
   std::string heading;
   std::vector<KeyBinding> bindings;
 };
+
+/// The interface's keys and mouse actions, for the help.
+[[nodiscard]] const std::vector<KeyBinding>& interface_bindings();
 
 class ViewerUi {
  public:
@@ -126,6 +151,9 @@ class ViewerUi {
   };
   [[nodiscard]] Requests& requests() { return requests_; }
 
+  /// The interface's own keys (h help, i side panel, u timeline, o companion views, y frame
+  /// rate): true when `key` was one of them.
+  bool key(int key);
   /// Toggles the help (the `h` key calls it); opening it opens the side panel.
   void toggle_help() {
     toggles_.help = !toggles_.help;
@@ -134,11 +162,11 @@ class ViewerUi {
   /// What the body colour formula shows (its text), for the legend; empty: bodies keep the
   /// run's own colours.
   void set_colour_quantity(std::string q) { colour_quantity_ = std::move(q); }
-  /// The companion view panels' visibility, for the View menu (unset: the run has none).
-  void set_panels_switch(std::function<bool()> shown, std::function<void(bool)> show) {
-    panels_shown_ = std::move(shown);
-    show_panels_ = std::move(show);
-  }
+  /// The companion views to show in the left column (null: the run has none); they must
+  /// outlive the interface.
+  void set_view_panels(ViewPanels* panels) { panels_ = panels; }
+  [[nodiscard]] double views_width() const { return views_w_; }
+  void set_views_width(double w) { views_w_ = std::clamp(w, 160.0, 4000.0); }
   /// The body under window pixel (x, y), origin top-left, or none (for the hover label).
   void set_body_picker(std::function<std::optional<std::size_t>(double, double)> picker) {
     picker_ = std::move(picker);
@@ -148,6 +176,7 @@ class ViewerUi {
   void build_menu();
   void build_timeline();
   void build_side();
+  void build_views();
   void draw_strip(double x0, double y0, double w, double h);
   void build_selection();
   void build_find();
@@ -178,8 +207,10 @@ class ViewerUi {
   bool seeking_ = false;                                ///< the playhead is being dragged
   std::string colour_quantity_;
   std::function<std::optional<std::size_t>(double, double)> picker_;
-  std::function<bool()> panels_shown_;
-  std::function<void(bool)> show_panels_;
+  ViewPanels* panels_ = nullptr;
+  double views_w_ = 420;
+  OverlayTextures textures_;
+  bool panel_dragged_ = false;  ///< the press on a panel moved: a pan, not a click
   float last_hover_x_ = -1;  ///< the pointer position the hover pick was made at
   float last_hover_y_ = -1;
   std::optional<std::size_t> hovered_;

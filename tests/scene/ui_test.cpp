@@ -280,6 +280,71 @@ TEST(ViewerUi, NoTwoRectanglesOverlapAndTheLegendIsDrawn) {
   }
 }
 
+TEST(ViewerUi, CompanionViewsTileTheLeftEdgeZoomOnTheirOwnAndSelect) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  const auto trace = test::source_dir() / "traces/smpi/halo2d-16-slow5.trace";
+  const auto sim = test::run_kanoko({"simulate", trace.string(), "-o", (dir / "run.kntj").string()});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const std::string L = (dir / "l").string();
+  for (const auto& [size, screen] : std::vector<std::pair<std::string, std::string>>{{"1280x720", "1280x720"},
+                                                                                     {"1920x1080", "1920x1080"}}) {
+    const auto r = run_script(dir / "run.kntj", dir.path(),
+                              "frames 3\nwait 1\nframes 3\n"
+                              "layout " + L + "1.json\n"
+                              "scroll views.spacetime 3\n"
+                              "frames 2\n"
+                              "layout " + L + "2.json\n"
+                              "click views.summary 0.3 0.75\n"
+                              "frames 2\n"
+                              "layout " + L + "3.json\n"
+                              "click views.spacetime.reset\n"
+                              "frames 2\n"
+                              "layout " + L + "4.json\n",
+                              {"--size", size, "--paused", "--views", "spacetime,matrix,summary"}, screen);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto d = read_json(L + "1.json");
+    const int w = d["window"]["w"].GetInt();
+    const int h = d["window"]["h"].GetInt();
+    std::vector<std::pair<std::string, PixelRect>> rects = {{"viewport", rect_of(d["viewport"])}};
+    for (const auto& m : d["windows"].GetObject()) rects.emplace_back(m.name.GetString(), rect_of(m.value));
+    ASSERT_TRUE(d["windows"].HasMember("views")) << size;
+    double total = 0;
+    for (std::size_t i = 0; i < rects.size(); ++i) {
+      total += area(rects[i].second);
+      for (std::size_t j = i + 1; j < rects.size(); ++j) {
+        EXPECT_FALSE(overlaps(rects[i].second, rects[j].second)) << size << ": " << rects[i].first << " " << rects[j].first;
+      }
+    }
+    EXPECT_DOUBLE_EQ(total, static_cast<double>(w) * h) << size;
+    // Each panel inside the views column, none over another.
+    const PixelRect column = rect_of(d["windows"]["views"]);
+    std::vector<PixelRect> panels;
+    for (const char* name : {"views.spacetime", "views.matrix", "views.summary"}) {
+      ASSERT_TRUE(d["elements"].HasMember(name)) << size << ": " << name;
+      const PixelRect p = rect_of(d["elements"][name]);
+      EXPECT_GE(p.x, column.x);
+      EXPECT_GE(p.y, column.y);
+      EXPECT_LE(p.x + p.w, column.x + column.w);
+      EXPECT_LE(p.y + p.h, column.y + column.h);
+      EXPECT_GT(p.h, 60) << size << ": " << name;
+      for (const PixelRect& q : panels) EXPECT_FALSE(overlaps(p, q)) << size << ": " << name;
+      panels.push_back(p);
+    }
+    EXPECT_FALSE(d["elements"].HasMember("views.spacetime.reset")) << "the whole run at first";
+    // The wheel over the space-time panel zoomed that panel (its "whole run" button appears).
+    const auto d2 = read_json(L + "2.json");
+    EXPECT_TRUE(d2["elements"].HasMember("views.spacetime.reset")) << size;
+    // A click on a rank's row of the summary selects its body in the scene.
+    const auto d3 = read_json(L + "3.json");
+    ASSERT_TRUE(d3["selected_body"].IsString()) << size;
+    EXPECT_EQ(std::string(d3["selected_body"].GetString()).rfind("rank-", 0), 0U) << d3["selected_body"].GetString();
+    // "whole run" resets the zoom.
+    const auto d4 = read_json(L + "4.json");
+    EXPECT_FALSE(d4["elements"].HasMember("views.spacetime.reset")) << size;
+  }
+}
+
 TEST(ViewerUi, PicturesCarryACaptionAndLabelsByDefault) {
   if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
   TempDir dir;

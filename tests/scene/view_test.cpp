@@ -12,6 +12,7 @@
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
 #include "src/scene/scene.hpp"
+#include "src/scene/viewer_ui.hpp"
 #include "tests/scene/tiny_run.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -120,14 +121,6 @@ TEST_F(PlaybackTest, UpdateTraversalMovesTheSceneToTheClock) {
   EXPECT_DOUBLE_EQ(scene_->time_s(), 7.5);
 }
 
-TEST(PlaybackStatus, SaysStateSpeedAndDirection) {
-  ReplayClock c(0.0, 10.0, 0.5);
-  EXPECT_EQ(playback_status(c), "playing  0.5 s/s   h: help");
-  c.pause();
-  c.reverse();
-  EXPECT_EQ(playback_status(c), "paused   0.5 s/s  reverse   h: help");
-}
-
 // Runs kanoko with DISPLAY removed from its environment.
 test::CommandResult run_kanoko_without_display(const std::vector<std::string>& args) {
   std::vector<std::string> argv{"env", "-u", "DISPLAY", test::kanoko_binary()};
@@ -185,6 +178,8 @@ TEST(ViewCommand, HelpListsThePlaybackKeys) {
     EXPECT_NE(r.out.find(b.key), std::string::npos) << b.key;
   for (const auto& b : navigation_bindings())
     EXPECT_NE(r.out.find(b.key), std::string::npos) << b.key;
+  for (const auto& b : interface_bindings())
+    EXPECT_NE(r.out.find(b.action), std::string::npos) << b.key;
 }
 
 TEST(ViewCommand, ScriptedRunUnderXWritesAScreenshot) {

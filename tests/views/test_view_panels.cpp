@@ -8,6 +8,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <future>
+#include <limits>
+#include <stdexcept>
 
 #include "src/scene/view_panels.hpp"
 #include "tests/support/test_support.hpp"
@@ -34,8 +37,8 @@ class ViewPanelsTest : public ::testing::Test {
     const views::Rect r = panels.panel_rect(i);
     for (double y = r.y + 1; y < r.y + r.h; y += 1) {
       for (double x = r.x + 1; x < r.x + r.w; x += 1) {
-        const Selection s = panels.view(i).pick(x - r.x, r.y + r.h - y, views::Rect{0, 0, r.w, r.h}, panels.index(),
-                                                panels.state());
+        const Selection s = panels.view(i).pick(x - r.x, y - r.y, views::Rect{0, 0, r.w, r.h}, panels.index(),
+                                                panels.state(i));
         if (want(s)) return std::make_pair(x, y);
       }
     }
@@ -70,8 +73,7 @@ TEST_F(ViewPanelsTest, ClicksSelectInTheSceneAndScenePicksReachThePanels) {
   // Matrix cell r0 → r1: a pair with a spring (the run's springs are its communication graph).
   const auto cell = find_click(panels, 1, [](const Selection& s) { return s.pair_src == 0 && s.pair_dst == 1; });
   ASSERT_TRUE(cell);
-  panels.queue_click(cell->first, cell->second);  // the event handler's way: applied at refresh
-  scene.select(std::nullopt);                      // what the playback handler's 3-D pick does meanwhile
+  EXPECT_TRUE(panels.click(cell->first, cell->second));
   panels.refresh();
   ASSERT_TRUE(scene.selection());
   EXPECT_EQ(scene.selection()->kind, Pick::Kind::spring);
@@ -123,6 +125,83 @@ TEST_F(ViewPanelsTest, HiddenPanelsTakeNoClicks) {
   EXPECT_TRUE(panels.click(row->first, row->second));
   ASSERT_TRUE(scene.selection());
   EXPECT_EQ(reader.meta().bodies[scene.selection()->index].name, "r2");
+}
+
+TEST_F(ViewPanelsTest, EachPanelZoomsAndPansOnItsOwn) {
+  const trajectory::Reader reader(dir_ / "ring.kntj");
+  TrajectoryScene scene(reader, 1200, 800);
+  ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
+  ViewPanels panels(reader, scene, clock, views::build_trace_index(dir_ / "ring.kntr"), {"spacetime", "utilisation"});
+  panels.refresh();
+  const double t0 = panels.state(0).window_t0_s;
+  const double t1 = panels.state(0).window_t1_s;
+  ASSERT_LT(t0, t1);
+  EXPECT_FALSE(panels.zoomed(0));
+  const views::Rect r = panels.panel_rect(0);
+  // Magnify around the panel's middle: the window narrows around it, the other panel keeps its.
+  panels.zoom(0, r.x + 0.5 * r.w, r.y + 0.5 * r.h, 0.5);
+  EXPECT_TRUE(panels.zoomed(0));
+  EXPECT_FALSE(panels.zoomed(1));
+  EXPECT_NEAR(panels.state(0).window_t1_s - panels.state(0).window_t0_s, 0.5 * (t1 - t0), 1e-9);
+  EXPECT_NEAR(panels.state(0).window_t0_s, t0 + 0.25 * (t1 - t0), 1e-9);
+  panels.refresh();
+  EXPECT_EQ(panels.draw_count(0), 2U);
+  EXPECT_EQ(panels.draw_count(1), 1U);
+  // Dragging right shows earlier times, never before the run.
+  const double before = panels.state(0).window_t0_s;
+  panels.pan(0, 0.1 * r.w, 0);
+  EXPECT_LT(panels.state(0).window_t0_s, before);
+  panels.pan(0, 100 * r.w, 0);
+  EXPECT_DOUBLE_EQ(panels.state(0).window_t0_s, t0);
+  // Zooming out is bounded by the whole run; absurd factors are ignored.
+  panels.zoom(0, r.x, r.y, 1e9);
+  EXPECT_FALSE(panels.zoomed(0));
+  panels.zoom(0, r.x, r.y, 0.0);
+  panels.zoom(0, r.x, r.y, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_FALSE(panels.zoomed(0));
+  panels.zoom(0, r.x, r.y, 1e-30);  // at most a millionth of the run
+  EXPECT_GT(panels.state(0).window_t1_s - panels.state(0).window_t0_s, 0.0);
+  panels.reset_zoom(0);
+  EXPECT_FALSE(panels.zoomed(0));
+}
+
+TEST_F(ViewPanelsTest, TheIndexBuildsInTheBackground) {
+  const trajectory::Reader reader(dir_ / "ring.kntj");
+  TrajectoryScene scene(reader, 1200, 800);
+  ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
+  std::promise<views::TraceIndex> promise;
+  auto progress = std::make_shared<IndexProgress>();
+  ViewPanels panels(reader, scene, clock, promise.get_future(), progress, {"summary"}, "ring.kntr");
+  // Not ready: the panels say so, take no clicks and draw nothing.
+  EXPECT_FALSE(panels.ready());
+  EXPECT_NE(panels.status().find("Indexing ring.kntr"), std::string::npos) << panels.status();
+  progress->fraction = 0.25;
+  EXPECT_DOUBLE_EQ(panels.progress(), 0.25);
+  const views::Rect r = panels.panel_rect(0);
+  EXPECT_EQ(panels.panel_at(r.x + 1, r.y + 1), -1);
+  panels.refresh();
+  EXPECT_EQ(panels.draw_count(0), 0U);
+  promise.set_value(views::build_trace_index(dir_ / "ring.kntr"));
+  EXPECT_TRUE(panels.ready());
+  EXPECT_EQ(panels.status(), "");
+  EXPECT_DOUBLE_EQ(panels.progress(), 1.0);
+  panels.refresh();
+  EXPECT_EQ(panels.draw_count(0), 1U);
+  EXPECT_EQ(panels.image(0).width, static_cast<int>(r.w));
+}
+
+TEST_F(ViewPanelsTest, AFailedIndexBuildTurnsThePanelsOffWithItsReason) {
+  const trajectory::Reader reader(dir_ / "ring.kntj");
+  TrajectoryScene scene(reader, 1200, 800);
+  ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
+  std::promise<views::TraceIndex> promise;
+  ViewPanels panels(reader, scene, clock, promise.get_future(), nullptr, {"summary"}, "gone.kntr");
+  promise.set_exception(std::make_exception_ptr(std::runtime_error("gone.kntr: no such file")));
+  EXPECT_FALSE(panels.ready());
+  EXPECT_NE(panels.status().find("no such file"), std::string::npos) << panels.status();
+  EXPECT_FALSE(panels.ready());  // asked again: still off, no crash
+  panels.refresh();
+  EXPECT_EQ(panels.draw_count(0), 0U);
 }
 
 TEST_F(ViewPanelsTest, ViewerShowsPanelsUnderADisplay) {
