@@ -1,5 +1,6 @@
 // kanoko view: the interactive 3-D viewer on a simulated run.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -40,6 +41,7 @@ std::string key_help() {
 }  // namespace
 
 int cmd_view(const Args& args) {
+  const auto command_start = std::chrono::steady_clock::now();
   const CommandSpec spec{
       "view", "RUN.kntj | TRACE [--mapping MAP | --purpose P] [--size WxH] [--speed X]",
       "Given a trace instead of a run, first simulates it (with --mapping, or a mapping inferred for\n"
@@ -84,6 +86,7 @@ int cmd_view(const Args& args) {
   std::string script;
   std::string help_window;
   std::string session;
+  std::string frame_stats;
   po::options_description options("Options");
   add_mapping_options(options, true);
   options.add_options()("run", po::value<std::string>(&run)->required(),
@@ -103,6 +106,9 @@ int cmd_view(const Args& args) {
       "speed", po::value<double>(),
       "playback speed in trace seconds per wall second (default: whole run in ~20 s)")(
       "exit-after", po::value<double>(), "close the window after this many wall seconds")(
+      "frame-stats", po::value<std::string>(&frame_stats),
+      "write what the frames cost to this JSON file on closing: time to the first frame, when the "
+      "views were ready, median/p99/max frame time while their index built and after")(
       "screenshot", po::value<std::string>(&screenshot),
       "write the last frame shown to this image (.png) when the window closes")(
       "select", po::value<std::string>(&select),
@@ -133,6 +139,7 @@ int cmd_view(const Args& args) {
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
   scene::ViewOptions view;
+  view.started = command_start;
   if (!size_text.empty()) {
     view.size = scene::parse_image_size(size_text, "--size");
     view.size_given = true;
@@ -166,6 +173,7 @@ int cmd_view(const Args& args) {
     view.exit_after_s = seconds;
   }
   view.screenshot = screenshot;
+  if (!frame_stats.empty()) view.frame_stats = checked_output_target(frame_stats);
   view.select = select;
   view.start_paused = paused;
   view.visual.flashes = flashes;

@@ -46,14 +46,17 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
       pending_(std::move(index)),
       progress_(std::move(progress)),
       trace_name_(std::move(trace_name)),
-      started_wall_s_(wall_seconds()) {
+      index_started_wall_s_(wall_seconds()) {
   // Unknown names fail here, before any window opens.
   for (const auto& name : names_) views_.push_back(views::make_view(name, "--views"));
   const std::size_t n = names_.size();
+  jobs_.resize(n);
   rects_.resize(n);
   images_.resize(n);
   draws_.assign(n, 0);
   drawn_time_s_.assign(n, std::numeric_limits<double>::quiet_NaN());
+  dirty_.assign(n, 1);
+  started_wall_s_.assign(n, -1.0);
   drawn_selection_.resize(n);
 
   // The line that marks a selected pair without a spring: in the 3-D world, always on top.
@@ -111,7 +114,7 @@ std::string ViewPanels::status() const {
   if (index_) return "";
   if (!failure_.empty()) return "The companion views are off: " + failure_;
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f s", wall_seconds() - started_wall_s_);
+  std::snprintf(buf, sizeof buf, "%.0f s", wall_seconds() - index_started_wall_s_);
   return "Indexing " + trace_name_ + " for the companion views (" + buf + ")...";
 }
 
@@ -140,13 +143,15 @@ void ViewPanels::set_run(const trajectory::Reader& run) {
   reader_ = &run;
   if (index_) match_bodies();
   // Redrawn at the next refresh, whatever the throttle says.
-  std::fill(drawn_time_s_.begin(), drawn_time_s_.end(), std::numeric_limits<double>::quiet_NaN());
-  last_draw_wall_s_ = -1;
+  std::fill(dirty_.begin(), dirty_.end(), 1);
   update_pair_line();
 }
 
 ViewPanels::~ViewPanels() {
   if (progress_) progress_->cancel = true;
+  for (auto& job : jobs_) {
+    if (job.valid()) job.wait();  // they read the index and the views
+  }
   scene_.root()->removeChild(pair_geode_.get());
 }
 
@@ -171,52 +176,89 @@ void ViewPanels::set_panel_rect(std::size_t i, const views::Rect& r) {
   const views::Rect rounded{std::floor(r.x), std::floor(r.y), std::floor(std::max(0.0, r.w)), std::floor(std::max(0.0, r.h))};
   const bool resized = rounded.w != rects_[i].w || rounded.h != rects_[i].h;
   rects_[i] = rounded;
-  if (resized) drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();  // redraw at the new size
+  if (resized) dirty_[i] = 1;  // redraw at the new size
 }
 
-void ViewPanels::redraw(std::size_t i) {
-  const int w = static_cast<int>(rects_[i].w);
-  const int h = static_cast<int>(rects_[i].h);
-  if (w < 16 || h < 16) return;
-  views::ViewImage img = views::render_view_image(*views_[i], *index_, states_[i], w, h);
-  PanelImage& out = images_[i];
-  out.width = w;
-  out.height = h;
-  const auto row_bytes = static_cast<std::size_t>(w) * 4;
-  out.bgra.resize(row_bytes * static_cast<std::size_t>(h));
-  for (int y = 0; y < h; ++y) {
-    std::memcpy(out.bgra.data() + static_cast<std::size_t>(y) * row_bytes,
-                img.pixels.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(img.stride), row_bytes);
+void ViewPanels::collect(bool wait) {
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    std::future<Drawn>& job = jobs_[i];
+    if (!job.valid()) continue;
+    if (!wait && job.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
+    Drawn d = job.get();
+    const std::uint64_t version = images_[i].version + 1;
+    images_[i] = std::move(d.image);
+    images_[i].version = version;
+    ++draws_[i];
+    drawn_time_s_[i] = d.state.time_s;
+    drawn_selection_[i] = d.state.selection;
+    // A resize while it was drawing: draw again at the new size.
+    if (images_[i].width != static_cast<int>(rects_[i].w) || images_[i].height != static_cast<int>(rects_[i].h)) {
+      dirty_[i] = 1;
+    }
   }
-  ++out.version;
-  ++draws_[i];
-  drawn_time_s_[i] = states_[i].time_s;
-  drawn_selection_[i] = states_[i].selection;
+}
+
+void ViewPanels::finish_drawing() {
+  if (!ready()) return;
+  collect(true);
+  while (visible_ && start_next()) collect(true);
 }
 
 void ViewPanels::refresh() {
-  if (!ready() || !visible_) return;
+  if (!ready()) return;
+  collect(false);
+  if (!visible_) return;
   follow_scene_selection();
-  const double now = wall_seconds();
-  const bool throttled = last_draw_wall_s_ >= 0 && now - last_draw_wall_s_ < kRedrawPeriod_s;
-  bool drew = false;
+  (void)start_next();
+  update_pair_line();
+}
+
+bool ViewPanels::start_next() {
   for (std::size_t i = 0; i < views_.size(); ++i) {
-    views::ViewState& st = states_[i];
-    st.time_s = clock_.time_s();
-    st.selection = hub_.current();
-    const bool never = std::isnan(drawn_time_s_[i]);
+    states_[i].time_s = clock_.time_s();
+    states_[i].selection = hub_.current();
+  }
+  // One picture is drawn at a time (the frame loop keeps the other core), starting after the
+  // panel drawn last, so that every panel gets its turn.
+  for (const auto& job : jobs_) {
+    if (job.valid()) return false;
+  }
+  const double now = wall_seconds();
+  for (std::size_t k = 0; k < views_.size(); ++k) {
+    const std::size_t i = (next_panel_ + k) % views_.size();
+    const views::ViewState& st = states_[i];
     const bool selection_changed = !(drawn_selection_[i] == st.selection);
-    // Time moves the picture only when it moves by about a pixel of what the panel shows.
+    // Time moves the picture only when it moves by about a pixel of what the panel shows, and at
+    // most every kRedrawPeriod_s while playing.
     const double shown_s = st.window_t1_s > st.window_t0_s ? st.window_t1_s - st.window_t0_s : index_->span_s();
     const double pixel_s = shown_s / std::max(1.0, rects_[i].w);
-    const bool time_changed = !never && std::abs(st.time_s - drawn_time_s_[i]) > pixel_s;
-    if (never || selection_changed || (time_changed && !throttled)) {
-      redraw(i);
-      drew = true;
-    }
+    const bool time_changed = !std::isnan(drawn_time_s_[i]) && std::abs(st.time_s - drawn_time_s_[i]) > pixel_s &&
+                              !(started_wall_s_[i] >= 0 && now - started_wall_s_[i] < kRedrawPeriod_s);
+    const int w = static_cast<int>(rects_[i].w);
+    const int h = static_cast<int>(rects_[i].h);
+    if (w < 16 || h < 16 || !(dirty_[i] != 0 || selection_changed || time_changed)) continue;
+    dirty_[i] = 0;
+    next_panel_ = i + 1;
+    started_wall_s_[i] = now;
+    // The job reads the index and the view (both const while the panels live) and its own copy
+    // of the state; cairo draws into its own surface.
+    jobs_[i] = std::async(std::launch::async, [view = views_[i].get(), index = &*index_, state = st, w, h] {
+      views::ViewImage img = views::render_view_image(*view, *index, state, w, h);
+      Drawn d;
+      d.state = state;
+      d.image.width = w;
+      d.image.height = h;
+      const auto row_bytes = static_cast<std::size_t>(w) * 4;
+      d.image.bgra.resize(row_bytes * static_cast<std::size_t>(h));
+      for (int y = 0; y < h; ++y) {
+        std::memcpy(d.image.bgra.data() + static_cast<std::size_t>(y) * row_bytes,
+                    img.pixels.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(img.stride), row_bytes);
+      }
+      return d;
+    });
+    return true;
   }
-  if (drew) last_draw_wall_s_ = now;
-  update_pair_line();
+  return false;
 }
 
 int ViewPanels::panel_at(double x_px, double y_px) const {
@@ -256,7 +298,7 @@ void ViewPanels::zoom(std::size_t i, double x_px, double /*y_px*/, double factor
   n0 = std::clamp(n0, whole_.window_t0_s, whole_.window_t1_s - new_span);
   st.window_t0_s = n0;
   st.window_t1_s = n0 + new_span;
-  drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();
+  dirty_[i] = 1;
 }
 
 void ViewPanels::pan(std::size_t i, double dx_px, double /*dy_px*/) {
@@ -268,14 +310,14 @@ void ViewPanels::pan(std::size_t i, double dx_px, double /*dy_px*/) {
   if (n0 == st.window_t0_s) return;
   st.window_t0_s = n0;
   st.window_t1_s = n0 + span;
-  drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();
+  dirty_[i] = 1;
 }
 
 void ViewPanels::reset_zoom(std::size_t i) {
   if (!index_ || i >= states_.size()) return;
   states_[i].window_t0_s = whole_.window_t0_s;
   states_[i].window_t1_s = whole_.window_t1_s;
-  drawn_time_s_[i] = std::numeric_limits<double>::quiet_NaN();
+  dirty_[i] = 1;
 }
 
 bool ViewPanels::zoomed(std::size_t i) const {

@@ -80,9 +80,12 @@ class ViewPanels {
   /// The build's progress, 0..1 (1 once ready).
   [[nodiscard]] double progress() const;
 
-  /// Call once per frame: follows the clock and the scene's selection and redraws panels that
-  /// changed (at most ten times a second while playing).
+  /// Call once per frame: follows the clock and the scene's selection, shows the pictures drawn
+  /// since and starts drawing panels that changed (at most ten times a second while playing) on
+  /// a background thread, so the frame loop never waits for a view.
   void refresh();
+  /// Waits for the pictures being drawn and shows them (tests; the viewer never waits).
+  void finish_drawing();
   /// Panel i's picture goes to `r` (window pixels, top-left origin); a new size redraws it.
   void set_panel_rect(std::size_t i, const views::Rect& r);
   /// Lays the panels out as a column in the window's left part (without an interface).
@@ -122,7 +125,10 @@ class ViewPanels {
  private:
   bool visible_ = true;  ///< set_visible()
   void start();          ///< makes the views once the index is there
-  void redraw(std::size_t i);
+  /// Shows the finished background pictures; `wait`: waits for running ones first.
+  void collect(bool wait);
+  /// Starts drawing the next panel that needs it, unless one is being drawn: true if it did.
+  bool start_next();
   void apply_to_scene(const views::Selection& s);
   void follow_scene_selection();
   void update_pair_line();
@@ -139,7 +145,7 @@ class ViewPanels {
   std::shared_ptr<IndexProgress> progress_;
   std::string trace_name_;
   std::string failure_;  ///< the background build's error, if it failed
-  double started_wall_s_ = 0;
+  double index_started_wall_s_ = 0;
   std::vector<std::unique_ptr<views::View>> views_;
   views::SelectionHub hub_;
   std::vector<views::ViewState> states_;  ///< one per panel: each zooms on its own
@@ -149,12 +155,19 @@ class ViewPanels {
   std::vector<PanelImage> images_;
   std::vector<std::size_t> draws_;
   std::vector<double> drawn_time_s_;
+  std::vector<char> dirty_;  ///< 1: draw again whatever the clock says (new size, zoom, run)
+  std::size_t next_panel_ = 0;  ///< where the search for the next panel to draw starts
+  std::vector<double> started_wall_s_;  ///< wall time each panel's last drawing started
   std::vector<views::Selection> drawn_selection_;
+  struct Drawn {
+    PanelImage image;
+    views::ViewState state;
+  };
+  std::vector<std::future<Drawn>> jobs_;  ///< one per panel; waited for in the destructor
   osg::ref_ptr<osg::Geometry> pair_line_;
   osg::ref_ptr<osg::Geode> pair_geode_;
   std::optional<Pick> last_scene_selection_;
   bool following_scene_ = false;  ///< the hub is being set from the scene's own selection
-  double last_draw_wall_s_ = -1;
 };
 
 /// The panels for `options` (nullptr when no views are enabled); the trace is indexed in the

@@ -34,6 +34,7 @@
 #include "src/scene/replay_clock.hpp"
 #include "src/scene/resimulate.hpp"
 #include "src/scene/scene.hpp"
+#include "src/scene/model/frame_stats.hpp"
 #include "src/scene/model/session.hpp"
 #include "src/scene/viewer_ui.hpp"
 
@@ -660,11 +661,20 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   const auto start = Clock::now();
   auto last = start;
   bool first_frame = true;
+  FrameStats stats;
+  bool views_were_ready = false;
   while (!viewer.done()) {
     const auto now = Clock::now();
     const double wall_dt_s = std::chrono::duration<double>(now - last).count();
-    clock.advance(wall_dt_s);
+    // A frame that work blocked moves the clock by a capped step: playback slows, never jumps.
+    clock.advance(std::min(wall_dt_s, max_clock_step_s()));
     last = now;
+    const bool indexing = view_panels && !view_panels->ready();
+    if (!first_frame) stats.frame(wall_dt_s, indexing);
+    if (view_panels && !indexing && !views_were_ready) {
+      views_were_ready = true;
+      stats.views_ready(std::chrono::duration<double>(now - options.started).count());
+    }
     if (const auto l = ui.take_layout_change()) apply_layout(*l);
     if (script && window != nullptr && !first_frame) {
       ScriptTarget target{viewer, *window, ui, scene, clock, *capture};
@@ -692,7 +702,10 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
         std::fprintf(stderr, "kanoko view: screenshot failed: %s\n", e.what());
       }
     }
-    if (first_frame) keep_gl_driver_loaded();
+    if (first_frame) {
+      keep_gl_driver_loaded();
+      stats.first_frame(std::chrono::duration<double>(Clock::now() - options.started).count());
+    }
     first_frame = false;
     check_interrupt();
     if (options.exit_after_s &&
@@ -704,6 +717,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   }
 
   save_session(*manipulators, *navigation);
+  if (!options.frame_stats.empty()) write_file_atomically(options.frame_stats, stats.json());
   if (!options.screenshot.empty()) {
     if (capture->image() == nullptr || capture->image()->data() == nullptr) {
       throw RunError("no frame was drawn, so there is no screenshot for " +

@@ -2,6 +2,7 @@
 // pattern: the loop advances the clock by wall time and calls viewer.frame(trace time)).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -25,6 +26,10 @@ struct ViewOptions {
   std::optional<double> speed;
   /// Close the window after this many wall seconds (for scripted runs and tests).
   std::optional<double> exit_after_s;
+  /// If set, what the frames cost (model/frame_stats.hpp) is written here as JSON on closing.
+  std::filesystem::path frame_stats;
+  /// When the command started (the time to the first frame counts from here).
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   /// If set, the last frame shown is written here (atomically) when the viewer closes.
   std::filesystem::path screenshot;
   /// Body to select at the start (name, or index if no body has that name); empty: none.

@@ -825,6 +825,8 @@ void ViewerUi::build_views() {
       void* tex = textures_.get(i, img.bgra.data(), img.width, img.height, img.version);
       ImGui::GetWindowDrawList()->AddImage(
           tex, p0, ImVec2(p0.x + static_cast<float>(img.width), p0.y + static_cast<float>(img.height)));
+    } else {
+      ImGui::GetWindowDrawList()->AddText(ImVec2(p0.x + 8, p0.y + 8), rgba(160, 160, 160), "drawing...");
     }
     // Wheel zooms this panel (not the camera), drag pans it, a click picks, double-click resets.
     if (ImGui::IsItemHovered() && io.MouseWheel != 0) {

@@ -3,6 +3,9 @@
 // can be saved (and re-simulates whole with `kanoko simulate`).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <cstring>
 #include <sstream>
 #include <osgViewer/Viewer>
@@ -214,6 +217,10 @@ TEST(Resimulation, SoundCuesAndViewPanelsFollowTheNewRun) {
   views.views = {"matrix", "spacetime"};
   views.trace = run.dir / "t.kntr";
   const std::unique_ptr<ViewPanels> panels = make_view_panels(*run.reader, scene, clock, views);
+  ASSERT_TRUE(panels);
+  // The index builds in the background.
+  for (int k = 0; k < 3000 && !panels->ready(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(panels->ready()) << panels->status();
   ASSERT_NE(panels, nullptr);
   osgViewer::Viewer viewer;
   viewer.setUpViewerAsEmbeddedInWindow(0, 0, kW, kH);
@@ -229,6 +236,7 @@ TEST(Resimulation, SoundCuesAndViewPanelsFollowTheNewRun) {
     viewer.updateTraversal();
     audio->update(clock, 0.01, view);
     panels->refresh();
+    panels->finish_drawing();
   };
   clock.seek(0.2);
   clock.pause();

@@ -54,9 +54,11 @@ TEST_F(ViewPanelsTest, ClicksSelectInTheSceneAndScenePicksReachThePanels) {
   ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
   ViewPanels panels(reader, scene, clock, views::build_trace_index(dir_ / "ring.kntr"), {"summary", "matrix", "spacetime"});
   panels.refresh();
+  panels.finish_drawing();
   ASSERT_EQ(panels.panel_count(), 3U);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(panels.draw_count(i), 1U);
-  panels.refresh();  // nothing changed: nothing redrawn
+  panels.refresh();
+  panels.finish_drawing();  // nothing changed: nothing redrawn
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(panels.draw_count(i), 1U);
 
   // Summary row of r2 → body r2 selected in the scene, and every panel redrawn with it.
@@ -67,6 +69,7 @@ TEST_F(ViewPanelsTest, ClicksSelectInTheSceneAndScenePicksReachThePanels) {
   EXPECT_EQ(scene.selection()->kind, Pick::Kind::body);
   EXPECT_EQ(reader.meta().bodies[scene.selection()->index].name, "r2");
   panels.refresh();
+  panels.finish_drawing();
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(panels.draw_count(i), 2U);
   EXPECT_EQ(panels.state().selection.entity, 2);
 
@@ -75,6 +78,7 @@ TEST_F(ViewPanelsTest, ClicksSelectInTheSceneAndScenePicksReachThePanels) {
   ASSERT_TRUE(cell);
   EXPECT_TRUE(panels.click(cell->first, cell->second));
   panels.refresh();
+  panels.finish_drawing();
   ASSERT_TRUE(scene.selection());
   EXPECT_EQ(scene.selection()->kind, Pick::Kind::spring);
   const auto& edge = reader.meta().edges[scene.selection()->index];
@@ -100,6 +104,7 @@ TEST_F(ViewPanelsTest, ClicksSelectInTheSceneAndScenePicksReachThePanels) {
   while (reader.meta().bodies[body3].name != "r3") ++body3;
   scene.select(Pick{Pick::Kind::body, body3, 0.0});
   panels.refresh();
+  panels.finish_drawing();
   EXPECT_EQ(panels.hub().current().entity, 3);
   EXPECT_FALSE(panels.hub().current().has_pair());
   EXPECT_FALSE(panels.pair_line_visible());
@@ -114,6 +119,7 @@ TEST_F(ViewPanelsTest, HiddenPanelsTakeNoClicks) {
   ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
   ViewPanels panels(reader, scene, clock, views::build_trace_index(dir_ / "ring.kntr"), {"summary"});
   panels.refresh();
+  panels.finish_drawing();
   const auto row = find_click(panels, 0, [](const Selection& s) { return s.entity == 2; });
   ASSERT_TRUE(row);
   panels.set_visible(false);  // View → Companion views off
@@ -133,6 +139,7 @@ TEST_F(ViewPanelsTest, EachPanelZoomsAndPansOnItsOwn) {
   ReplayClock clock(reader.begin_time(), reader.end_time(), 1.0);
   ViewPanels panels(reader, scene, clock, views::build_trace_index(dir_ / "ring.kntr"), {"spacetime", "utilisation"});
   panels.refresh();
+  panels.finish_drawing();
   const double t0 = panels.state(0).window_t0_s;
   const double t1 = panels.state(0).window_t1_s;
   ASSERT_LT(t0, t1);
@@ -145,6 +152,7 @@ TEST_F(ViewPanelsTest, EachPanelZoomsAndPansOnItsOwn) {
   EXPECT_NEAR(panels.state(0).window_t1_s - panels.state(0).window_t0_s, 0.5 * (t1 - t0), 1e-9);
   EXPECT_NEAR(panels.state(0).window_t0_s, t0 + 0.25 * (t1 - t0), 1e-9);
   panels.refresh();
+  panels.finish_drawing();
   EXPECT_EQ(panels.draw_count(0), 2U);
   EXPECT_EQ(panels.draw_count(1), 1U);
   // Dragging right shows earlier times, never before the run.
@@ -180,12 +188,14 @@ TEST_F(ViewPanelsTest, TheIndexBuildsInTheBackground) {
   const views::Rect r = panels.panel_rect(0);
   EXPECT_EQ(panels.panel_at(r.x + 1, r.y + 1), -1);
   panels.refresh();
+  panels.finish_drawing();
   EXPECT_EQ(panels.draw_count(0), 0U);
   promise.set_value(views::build_trace_index(dir_ / "ring.kntr"));
   EXPECT_TRUE(panels.ready());
   EXPECT_EQ(panels.status(), "");
   EXPECT_DOUBLE_EQ(panels.progress(), 1.0);
   panels.refresh();
+  panels.finish_drawing();
   EXPECT_EQ(panels.draw_count(0), 1U);
   EXPECT_EQ(panels.image(0).width, static_cast<int>(r.w));
 }
@@ -201,6 +211,7 @@ TEST_F(ViewPanelsTest, AFailedIndexBuildTurnsThePanelsOffWithItsReason) {
   EXPECT_NE(panels.status().find("no such file"), std::string::npos) << panels.status();
   EXPECT_FALSE(panels.ready());  // asked again: still off, no crash
   panels.refresh();
+  panels.finish_drawing();
   EXPECT_EQ(panels.draw_count(0), 0U);
 }
 

@@ -1,0 +1,214 @@
+// The viewer on a big run (issue 14, point 6): a 2-D halo exchange of N ranks (default 512) with
+// M messages (default about a million) is written as a native trace, simulated with the inferred
+// mapping, and opened in `kanoko view` under X (xvfb-run when DISPLAY is unset) twice in the same
+// run: without companion views (the baseline) and with every view. Each session plays for a
+// fixed wall time and writes --frame-stats; the table gives the time to the first frame, when the
+// views were ready, the median and p99 frame time while their index was building and after, and
+// the ratios against the baseline. `kanoko plot spacetime` of the same trace is timed too.
+//
+//   build/bench/kanoko_bench_viewer [--ranks N] [--messages M] [--play SECONDS] [--keep DIR]
+//   (--keep DIR keeps the trace and run there, and reuses them on the next call)
+//
+// Targets (issue 14): first frame <= 2 s and p99 frame time <= 100 ms while the index builds.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  int ranks = 512;
+  long messages = 1'000'000;
+  double play_s = 12;
+  fs::path keep;
+};
+
+// A halo exchange on a px × py torus: per iteration every rank computes (imbalanced: a slow
+// quarter), then sends to its four neighbours and waits for theirs.
+void write_trace(const fs::path& path, int ranks, long messages) {
+  int px = static_cast<int>(std::sqrt(static_cast<double>(ranks)));
+  while (ranks % px != 0) --px;
+  const int py = ranks / px;
+  const long iterations = std::max(1L, messages / (4L * ranks));
+  std::ofstream out(path);
+  out << "kntr 1\n";
+  for (int r = 0; r < ranks; ++r) out << "node 0 " << r << " name=rank-" << r << " host=node-" << r / 16 << "\n";
+  struct Event {
+    double t;
+    std::string line;
+  };
+  std::vector<Event> events;
+  char buf[160];
+  double t = 0;
+  const double base = 1e-3;
+  const double latency = 2e-5;
+  for (long k = 0; k < iterations; ++k) {
+    events.clear();
+    double longest = 0;
+    for (int r = 0; r < ranks; ++r) {
+      const double c = base * (1.0 + 0.5 * ((r % 4) == 0) + 0.1 * std::sin(0.37 * static_cast<double>(r + k)));
+      longest = std::max(longest, c);
+    }
+    const double next = t + longest + 3 * latency;
+    for (int r = 0; r < ranks; ++r) {
+      const double c = base * (1.0 + 0.5 * ((r % 4) == 0) + 0.1 * std::sin(0.37 * static_cast<double>(r + k)));
+      std::snprintf(buf, sizeof buf, "state %.9f %d %.9f compute\n", t, r, c);
+      events.push_back({t, buf});
+      std::snprintf(buf, sizeof buf, "state %.9f %d %.9f MPI_Waitall\n", t + c, r, next - t - c);
+      events.push_back({t + c, buf});
+      const int x = r % px;
+      const int y = r / px;
+      const int nb[4] = {((x + 1) % px) + y * px, ((x + px - 1) % px) + y * px, x + ((y + 1) % py) * px,
+                         x + ((y + py - 1) % py) * px};
+      for (const int d : nb) {
+        std::snprintf(buf, sizeof buf, "msg %.9f %d %d 8192 recv=%.9f\n", t + c, r, d, t + longest + 2 * latency);
+        events.push_back({t + c, buf});
+      }
+    }
+    std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
+    for (const Event& e : events) out << e.line;
+    t = next;
+  }
+  out << "end " << t << "\n";
+}
+
+double run(const std::string& command) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int rc = std::system(command.c_str());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (rc != 0) {
+    std::fprintf(stderr, "bench_viewer: failed (%d): %s\n", rc, command.c_str());
+    std::exit(1);
+  }
+  return s;
+}
+
+std::string sh(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// The numbers of a --frame-stats file, by dotted key ("while_indexing.p99_ms").
+std::map<std::string, double> read_stats(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  std::map<std::string, double> v;
+  std::string section;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t q = text.find('"', i);
+    if (q == std::string::npos) break;
+    const std::size_t e = text.find('"', q + 1);
+    const std::string key = text.substr(q + 1, e - q - 1);
+    std::size_t j = text.find_first_not_of(" :", e + 1);
+    if (text[j] == '{') {
+      section = key + ".";
+      i = j + 1;
+      continue;
+    }
+    v[section + key] = std::strtod(text.c_str() + j, nullptr);
+    const std::size_t close = text.find_first_of(",}", j);
+    if (close != std::string::npos && text[close] == '}') section.clear();
+    i = close == std::string::npos ? text.size() : close + 1;
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_viewer: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--ranks") {
+      o.ranks = std::max(4, std::atoi(next().c_str()));
+    } else if (a == "--messages") {
+      o.messages = std::max(1000L, std::atol(next().c_str()));
+    } else if (a == "--play") {
+      o.play_s = std::max(2.0, std::atof(next().c_str()));
+    } else if (a == "--keep") {
+      o.keep = next();
+    } else {
+      std::printf("usage: kanoko_bench_viewer [--ranks N] [--messages M] [--play SECONDS] [--keep DIR]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  const fs::path dir = o.keep.empty() ? fs::temp_directory_path() / ("kanoko-bench-viewer-" + std::to_string(::getpid())) : o.keep;
+  fs::create_directories(dir);
+  const fs::path kanoko = KANOKO_BENCH_BINARY;
+  const std::string x = std::getenv("DISPLAY") != nullptr ? "" : "xvfb-run -a -s '-screen 0 1280x720x24 -noreset' ";
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpu, line) && line.rfind("model name", 0) != 0) {
+  }
+  std::printf("CPU: %s (%u threads)\n", line.substr(line.find(':') + 2).c_str(), std::max(1U, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
+
+  // With --keep, a run made earlier with the same sizes is reused.
+  const std::string stem = "halo-" + std::to_string(o.ranks) + "-" + std::to_string(o.messages);
+  const fs::path trace = dir / (stem + ".kntr");
+  const fs::path runf = dir / (stem + ".kntj");
+  if (!o.keep.empty() && fs::exists(trace) && fs::exists(runf)) {
+    std::printf("reusing %s and %s\n", trace.string().c_str(), runf.string().c_str());
+  } else {
+    const auto tw = std::chrono::steady_clock::now();
+    write_trace(trace, o.ranks, o.messages);
+    std::printf("trace: %d ranks, ~%ld messages, %.1f MB, written in %.1f s\n", o.ranks, o.messages,
+                static_cast<double>(fs::file_size(trace)) / 1e6,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count());
+    const double sim_s = run(sh(kanoko) + " simulate " + sh(trace) + " -o " + sh(runf) + " > " +
+                             sh(dir / "simulate.log") + " 2>&1");
+    std::printf("simulate: %.1f s\n", sim_s);
+  }
+  const double plot_s = run(sh(kanoko) + " plot spacetime " + sh(runf) + " --size 1280x360 -o " +
+                            sh(dir / "spacetime.png") + " > /dev/null 2>&1");
+  std::printf("plot spacetime 1280x360 (index + draw, one process): %.2f s\n", plot_s);
+
+  std::ofstream(dir / "play.txt") << "wait " << o.play_s << "\nquit\n";
+  std::map<std::string, std::map<std::string, double>> stats;
+  for (const std::string views : {"", "spacetime,matrix,kiviat,utilisation,summary"}) {
+    const std::string name = views.empty() ? "no views" : "every view";
+    const fs::path file = dir / (views.empty() ? "stats-none.json" : "stats-all.json");
+    run(x + sh(kanoko) + " view " + sh(runf) + " --no-sound --size 1280x720 --script " +
+        sh(dir / "play.txt") + " --frame-stats " + sh(file) + (views.empty() ? "" : " --views " + views) +
+        " > " + sh(dir / "view.log") + " 2>&1");
+    stats[name] = read_stats(file);
+  }
+  const auto& b = stats["no views"];
+  const auto& v = stats["every view"];
+  const auto ratio = [](double a, double base) { return base > 0 ? a / base : 0.0; };
+  std::printf("\n%-34s %12s %12s %8s\n", "", "no views", "every view", "ratio");
+  std::printf("%-34s %12.2f %12.2f %8.2f\n", "first frame (s)", b.at("first_frame_s"), v.at("first_frame_s"),
+              ratio(v.at("first_frame_s"), b.at("first_frame_s")));
+  std::printf("%-34s %12s %12.2f\n", "views ready (s)", "-", v.at("views_ready_s"));
+  std::printf("%-34s %12s %12.0f\n", "frames while indexing", "-", v.at("while_indexing.frames"));
+  std::printf("%-34s %12.1f %12.1f %8.2f\n", "median frame (ms), whole session", b.at("all.median_ms"),
+              v.at("all.median_ms"), ratio(v.at("all.median_ms"), b.at("all.median_ms")));
+  std::printf("%-34s %12s %12.1f %8.2f\n", "p99 frame (ms) while indexing", "-", v.at("while_indexing.p99_ms"),
+              ratio(v.at("while_indexing.p99_ms"), b.at("all.p99_ms")));
+  std::printf("%-34s %12.1f %12.1f %8.2f\n", "p99 frame (ms), whole session", b.at("all.p99_ms"), v.at("all.p99_ms"),
+              ratio(v.at("all.p99_ms"), b.at("all.p99_ms")));
+  std::printf("%-34s %12.1f %12.1f\n", "max frame (ms)", b.at("all.max_ms"), v.at("all.max_ms"));
+  std::printf("%-34s %12.0f %12.0f\n", "frames over 100 ms (clock capped)", b.at("capped_frames"), v.at("capped_frames"));
+  std::printf("\ntargets: first frame <= 2 s: %s; p99 while indexing <= 100 ms: %s\n",
+              v.at("first_frame_s") <= 2.0 ? "met" : "NOT met",
+              v.at("while_indexing.p99_ms") <= 100.0 ? "met" : "NOT met");
+  if (o.keep.empty()) fs::remove_all(dir);
+  return 0;
+}
