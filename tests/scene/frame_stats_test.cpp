@@ -21,6 +21,8 @@ TEST(FrameStats, PercentilesByNearestRank) {
   EXPECT_DOUBLE_EQ(percentile_s(v, 100), 100e-3);
   EXPECT_DOUBLE_EQ(percentile_s(v, 0), 1e-3);
   EXPECT_DOUBLE_EQ(percentile_s({0.5}, 99), 0.5);
+  EXPECT_DOUBLE_EQ(percentile_s({3, 1, 2}, 50), 2.0);  // rank ceil(1.5) = 2
+  EXPECT_DOUBLE_EQ(percentile_s({3, 1, 2}, 99), 3.0);
 }
 
 TEST(FrameStats, SplitsFramesWhileIndexingAndCountsCappedOnes) {
