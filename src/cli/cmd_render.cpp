@@ -179,12 +179,11 @@ int cmd_render(const Args& args) {
     scene::RenderOptions render;
     render.size = scene::parse_image_size(size_text.empty() ? "800x600" : size_text, "--size");
     render.backend = backend;
-    const trajectory::Reader reader(run);
-    scene::check_has_bodies(reader, run);
-    render.mapping = scene::stored_mapping(reader, run);
+    const scene::DrawnRun opened = scene::open_drawn_run(run, overrides, visual);
+    const trajectory::Reader& reader = *opened.reader;
+    render.mapping = opened.mapping;
     render.run_name = run;
-    visual.labels = reader.meta().body_count() <= scene::kDefaultLabelledBodies;
-    render.visual = scene::visual_from_mapping(render.mapping.get(), overrides, visual);
+    render.visual = opened.visual;
     render.time_s = reader.end_time();
     for (const char* name : {"frame", "time"}) {
       if (vm.count(name) != 0U)
@@ -205,12 +204,11 @@ int cmd_render(const Args& args) {
     throw InputError(FileLoc{"--follow"}, "--follow needs --camera follow");
   }
   if (vm.count("fps") != 0U) video.fps = positive(vm, "fps", "number of frames per second");
-  const trajectory::Reader reader(run);
-  scene::check_has_bodies(reader, run);
-  video.mapping = scene::stored_mapping(reader, run);
+  const scene::DrawnRun opened = scene::open_drawn_run(run, overrides, visual);
+  const trajectory::Reader& reader = *opened.reader;
+  video.mapping = opened.mapping;
   video.run_name = run;
-  visual.labels = reader.meta().body_count() <= scene::kDefaultLabelledBodies;
-  video.visual = scene::visual_from_mapping(video.mapping.get(), overrides, visual);
+  video.visual = opened.visual;
   video.begin_s = reader.begin_time();
   video.end_s = reader.end_time();
   if (vm.count("from") != 0U) video.begin_s = run_time(vm, "from", reader.begin_time(), reader.end_time());

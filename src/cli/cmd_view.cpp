@@ -1,4 +1,6 @@
 // kanoko view: the interactive 3-D viewer on a simulated run.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
+#include "src/sim/resimulate.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/scene/audio_link.hpp"
 #include "src/scene/mapping_visual.hpp"
@@ -204,15 +207,14 @@ int cmd_view(const Args& args) {
   }
   note_command_input(run);  // a --screenshot must not replace the run
   if (!session.empty()) view.session_file = checked_output_target(session);  // nor a --session
-  const trajectory::Reader reader(run);
-  scene::check_has_bodies(reader, run);
+  // The run's own mapping: [visual] (colours, sizes, texture, labels, trails, views), [audio].
+  const scene::DrawnRun opened = scene::open_drawn_run(run, overrides, view.visual);
+  const trajectory::Reader& reader = *opened.reader;
+  view.mapping = opened.mapping;
+  view.visual = opened.visual;
   view.title = "Kanoko - " + run;
   view.run_name = run;
   view.sound = !no_sound;
-  // The run's own mapping: [visual] (colours, sizes, texture, labels, trails, views), [audio].
-  view.mapping = scene::stored_mapping(reader, run);
-  view.visual.labels = reader.meta().body_count() <= scene::kDefaultLabelledBodies;
-  view.visual = scene::visual_from_mapping(view.mapping.get(), overrides, view.visual);
   view.panels.views = views::views_from_options(views_text, view_group, view_groups);
   if (views_text.empty() && view_group.empty() && view.mapping) {
     // No views asked for here: those the run's mapping names in [visual] views.
@@ -225,6 +227,12 @@ int cmd_view(const Args& args) {
   if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
   note_command_input(view.panels.trace);
   view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
+  // Re-simulation from the paused panel: the simulation library's driver, writing its runs to a
+  // work folder that goes with it.
+  sim::Resimulation resimulation(reader, std::filesystem::temp_directory_path() /
+                                             ("kanoko-view-" + std::to_string(::getpid())));
+  scene::ResimulatorOf<sim::Resimulation> resimulator(resimulation);
+  view.resimulator = &resimulator;
   scene::run_viewer(reader, view);
   return 0;
 }

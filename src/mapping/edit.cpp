@@ -123,4 +123,22 @@ std::string set_value(const std::string& text, const Mapping& m, const std::stri
   return join_lines(lines);
 }
 
+std::vector<Tunable> tunables(const std::string& mapping_text, const std::string& name) {
+  const Mapping m = parse_mapping_text(mapping_text, name);
+  std::vector<Tunable> out;
+  if (m.repulsion && m.repulsion->strength > 0) {
+    out.push_back({"forces.repulsion", "strength", "repulsion R", m.repulsion->strength});
+  }
+  // Formulas (a per-pair k, a pull weight) are the user's to edit; numbers are tunable.
+  if (m.springs.topology != SpringTopology::None && m.springs.topology != SpringTopology::Complete &&
+      !m.springs.k_expression) {
+    out.push_back({"springs", "k", "springs k", m.springs.k});
+  }
+  if (m.friction && m.friction->beta > 0) out.push_back({"forces.friction", "beta", "friction b", m.friction->beta});
+  if (m.communication && m.communication->gain > 0 && !m.communication->weight) {
+    out.push_back({"forces.communication", "gain", "comm. gain", m.communication->gain});
+  }
+  return out;
+}
+
 }  // namespace kanoko::mapping

@@ -103,7 +103,7 @@ void ControlPanel::build_texts() {
   laid_out_height_px_ = 0;
 }
 
-void ControlPanel::set_resimulation(Resimulation* resim, std::filesystem::path save_folder) {
+void ControlPanel::set_resimulation(Resimulator* resim, std::filesystem::path save_folder) {
   resim_ = resim;
   save_folder_ = std::move(save_folder);
   build_texts();
@@ -145,7 +145,7 @@ std::vector<std::string> ControlPanel::row_texts() const {
   rows[6] = std::string("springs  ") + to_string(v.spring_colours);
   rows[7] = std::string("flashes  ") + on_off(v.flashes);
   if (resim_ != nullptr) {
-    for (const Tunable& p : resim_->parameters()) {
+    for (const mapping::Tunable& p : resim_->parameters()) {
       std::snprintf(buf, sizeof buf, "%-11s%.4g", p.label.c_str(), p.value);
       rows.emplace_back(buf);
     }
@@ -270,7 +270,7 @@ void ControlPanel::press(std::size_t button) {
       std::fflush(stdout);
       return;
     }
-    const double factor = k % 2 == 1 ? Resimulation::kStep : 1.0 / Resimulation::kStep;
+    const double factor = k % 2 == 1 ? Resimulator::kStep : 1.0 / Resimulator::kStep;
     const trajectory::Reader& shown = scene_.reader();
     resim_->change(k / 2, factor, shown, shown.frame_at_or_before(scene_.time_s()));
     return;

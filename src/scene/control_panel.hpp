@@ -1,5 +1,5 @@
 // The panel shown while playback is paused (bottom-right corner, above the dial): playback speed,
-// the visual parameters and, with a Resimulation attached, the force parameters (a change
+// the visual parameters and, with a Resimulator attached, the force parameters (a change
 // re-simulates from the frame on screen) and a button that saves them as a new mapping; each
 // with clickable buttons. Drawn with osgText in the scene's HUD and
 // hit-tested in window pixels, so clicks are tested without a display.
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "src/scene/replay_clock.hpp"
-#include "src/scene/resimulate.hpp"
+#include "src/scene/resimulator.hpp"
 #include "src/scene/scene.hpp"
 
 namespace kanoko::scene {
@@ -64,7 +64,7 @@ class ControlPanel {
   [[nodiscard]] osg::Vec2d button_centre(PanelButton b) const;
   /// Adds the force parameters of `resim` (which must outlive the panel) as rows with - / +
   /// buttons, and a row whose button saves the edited mapping into `save_folder`.
-  void set_resimulation(Resimulation* resim, std::filesystem::path save_folder);
+  void set_resimulation(Resimulator* resim, std::filesystem::path save_folder);
   /// Centre of the - (or +) button of force parameter `index`, and of the save button.
   [[nodiscard]] osg::Vec2d parameter_button_centre(std::size_t index, bool plus) const;
   [[nodiscard]] osg::Vec2d save_button_centre() const;
@@ -102,7 +102,7 @@ class ControlPanel {
   osg::ref_ptr<osg::Geometry> background_;
   std::vector<osg::ref_ptr<osgText::Text>> rows_;
   std::vector<osg::ref_ptr<osgText::Text>> button_labels_;
-  Resimulation* resim_ = nullptr;
+  Resimulator* resim_ = nullptr;
   std::filesystem::path save_folder_;
   std::string save_message_;
 };

@@ -245,4 +245,14 @@ bool BodyFormulas::update(const trajectory::Reader& reader, double t_s) {
   return true;
 }
 
+DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base) {
+  DrawnRun d;
+  d.reader = std::make_unique<trajectory::Reader>(run);
+  check_has_bodies(*d.reader, run);
+  d.mapping = stored_mapping(*d.reader, run);
+  base.labels = d.reader->meta().body_count() <= kDefaultLabelledBodies;
+  d.visual = visual_from_mapping(d.mapping.get(), cli, base);
+  return d;
+}
+
 }  // namespace kanoko::scene

@@ -41,6 +41,17 @@ struct VisualOverrides {
 [[nodiscard]] VisualOptions visual_from_mapping(const mapping::Mapping* m, const VisualOverrides& cli,
                                                 VisualOptions base);
 
+/// A run opened to be drawn (`kanoko view`, `kanoko render` to a picture or a video): the reader
+/// of a run with bodies, its stored mapping and the visual options from `base`, the mapping's
+/// [visual] and `cli` (labels on by default up to kDefaultLabelledBodies bodies).
+struct DrawnRun {
+  std::unique_ptr<trajectory::Reader> reader;
+  std::shared_ptr<const mapping::Mapping> mapping;  ///< may be null
+  VisualOptions visual;
+};
+/// Opens `run` that way; InputError for a run without bodies or a bad stored [visual].
+[[nodiscard]] DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base);
+
 /// The label kind named `text` (none, name, rank, host, index); throws InputError naming
 /// `option` otherwise.
 [[nodiscard]] mapping::LabelKind parse_label_kind(const std::string& text, const std::string& option);

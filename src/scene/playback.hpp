@@ -69,7 +69,7 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   void set_control_panel(ControlPanel* panel) { panel_ = panel; }
   /// Re-simulations whose finished runs replace the scene's run, and whose progress shows in the
   /// status line (may be null; must outlive the callback's use).
-  void set_resimulation(Resimulation* resim) { resim_ = resim; }
+  void set_resimulation(Resimulator* resim) { resim_ = resim; }
   /// Called with each finished re-simulated run right after the scene switched to it (the sound
   /// cues and the companion views rebuild from it).
   void add_run_follower(std::function<void(const trajectory::Reader&)> follower) {
@@ -85,7 +85,7 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   std::string status_;
   std::string damage_;  ///< why playback ends early ("" while every frame read so far is sound)
   ControlPanel* panel_ = nullptr;
-  Resimulation* resim_ = nullptr;
+  Resimulator* resim_ = nullptr;
   std::vector<std::function<void(const trajectory::Reader&)>> followers_;
 };
 

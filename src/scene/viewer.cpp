@@ -32,7 +32,7 @@
 #include "src/scene/offscreen.hpp"
 #include "src/scene/playback.hpp"
 #include "src/scene/replay_clock.hpp"
-#include "src/scene/resimulate.hpp"
+#include "src/scene/resimulator.hpp"
 #include "src/scene/scene.hpp"
 #include "src/scene/model/frame_stats.hpp"
 #include "src/scene/model/session.hpp"
@@ -446,9 +446,8 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   }
   const int w = place.width;
   const int h = place.height;
-  // Before the scene, so that the runs it hands to the scene outlive it.
-  Resimulation resim(reader, std::filesystem::temp_directory_path() /
-                                 ("kanoko-view-" + std::to_string(::getpid())));
+  // The command's re-simulation driver (if any) outlives the scene, so the runs it hands over do.
+  Resimulator* resim = options.resimulator;
   TrajectoryScene scene(reader, w, h);
   if (options.mapping) scene.use_mapping_formulas(*options.mapping, options.run_name);
   VisualOptions visual = options.visual;
@@ -461,7 +460,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
 
   ControlPanel panel(clock, scene);
-  panel.set_resimulation(&resim, options.screenshot_folder);
+  panel.set_resimulation(resim, options.screenshot_folder);
   // Companion views (src/views) in the interface's left column, linked to the scene by selection
   // and time; their index builds in the background.
   const std::unique_ptr<ViewPanels> view_panels = make_view_panels(reader, scene, clock, options.panels);
@@ -609,7 +608,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   viewer.setSceneData(scene.root());
   viewer.setCameraManipulator(manipulators.get());
   replay->set_control_panel(&panel);
-  replay->set_resimulation(&resim);
+  replay->set_resimulation(resim);
   // After a re-simulation the sound cues and the companion views follow the new run too.
   follow_resimulated_runs(*replay, audio.get(), view_panels.get());
   osg::ref_ptr<PlaybackHandler> playback = new PlaybackHandler(clock, scene, frame_times);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/scene/render.hpp"
+#include "src/scene/resimulator.hpp"
 #include "src/scene/view_panels.hpp"
 #include "src/scene/model/view_script.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -61,6 +62,9 @@ struct ViewOptions {
   /// file in messages.
   std::vector<ScriptCommand> script;
   std::string script_name;
+  /// Re-simulates with changed force parameters from the paused panel (the paper's interactive
+  /// modelling); null: the panel has no force parameters. Must outlive the viewer.
+  Resimulator* resimulator = nullptr;
   /// The session to restore and save (--session); empty: the run's own session in the config
   /// folder (session.hpp), or none in a scripted run, which starts from the defaults.
   std::filesystem::path session_file;

@@ -14,7 +14,8 @@
 #include "src/scene/audio_link.hpp"
 #include "src/scene/control_panel.hpp"
 #include "src/scene/playback.hpp"
-#include "src/scene/resimulate.hpp"
+#include "src/scene/resimulator.hpp"
+#include "src/sim/resimulate.hpp"
 #include "src/scene/scene.hpp"
 #include "src/scene/view_panels.hpp"
 #include "src/scene/viewer.hpp"
@@ -25,6 +26,9 @@
 
 namespace kanoko::scene {
 namespace {
+
+using mapping::tunables;
+using sim::Resimulation;
 
 using test::TempDir;
 using test::write_text;
@@ -154,15 +158,16 @@ constexpr int kH = 480;
 TEST(Resimulation, PanelButtonsChangeParametersAndTheSceneShowsTheNewRun) {
   SimulatedRun run;
   Resimulation resim(*run.reader, run.dir / "work");
+  ResimulatorOf<Resimulation> driver(resim);
   TrajectoryScene scene(*run.reader, kW, kH);
   ReplayClock clock(run.reader->begin_time(), run.reader->end_time(), 1.0);
   ControlPanel panel(clock, scene);
-  panel.set_resimulation(&resim, run.dir.path());
+  panel.set_resimulation(&driver, run.dir.path());
   osgViewer::Viewer viewer;
   osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window = viewer.setUpViewerAsEmbeddedInWindow(0, 0, kW, kH);
   osg::ref_ptr<ReplayUpdateCallback> replay = new ReplayUpdateCallback(clock, scene);
   replay->set_control_panel(&panel);
-  replay->set_resimulation(&resim);
+  replay->set_resimulation(&driver);
   scene.root()->setUpdateCallback(replay.get());
   viewer.setSceneData(scene.root());
   osg::ref_ptr<PlaybackHandler> handler = new PlaybackHandler(clock, scene, {});
@@ -208,6 +213,7 @@ TEST(Resimulation, PanelButtonsChangeParametersAndTheSceneShowsTheNewRun) {
 TEST(Resimulation, SoundCuesAndViewPanelsFollowTheNewRun) {
   SimulatedRun run;
   Resimulation resim(*run.reader, run.dir / "work");
+  ResimulatorOf<Resimulation> driver(resim);
   TrajectoryScene scene(*run.reader, kW, kH);
   ReplayClock clock(run.reader->begin_time(), run.reader->end_time(), 1.0);
   // Sound through OpenAL Soft's null backend (ALSOFT_DRIVERS=null in the suite; silent without).
@@ -225,7 +231,7 @@ TEST(Resimulation, SoundCuesAndViewPanelsFollowTheNewRun) {
   osgViewer::Viewer viewer;
   viewer.setUpViewerAsEmbeddedInWindow(0, 0, kW, kH);
   osg::ref_ptr<ReplayUpdateCallback> replay = new ReplayUpdateCallback(clock, scene);
-  replay->set_resimulation(&resim);
+  replay->set_resimulation(&driver);
   follow_resimulated_runs(*replay, audio.get(), panels.get());
   scene.root()->setUpdateCallback(replay.get());
   viewer.setSceneData(scene.root());
@@ -245,7 +251,7 @@ TEST(Resimulation, SoundCuesAndViewPanelsFollowTheNewRun) {
   const std::size_t draws1 = panels->draw_count(1);
   EXPECT_EQ(&audio->run(), run.reader.get());
   EXPECT_EQ(&panels->run(), run.reader.get());
-  resim.change(1, Resimulation::kStep, *run.reader, run.reader->frame_at_or_before(0.2));
+  resim.change(1, Resimulator::kStep, *run.reader, run.reader->frame_at_or_before(0.2));
   resim.wait();
   step();  // the update picks up the finished run
   const trajectory::Reader* now = &scene.reader();

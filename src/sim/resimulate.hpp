@@ -2,7 +2,8 @@
 // re-simulated in the background from the frame on screen (frames before it are kept), playback
 // goes on with the new run when it is ready, and the changed parameters can be saved as a new
 // mapping file. Parameters are edited in the mapping's text (comments and layout are kept), so
-// what is simulated is exactly what is saved.
+// what is simulated is exactly what is saved. No drawing here: `kanoko view` hands this driver to
+// the viewer through scene::Resimulator (src/scene/resimulator.hpp).
 #pragma once
 
 #include <atomic>
@@ -15,29 +16,15 @@
 #include <thread>
 #include <vector>
 
+#include "src/mapping/edit.hpp"
 #include "src/trajectory/trajectory.hpp"
 
-namespace kanoko::scene {
-
-/// A force parameter the paused panel can change.
-struct Tunable {
-  std::string section;  ///< TOML table, e.g. "forces.friction"
-  std::string key;      ///< e.g. "beta"
-  std::string label;    ///< short name in the panel, e.g. "friction b"
-  double value = 0;
-};
-
-/// The force parameters of `mapping_text` that can be tuned (those its forces use and that are
-/// plain numbers): repulsion R, spring stiffness k, friction β, communication gain.
-[[nodiscard]] std::vector<Tunable> tunables(const std::string& mapping_text, const std::string& name);
+namespace kanoko::sim {
 
 /// One viewer's re-simulations. Not thread-safe: call it from the viewer's thread; the
 /// simulation itself runs on a worker thread.
 class Resimulation {
  public:
-  /// Each change multiplies or divides a parameter by this factor.
-  static constexpr double kStep = 1.25;
-
   /// `run` is the run on screen: its metadata names the trace and holds the mapping's text.
   /// Re-simulated runs are written to `work_folder` (created; removed with its files when this
   /// object is destroyed).
@@ -47,7 +34,7 @@ class Resimulation {
   Resimulation& operator=(const Resimulation&) = delete;
 
   /// The parameters and their current values.
-  [[nodiscard]] const std::vector<Tunable>& parameters() const { return parameters_; }
+  [[nodiscard]] const std::vector<mapping::Tunable>& parameters() const { return parameters_; }
   /// The mapping text with every change so far.
   [[nodiscard]] const std::string& mapping_text() const { return text_; }
   /// True once a parameter was changed.
@@ -81,7 +68,7 @@ class Resimulation {
   std::string mapping_name_;
   std::filesystem::path folder_;
   std::string text_;
-  std::vector<Tunable> parameters_;
+  std::vector<mapping::Tunable> parameters_;
   bool edited_ = false;
   int runs_started_ = 0;
 
@@ -95,4 +82,4 @@ class Resimulation {
   std::vector<std::unique_ptr<trajectory::Reader>> shown_runs_;  ///< every run handed out
 };
 
-}  // namespace kanoko::scene
+}  // namespace kanoko::sim

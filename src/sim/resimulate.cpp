@@ -1,4 +1,4 @@
-#include "src/scene/resimulate.hpp"
+#include "src/sim/resimulate.hpp"
 
 #include <cstdio>
 #include <system_error>
@@ -10,25 +10,7 @@
 #include "src/mapping/mapping.hpp"
 #include "src/sim/simulate.hpp"
 
-namespace kanoko::scene {
-
-std::vector<Tunable> tunables(const std::string& mapping_text, const std::string& name) {
-  const mapping::Mapping m = mapping::parse_mapping_text(mapping_text, name);
-  std::vector<Tunable> out;
-  if (m.repulsion && m.repulsion->strength > 0) {
-    out.push_back({"forces.repulsion", "strength", "repulsion R", m.repulsion->strength});
-  }
-  // Formulas (a per-pair k, a pull weight) are the user's to edit; numbers are tunable.
-  if (m.springs.topology != mapping::SpringTopology::None && m.springs.topology != mapping::SpringTopology::Complete &&
-      !m.springs.k_expression) {
-    out.push_back({"springs", "k", "springs k", m.springs.k});
-  }
-  if (m.friction && m.friction->beta > 0) out.push_back({"forces.friction", "beta", "friction b", m.friction->beta});
-  if (m.communication && m.communication->gain > 0 && !m.communication->weight) {
-    out.push_back({"forces.communication", "gain", "comm. gain", m.communication->gain});
-  }
-  return out;
-}
+namespace kanoko::sim {
 
 Resimulation::Resimulation(const trajectory::Reader& run, std::filesystem::path work_folder)
     : trace_(run.meta().source_trace),
@@ -36,7 +18,7 @@ Resimulation::Resimulation(const trajectory::Reader& run, std::filesystem::path 
       folder_(std::move(work_folder)),
       text_(run.meta().mapping_text) {
   try {
-    parameters_ = tunables(text_, mapping_name_);
+    parameters_ = mapping::tunables(text_, mapping_name_);
   } catch (const std::exception& e) {
     // A run whose stored mapping no longer parses (written by another version): nothing to tune.
     error_ = std::string("parameters cannot be changed: ") + e.what();
@@ -59,7 +41,7 @@ void Resimulation::stop() {
 void Resimulation::change(std::size_t index, double factor, const trajectory::Reader& shown, std::size_t frame) {
   if (index >= parameters_.size()) return;
   stop();
-  Tunable& p = parameters_[index];
+  mapping::Tunable& p = parameters_[index];
   p.value *= factor;
   const mapping::Mapping current = mapping::parse_mapping_text(text_, mapping_name_);
   text_ = mapping::set_value(text_, current, p.section, p.key, mapping::toml_float(p.value));
@@ -71,7 +53,7 @@ void Resimulation::change(std::size_t index, double factor, const trajectory::Re
   }
   std::error_code ec;
   std::filesystem::create_directories(folder_, ec);
-  sim::SimulateOptions o;
+  SimulateOptions o;
   o.trace = trace_;
   o.mapping = mapping_name_;
   o.mapping_text = text_;
@@ -94,7 +76,7 @@ void Resimulation::change(std::size_t index, double factor, const trajectory::Re
                          "the run's trace is not found from this folder; start the viewer where you ran "
                          "'kanoko simulate' to re-simulate");
       }
-      sim::simulate(o);
+      simulate(o);
       result = std::make_unique<trajectory::Reader>(o.output);
     } catch (const std::exception& e) {
       if (!cancel_) failure = e.what();
@@ -155,4 +137,4 @@ std::filesystem::path Resimulation::save_mapping(const std::filesystem::path& fo
   throw InputError(FileLoc{folder.string()}, "no free name " + stem + "NNN.toml");
 }
 
-}  // namespace kanoko::scene
+}  // namespace kanoko::sim
