@@ -5,7 +5,9 @@
 // between the two bodies), and a body or spring picked in the scene is highlighted in the panels.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <osg/Geode>
@@ -55,6 +57,11 @@ class ViewPanels {
   /// A click to apply at the next refresh() (what the event handler does, so that the click
   /// wins over the 3-D pick the playback handler makes of the same click).
   void queue_click(double x_px, double y_px) { pending_click_ = std::make_pair(x_px, y_px); }
+  /// Colours the space-time panel's states by code location (null: by class) and redraws the panels.
+  void set_location_colours(std::shared_ptr<const views::LocationColouring> colours) {
+    state_.location_colours = std::move(colours);
+    std::fill(drawn_time_s_.begin(), drawn_time_s_.end(), std::numeric_limits<double>::quiet_NaN());
+  }
   /// Shows or hides every panel (View → Companion views); hidden panels take no clicks.
   void set_visible(bool on);
   [[nodiscard]] bool visible() const { return visible_; }
