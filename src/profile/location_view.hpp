@@ -26,13 +26,14 @@ class RecordedTrace final : public trace::TraceSink {
   /// and complete() is false.
   static constexpr std::size_t kMaxRecords = std::size_t{1} << 23U;
 
-  void on_entity(const trace::Entity& e) override;
-  void on_link(const trace::Link& /*l*/) override {}
-  void on_message(const trace::Message& m) override;
-  void on_load(const trace::LoadSample& /*s*/) override {}
-  void on_state(const trace::StateInterval& s) override;
+  // What a profile counts is kept; links and loads are not.
   void on_location(trace::LocationIndex index, const trace::CodeLocation& l) override;
+  void on_entity(const trace::Entity& e) override;
+  void on_state(const trace::StateInterval& s) override;
+  void on_message(const trace::Message& m) override;
   void on_end(double end_s) override;
+  void on_link(const trace::Link& /*l*/) override {}
+  void on_load(const trace::LoadSample& /*s*/) override {}
 
   [[nodiscard]] const std::vector<trace::Entity>& entities() const { return entities_; }
   [[nodiscard]] std::size_t locations() const { return locations_.size(); }
@@ -64,12 +65,7 @@ class RecordedTrace final : public trace::TraceSink {
   }
 
  private:
-  struct Location {
-    std::string file;
-    std::int64_t line = 0;
-    std::string function;
-    trace::LocationIndex caller = 0;
-  };
+  using Location = KeptLocation;
   struct Sent {
     double send_s;
     double recv_s;

@@ -332,27 +332,26 @@ class ScriptRunner {
     } else {
       o << "null";
     }
-    // The code locations panel's highlight and timeline marks, and the panels' texts.
-    o << ",\n  \"highlighted\": [";
-    first = true;
+    // The code locations panel's highlight and timeline marks, and the panels' texts: JSON
+    // items, each list joined with commas.
+    std::vector<std::string> lit, marks, texts;
     for (std::size_t i = 0; i < t.scene.reader().meta().body_count(); ++i) {
-      if (!t.scene.body_found(i)) continue;
-      o << (first ? "" : ", ") << json_string(t.scene.reader().meta().bodies[i].name);
-      first = false;
+      if (t.scene.body_found(i)) lit.push_back(json_string(t.scene.reader().meta().bodies[i].name));
     }
-    o << "],\n  \"marks\": [";
-    first = true;
     for (const auto& [a, b] : tl.marks()) {
-      o << (first ? "" : ", ") << "[" << a << ", " << b << "]";
-      first = false;
+      std::ostringstream m;
+      m.precision(12);
+      m << "[" << a << ", " << b << "]";
+      marks.push_back(m.str());
     }
-    o << "],\n  \"texts\": {";
-    first = true;
-    for (const auto& [name, text] : t.ui.texts()) {
-      o << (first ? "" : ",") << "\n    " << json_string(name) << ": " << json_string(text);
-      first = false;
-    }
-    o << "\n  }\n}\n";
+    for (const auto& [name, text] : t.ui.texts()) texts.push_back("\n    " + json_string(name) + ": " + json_string(text));
+    const auto joined = [](const std::vector<std::string>& items) {
+      std::string j;
+      for (const std::string& item : items) j += (j.empty() ? "" : ",") + item;
+      return j;
+    };
+    o << ",\n  \"highlighted\": [" << joined(lit) << "],\n  \"marks\": [" << joined(marks) << "],\n  \"texts\": {"
+      << joined(texts) << "\n  }\n}\n";
     write_file_atomically(path, o.str());
   }
 

@@ -3,7 +3,6 @@
 // inspect panel's lines; a trace without locations.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -17,15 +16,7 @@ namespace {
 
 std::filesystem::path late4() { return test::source_dir() / "traces/smpi/late4-locations.trace"; }
 
-std::int64_t late_line(const std::string& marker) {
-  std::ifstream in(test::source_dir() / "traces/smpi/late.c");
-  std::string text;
-  for (std::int64_t n = 1; std::getline(in, text); ++n) {
-    if (text.find(marker) != std::string::npos) return n;
-  }
-  ADD_FAILURE() << "no " << marker << " in late.c";
-  return -1;
-}
+std::int64_t late_line(const std::string& marker) { return test::line_with(test::source_dir() / "traces/smpi/late.c", marker); }
 
 /// The profile straight from the file, as `kanoko profile` makes it.
 Profile read_directly(const std::filesystem::path& path, ProfileOptions o) {

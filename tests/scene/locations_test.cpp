@@ -7,7 +7,6 @@
 
 #include <rapidjson/document.h>
 
-#include <fstream>
 #include <osg/Image>
 #include <osgDB/ReadFile>
 #include <set>
@@ -24,15 +23,7 @@ namespace {
 
 using test::TempDir;
 
-std::int64_t late_line(const std::string& marker) {
-  std::ifstream in(test::source_dir() / "traces/smpi/late.c");
-  std::string text;
-  for (std::int64_t n = 1; std::getline(in, text); ++n) {
-    if (text.find(marker) != std::string::npos) return n;
-  }
-  ADD_FAILURE() << "no " << marker << " in late.c";
-  return -1;
-}
+std::int64_t late_line(const std::string& marker) { return test::line_with(test::source_dir() / "traces/smpi/late.c", marker); }
 
 rapidjson::Document read_json(const std::filesystem::path& p) {
   rapidjson::Document d;

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include "src/base/error.hpp"
@@ -21,12 +20,7 @@ namespace {
 std::filesystem::path late4() { return test::source_dir() / "traces/smpi/late4-locations.trace"; }
 
 std::string receive_site() {
-  std::ifstream in(test::source_dir() / "traces/smpi/late.c");
-  std::string text;
-  for (int n = 1; std::getline(in, text); ++n) {
-    if (text.find("/* RECEIVE */") != std::string::npos) return "late.c:" + std::to_string(n);
-  }
-  return "?";
+  return "late.c:" + std::to_string(test::line_with(test::source_dir() / "traces/smpi/late.c", "/* RECEIVE */"));
 }
 
 /// Pixels of the image (cairo ARGB32, opaque) within 6 of colour c.
