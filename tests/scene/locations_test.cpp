@@ -9,6 +9,7 @@
 
 #include <osg/Image>
 #include <osgDB/ReadFile>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -107,6 +108,33 @@ TEST(ViewerLocations, TheLateReceiveIsFirstChosenItHighlightsTheReceiversAndShow
   EXPECT_GT(pink, 20) << "the chosen line is not drawn in its colour";
 }
 
+TEST(ViewerLocations, TheSpaceTimePanelColoursStatesByLocation) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  const std::string L = (dir / "l").string();
+  const auto r = view_trace(test::source_dir() / "traces/smpi/late4-locations.trace", dir,
+                            "frames 3\nwait 0.5\nframes 3\nscreenshot " + L + "1.png\nclick locations.colour-views\n"
+                            "frames 3\nwait 0.3\nframes 3\nscreenshot " + L + "2.png\n",
+                            {"--views", "spacetime"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The first location's colour (views::location_colour(1), 31 120 181) fills the receivers' rows.
+  const auto first_colour = [](const std::string& png) {
+    osg::ref_ptr<osg::Image> image = osgDB::readImageFile(png);
+    EXPECT_TRUE(image.valid()) << png;
+    int n = 0;
+    for (int y = 0; image.valid() && y < image->t(); ++y) {
+      for (int x = 0; x < image->s(); ++x) {
+        const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
+        if (std::abs(px[0] - 31) < 8 && std::abs(px[1] - 120) < 8 && std::abs(px[2] - 181) < 8) ++n;
+      }
+    }
+    return n;
+  };
+  const int before = first_colour(L + "1.png");
+  const int after = first_colour(L + "2.png");
+  EXPECT_GT(after, before + 2000) << before << " -> " << after;
+}
+
 TEST(ViewerLocations, ATraceWithoutLocationsSaysHowToRecordThem) {
   if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
   TempDir dir;
@@ -149,6 +177,8 @@ TEST(ViewerLocations, ASourcePathThatIsNoFolderIsRefusedBeforeAnythingRuns) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--source-path"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("is not a folder"), std::string::npos) << r.err;
+  const auto help = test::run_kanoko({"view", "--help"});
+  EXPECT_NE(help.out.find("--source-path"), std::string::npos) << help.out;
 }
 
 }  // namespace
