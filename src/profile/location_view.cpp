@@ -236,26 +236,49 @@ Dominance dominance(const RecordedTrace& trace, const ProfileOptions& options, c
 }
 
 std::string locations_text(const Profile& interval, const Profile& run, std::size_t top) {
-  std::string t;
-  char buf[96];
-  const auto table = [&](const Profile& p, const std::string& title) {
-    t += title + '\n';
-    std::size_t shown = 0;
+  // The location first (so that a narrow panel cuts numbers, not names), at most kLabel bytes.
+  constexpr std::size_t kLabel = 24;
+  const auto shown_rows = [top](const Profile& p) {
+    std::vector<std::string> labels;
+    std::vector<const ProfileRow*> rows;
     for (const ProfileRow& r : p.rows) {
-      if (shown == top) break;
+      if (rows.size() == top) break;
       if (!(r.time_s() > 0) && r.calls == 0) continue;
-      std::snprintf(buf, sizeof buf, "  %-8.3g %-8.3g %-8.3g %5llu  ", r.waiting_s, r.communicating_s, r.computing_s,
-                    static_cast<unsigned long long>(r.calls));
-      t += buf + printable(r.label) + '\n';
-      ++shown;
+      std::string label = printable(r.label);
+      if (label.size() > kLabel) {
+        std::size_t cut = kLabel - 3;
+        while (cut > 0 && (static_cast<unsigned char>(label[cut]) & 0xC0U) == 0x80U) --cut;  // a whole character
+        label = label.substr(0, cut) + "...";
+      }
+      labels.push_back(std::move(label));
+      rows.push_back(&r);
     }
-    if (shown == 0) t += "  none\n";
+    return std::make_pair(labels, rows);
   };
-  std::snprintf(buf, sizeof buf, "  %-8s %-8s %-8s %5s  %s\n", "waiting", "comm.", "comput.", "calls", "location");
-  t += "code locations (seconds)\n";
-  t += buf;
-  table(interval, "this interval (" + format_seconds(interval.from_s) + " .. " + format_seconds(interval.to_s) + ")");
-  table(run, "whole run");
+  const auto in_interval = shown_rows(interval);
+  const auto in_run = shown_rows(run);
+  std::size_t width = 8;
+  for (const auto* part : {&in_interval, &in_run}) {
+    for (const std::string& l : part->first) width = std::max(width, l.size());
+  }
+  const auto padded = [width](std::string s) {
+    s.resize(std::max(s.size(), width), ' ');
+    return s;
+  };
+  std::string t = "code locations (seconds)\n  " + padded("location") + "  waiting comm.   comput. calls\n";
+  char buf[64];
+  const auto table = [&](const auto& part, const std::string& title) {
+    t += title + '\n';
+    for (std::size_t k = 0; k < part.second.size(); ++k) {
+      const ProfileRow& r = *part.second[k];
+      std::snprintf(buf, sizeof buf, "  %-7.3g %-7.3g %-7.3g %5llu", r.waiting_s, r.communicating_s, r.computing_s,
+                    static_cast<unsigned long long>(r.calls));
+      t += "  " + padded(part.first[k]) + buf + '\n';
+    }
+    if (part.second.empty()) t += "  none\n";
+  };
+  table(in_interval, "this interval (" + format_seconds(interval.from_s) + " .. " + format_seconds(interval.to_s) + ")");
+  table(in_run, "whole run");
   return t;
 }
 

@@ -40,9 +40,9 @@ struct Column {
   profile::SortBy sort;
 };
 constexpr Column kColumns[] = {{"location", "location", profile::SortBy::location},
-                               {"waiting", "waiting", profile::SortBy::waiting},
+                               {"wait", "waiting", profile::SortBy::waiting},
                                {"comm.", "communicating", profile::SortBy::communicating},
-                               {"computing", "computing", profile::SortBy::computing},
+                               {"comp.", "computing", profile::SortBy::computing},
                                {"calls", "calls", profile::SortBy::calls}};
 
 void monospace_text(const std::string& text) {

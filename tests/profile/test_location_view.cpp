@@ -3,6 +3,7 @@
 // inspect panel's lines; a trace without locations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -152,6 +153,27 @@ TEST(LocationView, RowsSortByAnyColumnEitherWay) {
   EXPECT_EQ(order(), "abc");
   sort_rows(p, SortBy::location, true);
   EXPECT_EQ(order(), "cba");
+}
+
+}  // namespace
+}  // namespace kanoko::profile
+
+namespace kanoko::profile {
+namespace {
+
+TEST(LocationView, InspectLinesPutTheLocationFirstAndCutLongOnesWhole) {
+  Profile p;
+  ProfileRow r;
+  r.label = std::string(20, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9" + std::string(60, 'b');  // é at the cut
+  r.waiting_s = 1.5;
+  r.calls = 2;
+  p.rows.push_back(r);
+  const std::string text = locations_text(p, p, 5);
+  // 21 bytes would end inside the first é: the cut keeps 20.
+  EXPECT_NE(text.find("\n  " + std::string(20, 'a') + "...  1.5 "), std::string::npos) << text;
+  std::string one_line = text;
+  std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+  EXPECT_EQ(printable(one_line), one_line) << "no character cut in two";
 }
 
 }  // namespace
