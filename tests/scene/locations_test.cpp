@@ -9,6 +9,8 @@
 
 #include <osg/Image>
 #include <osgDB/ReadFile>
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -36,6 +38,24 @@ rapidjson::Document read_json(const std::filesystem::path& p) {
 std::string text_of(const rapidjson::Document& d, const char* name) {
   if (!d.HasMember("texts") || !d["texts"].HasMember(name)) return "";
   return d["texts"][name].GetString();
+}
+
+/// Pixels of the screenshot `png` that `keep` (r, g, b) accepts, inside the window rectangle
+/// (x, y, w, h; origin top-left) when given, else in the whole image; -1 when it cannot be read.
+template <typename Keep>
+int count_pixels(const std::string& png, Keep keep, std::array<double, 4> window = {0, 0, 1e9, 1e9}) {
+  osg::ref_ptr<osg::Image> image = osgDB::readImageFile(png);
+  if (!image.valid()) return -1;
+  const int h = image->t();
+  int n = 0;
+  // Window rows are top-down, image rows bottom-up.
+  for (int y = std::max(0, h - static_cast<int>(window[1] + window[3])); y < std::min(h, h - static_cast<int>(window[1])); ++y) {
+    for (int x = std::max(0, static_cast<int>(window[0])); x < std::min(image->s(), static_cast<int>(window[0] + window[2])); ++x) {
+      const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
+      if (keep(px[0], px[1], px[2])) ++n;
+    }
+  }
+  return n;
 }
 
 /// `kanoko view TRACE --script` on an X server of its own (1600x1400, so the side panel holds the
@@ -94,17 +114,9 @@ TEST(ViewerLocations, TheLateReceiveIsFirstChosenItHighlightsTheReceiversAndShow
   // ... and on the screen: the chosen line's pink text inside its rectangle.
   ASSERT_TRUE(d2["elements"].HasMember("source.line"));
   const auto& e = d2["elements"]["source.line"];
-  osg::ref_ptr<osg::Image> image = osgDB::readImageFile(L + "2.png");
-  ASSERT_TRUE(image.valid());
-  const int h = image->t();
-  int pink = 0;
-  for (int y = h - static_cast<int>(e["y"].GetDouble() + e["h"].GetDouble()); y < h - static_cast<int>(e["y"].GetDouble()); ++y) {
-    for (int x = static_cast<int>(e["x"].GetDouble()); x < static_cast<int>(e["x"].GetDouble() + e["w"].GetDouble()); ++x) {
-      if (x < 0 || y < 0 || x >= image->s() || y >= h) continue;
-      const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
-      if (px[0] > 180 && px[1] > 90 && px[1] < 170 && px[2] > 160) ++pink;
-    }
-  }
+  const int pink = count_pixels(
+      L + "2.png", [](int red, int green, int blue) { return red > 180 && green > 90 && green < 170 && blue > 160; },
+      {e["x"].GetDouble(), e["y"].GetDouble(), e["w"].GetDouble(), e["h"].GetDouble()});
   EXPECT_GT(pink, 20) << "the chosen line is not drawn in its colour";
 }
 
@@ -119,16 +131,9 @@ TEST(ViewerLocations, TheSpaceTimePanelColoursStatesByLocation) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The first location's colour (views::location_colour(1), 31 120 181) fills the receivers' rows.
   const auto first_colour = [](const std::string& png) {
-    osg::ref_ptr<osg::Image> image = osgDB::readImageFile(png);
-    EXPECT_TRUE(image.valid()) << png;
-    int n = 0;
-    for (int y = 0; image.valid() && y < image->t(); ++y) {
-      for (int x = 0; x < image->s(); ++x) {
-        const unsigned char* px = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
-        if (std::abs(px[0] - 31) < 8 && std::abs(px[1] - 120) < 8 && std::abs(px[2] - 181) < 8) ++n;
-      }
-    }
-    return n;
+    return count_pixels(png, [](int red, int green, int blue) {
+      return std::abs(red - 31) < 8 && std::abs(green - 120) < 8 && std::abs(blue - 181) < 8;
+    });
   };
   const int before = first_colour(L + "1.png");
   const int after = first_colour(L + "2.png");
