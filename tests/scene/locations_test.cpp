@@ -71,11 +71,19 @@ test::CommandResult view_trace(const std::filesystem::path& trace, const TempDir
   return test::run_program(argv);
 }
 
-TEST(ViewerLocations, TheLateReceiveIsFirstChosenItHighlightsTheReceiversAndShowsItsLine) {
-  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+/// The scripted sessions: under X only, a temporary folder, layouts and screenshots named L + ...
+class ViewerLocations : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  }
   TempDir dir;
   const std::string L = (dir / "l").string();
-  const auto r = view_trace(test::source_dir() / "traces/smpi/late4-locations.trace", dir,
+  const std::filesystem::path late4 = test::source_dir() / "traces/smpi/late4-locations.trace";
+};
+
+TEST_F(ViewerLocations, TheLateReceiveIsFirstChosenItHighlightsTheReceiversAndShowsItsLine) {
+  const auto r = view_trace(late4, dir,
                             "frames 3\nwait 0.5\nframes 3\nclick side.legend\nframes 3\nlayout " + L + "1.json\n"
                             "click locations.row.0\nframes 3\nwait 0.5\nframes 5\nlayout " + L + "2.json\n"
                             "screenshot " + L + "2.png\n",
@@ -120,11 +128,8 @@ TEST(ViewerLocations, TheLateReceiveIsFirstChosenItHighlightsTheReceiversAndShow
   EXPECT_GT(pink, 20) << "the chosen line is not drawn in its colour";
 }
 
-TEST(ViewerLocations, TheSpaceTimePanelColoursStatesByLocation) {
-  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
-  TempDir dir;
-  const std::string L = (dir / "l").string();
-  const auto r = view_trace(test::source_dir() / "traces/smpi/late4-locations.trace", dir,
+TEST_F(ViewerLocations, TheSpaceTimePanelColoursStatesByLocation) {
+  const auto r = view_trace(late4, dir,
                             "frames 3\nwait 0.5\nframes 3\nscreenshot " + L + "1.png\nclick locations.colour-views\n"
                             "frames 3\nwait 0.3\nframes 3\nscreenshot " + L + "2.png\n",
                             {"--views", "spacetime"});
@@ -140,10 +145,7 @@ TEST(ViewerLocations, TheSpaceTimePanelColoursStatesByLocation) {
   EXPECT_GT(after, before + 2000) << before << " -> " << after;
 }
 
-TEST(ViewerLocations, ATraceWithoutLocationsSaysHowToRecordThem) {
-  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
-  TempDir dir;
-  const std::string L = (dir / "l").string();
+TEST_F(ViewerLocations, ATraceWithoutLocationsSaysHowToRecordThem) {
   const auto r = view_trace(test::source_dir() / "traces/smpi/pipeline8-flat.trace", dir,
                             "frames 3\nwait 0.5\nframes 3\nlayout " + L + "1.json\n", {"--select", "rank-1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -157,7 +159,7 @@ TEST(ViewerLocations, ATraceWithoutLocationsSaysHowToRecordThem) {
   EXPECT_FALSE(d["elements"].HasMember("locations.row.0")) << "never an empty table";
 }
 
-TEST(ViewerLocations, TheSessionKeepsTheSourcePaths) {
+TEST(ViewerLocationFiles, TheSessionKeepsTheSourcePaths) {
   Session s;
   s.run_hash = 0xabc;
   s.source_paths = {"/src/app", "rel/dir", "odd \"name\""};
@@ -175,7 +177,7 @@ TEST(ViewerLocations, TheSessionKeepsTheSourcePaths) {
   }
 }
 
-TEST(ViewerLocations, ASourcePathThatIsNoFolderIsRefusedBeforeAnythingRuns) {
+TEST(ViewerLocationFiles, ASourcePathThatIsNoFolderIsRefusedBeforeAnythingRuns) {
   TempDir dir;
   const auto r = test::run_kanoko({"view", (test::source_dir() / "traces/smpi/late4-locations.trace").string(),
                                    "--source-path", (dir / "nowhere").string()});
