@@ -131,9 +131,15 @@ TEST_F(ViewerLocations, TheLateReceiveIsFirstChosenItHighlightsTheReceiversAndSh
 TEST_F(ViewerLocations, TheSpaceTimePanelColoursStatesByLocation) {
   const auto r = view_trace(late4, dir,
                             "frames 3\nwait 0.5\nframes 3\nscreenshot " + L + "1.png\nclick locations.colour-views\n"
-                            "frames 3\nwait 0.3\nframes 3\nscreenshot " + L + "2.png\n",
+                            "frames 3\nwait 0.3\nframes 3\nscreenshot " + L + "2.png\n"
+                            "click locations.row.0\nframes 3\nwait 0.5\nframes 3\nlayout " + L + "3.json\n",
                             {"--views", "spacetime"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Choosing the receive shares the body where it waits most (rank 1: late - 1 units per
+  // iteration) with the views, which select it in the scene.
+  const auto d3 = read_json(L + "3.json");
+  ASSERT_TRUE(d3["selected_body"].IsString());
+  EXPECT_EQ(std::string(d3["selected_body"].GetString()), "rank-1");
   // The first location's colour (views::location_colour(1), 31 120 181) fills the receivers' rows.
   const auto first_colour = [](const std::string& png) {
     return count_pixels(png, [](int red, int green, int blue) {
