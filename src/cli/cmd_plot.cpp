@@ -15,6 +15,7 @@
 #include "src/views/run_source.hpp"
 #include "src/views/trace_index.hpp"
 #include "src/trace/readers.hpp"
+#include "src/views/location_colours.hpp"
 #include "src/views/view.hpp"
 
 namespace kanoko::cli {
@@ -83,7 +84,8 @@ int cmd_plot(const Args& args) {
       "  kanoko plot spacetime ring.kntj -o ring-spacetime.png\n"
       "  kanoko plot matrix ring.kntj -o matrix.svg --cumulative --bytes\n"
       "  kanoko plot kiviat traces/fib22-ring.kntr -o kiviat.png --time 1.5 --interval 0.1\n"
-      "  kanoko plot spacetime run.kntj -o zoom.png --window 1.0:1.2 --select pe3 --size 1600x600\n"};
+      "  kanoko plot spacetime run.kntj -o zoom.png --window 1.0:1.2 --select pe3 --size 1600x600\n"
+      "  kanoko plot spacetime traces/smpi/late4-locations.trace -o late.png --colour-by location\n"};
 
   std::string view_name;
   std::string input;
@@ -97,6 +99,7 @@ int cmd_plot(const Args& args) {
   std::string idle;
   bool cumulative = false;
   bool bytes = false;
+  std::string colour_by = "class";
   po::options_description options("Options");
   options.add_options()("view", po::value<std::string>(&view_name)->required(), "the view to draw (first argument)")(
       "run", po::value<std::string>(&input)->required(), "trajectory or trace file (second argument)")(
@@ -108,6 +111,9 @@ int cmd_plot(const Args& args) {
       "interval", po::value<double>(), "length of the current interval in seconds (matrix, kiviat)")(
       "cumulative", po::bool_switch(&cumulative), "matrix and kiviat: from the start to --time")(
       "bytes", po::bool_switch(&bytes), "matrix: bytes instead of message counts")(
+      "colour-by", po::value<std::string>(&colour_by)->default_value("class"),
+      "spacetime: colour states by their class (busy, overhead, idle) or by code location (the 8 first of "
+      "`kanoko profile`, a legend names them; docs/views.md)")(
       "trace", po::value<std::string>(&trace_override), "the trace to use instead of the one the run records")(
       "format", po::value<std::string>(&format), "trace format: auto (default), native, paje, ...")(
       "busy-states", po::value<std::string>(&busy), "comma-separated state names counted as busy")(
@@ -118,6 +124,12 @@ int cmd_plot(const Args& args) {
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
   const auto view = views::make_view(view_name, "kanoko plot");
+  if (colour_by != "class" && colour_by != "location") {
+    throw InputError(FileLoc{"--colour-by"}, "expected class or location, got '" + colour_by + "'");
+  }
+  if (colour_by == "location" && view_name != "spacetime") {
+    throw InputError(FileLoc{"--colour-by"}, "colours by location apply to the spacetime view, not " + view_name);
+  }
   int width = 0;
   int height = 0;
   read_size(size_text, width, height);
@@ -137,6 +149,9 @@ int cmd_plot(const Args& args) {
   note_command_inputs(trace::trace_files(trace, format));  // a Paraver .pcf/.row, OTF2 archive files
 
   views::ViewState state = views::default_view_state(index);
+  if (colour_by == "location") {
+    state.location_colours = std::make_shared<const views::LocationColouring>(views::read_location_colouring(trace, format));
+  }
   state.cumulative = cumulative;
   state.bytes = bytes;
   if (vm.count("time") != 0U) {

@@ -6,6 +6,7 @@
 #include "src/base/error.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
+#include "src/profile/location_view.hpp"
 #include "src/profile/profile.hpp"
 #include "src/trace/readers.hpp"
 
@@ -99,17 +100,16 @@ int cmd_profile(const Args& args) {
   if (!entity_type.empty()) reader_options.paraver.entity_level = entity_type;
   if (vm.count("application") != 0U) reader_options.paraver.application = vm["application"].as<std::int64_t>();
   const std::string detected = format == "auto" ? trace::detect_format(path) : format;
-  const trace::FormatFacts& facts = trace::format_facts(detected);
-  popts.computing = facts.states.computing;
-  popts.communicating = facts.states.communicating;
-  popts.idle = facts.states.idle;
+  const profile::ProfileOptions classes = profile::profile_defaults(detected);
+  popts.computing = classes.computing;
+  popts.communicating = classes.communicating;
+  popts.idle = classes.idle;
   profile::ProfileBuilder builder(popts);
   const trace::ReadReport report = trace::read_trace(path, builder, detected, reader_options);
   const profile::Profile p = builder.take();
   for (const std::string& w : report.warning_lines()) std::cerr << w << '\n';
   if (report.locations == 0) {
-    std::cout << path << ": no code locations in this " << report.format << " trace; "
-              << trace::format_facts(report.format).record_locations << " (docs/profile.md)\n";
+    std::cout << profile::no_locations_message(path, report.format) << '\n';
     return 0;
   }
   if (p.rows.empty()) {

@@ -15,6 +15,7 @@
 #include "src/cli/run_setup.hpp"
 #include "src/sim/resimulate.hpp"
 #include "src/mapping/mapping.hpp"
+#include "src/profile/source_lines.hpp"
 #include "src/scene/audio_link.hpp"
 #include "src/scene/mapping_visual.hpp"
 #include "src/scene/navigation.hpp"
@@ -62,7 +63,11 @@ int cmd_view(const Args& args) {
       "one wire sphere per host. The [visual] section of the run's mapping (docs/mapping-language.md)\n"
       "sets body colours (a formula through a colour map), sizes, a texture image, label text and\n"
       "trails; --labels, --trail and --textures override it. Needs a display; without one, use\n"
-      "'kanoko render'.\n\n" +
+      "'kanoko render'.\n"
+      "The side panel's Code locations section lists where in the code the trace's time goes (the\n"
+      "profile of 'kanoko profile', by line, function or call path); a selected body shows its own\n"
+      "top locations; choosing one highlights the bodies and marks the times where it dominates and\n"
+      "shows its source lines from the --source-path folders (docs/profile.md, \"In the viewer\").\n\n" +
           key_help(),
       "  kanoko view traces/smpi/halo2d-16-torus.trace\n"
       "  kanoko view run.trace --purpose waiting\n"
@@ -70,7 +75,8 @@ int cmd_view(const Args& args) {
       "  kanoko view ring.kntj --speed 0.5 --size 1280x720\n"
       "  kanoko view mesh.kntj --springs traffic --flashes\n"
       "  xvfb-run -a kanoko view ring.kntj --exit-after 2 --screenshot shot.png\n"
-      "  xvfb-run -a kanoko view ring.kntj --script demo.txt\n"};
+      "  xvfb-run -a kanoko view ring.kntj --script demo.txt\n"
+      "  kanoko view traces/smpi/late4-locations.trace --source-path traces/smpi\n"};
 
   std::string run;
   std::string size_text;
@@ -90,6 +96,7 @@ int cmd_view(const Args& args) {
   std::string help_window;
   std::string session;
   std::string frame_stats;
+  std::vector<std::string> source_paths;
   po::options_description options("Options");
   add_mapping_options(options, true);
   options.add_options()("run", po::value<std::string>(&run)->required(),
@@ -104,6 +111,9 @@ int cmd_view(const Args& args) {
       "restore the camera, bookmarks, panels, selection, time and timeline from this file and save "
       "them there on closing (default: the run's own session in ~/.config/kanoko/sessions; a "
       "--script run starts from the defaults)")(
+      "source-path", po::value<std::vector<std::string>>(&source_paths)->composing(),
+      "a folder to look for source files in (repeatable): the Code locations panel shows the lines around a "
+      "chosen location when its file is found under one; nothing outside them is read (default: the session's)")(
       "help-window", po::value<std::string>(&help_window)->default_value("auto"),
       "the help panel at the start: on, off, or auto (on the first run only)")(
       "speed", po::value<double>(),
@@ -140,6 +150,7 @@ int cmd_view(const Args& args) {
   positional.add("run", 1);
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
+  (void)profile::checked_source_roots(source_paths, "--source-path");  // before anything is simulated
 
   scene::ViewOptions view;
   view.started = command_start;
@@ -205,6 +216,14 @@ int cmd_view(const Args& args) {
     throw InputError(FileLoc{run}, "is a simulated run: --mapping, --purpose, --from, --to and --calibrate-like "
                                    "apply to a trace (simulate it again, or give the trace)");
   }
+  // The code locations panel reads the run's trace, the one the views read.
+  try {
+    view.locations_trace = views::trace_for(run, views_trace);
+    if (vm.count("format") != 0U) view.locations_format = vm["format"].as<std::string>();
+  } catch (const InputError& e) {
+    view.locations_missing = std::string(e.what()) + " (code locations need the trace)";
+  }
+  view.source_paths = source_paths;
   note_command_input(run);  // a --screenshot must not replace the run
   if (!session.empty()) view.session_file = checked_output_target(session);  // nor a --session
   // The run's own mapping: [visual] (colours, sizes, texture, labels, trails, views), [audio].

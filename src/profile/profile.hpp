@@ -78,6 +78,14 @@ struct Profile {
   double to_s = 0;
 };
 
+/// A code location as a sink keeps it (the texts of TraceSink::on_location copied).
+struct KeptLocation {
+  std::string file;
+  std::int64_t line = 0;
+  std::string function;
+  trace::LocationIndex caller = 0;  ///< an earlier index (a caller defined later is dropped), 0 none
+};
+
 /// Builds a Profile from a trace stream.
 class ProfileBuilder final : public trace::TraceSink {
  public:
@@ -95,12 +103,7 @@ class ProfileBuilder final : public trace::TraceSink {
   Profile take();
 
  private:
-  struct Location {
-    std::string file;
-    std::int64_t line = 0;
-    std::string function;
-    trace::LocationIndex caller = 0;
-  };
+  using Location = KeptLocation;
   /// The row of a location (0: the row of no location), made on first use.
   std::uint32_t row_of(trace::LocationIndex location);
   [[nodiscard]] std::string row_key(trace::LocationIndex location) const;

@@ -111,7 +111,8 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
           return false;
       }
     case GEA::PUSH: {
-      if (ea.getButton() != GEA::LEFT_MOUSE_BUTTON) return false;
+      // A press the interface took (over its windows: ImGuiOverlay's handler runs first) is no pick.
+      if (ea.getButton() != GEA::LEFT_MOUSE_BUTTON || ea.getHandled()) return false;
       // Normalised coordinates are y-up whatever the event source's orientation.
       const double x = 0.5 * (static_cast<double>(ea.getXnormalized()) + 1.0) * scene_.width_px();
       const double y = 0.5 * (static_cast<double>(ea.getYnormalized()) + 1.0) * scene_.height_px();

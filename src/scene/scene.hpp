@@ -254,6 +254,8 @@ class TrajectoryScene {
   [[nodiscard]] bool body_shown(std::size_t i) const {
     return filter_ != BodyFilter::isolate || i >= found_.size() || found_[i];
   }
+  /// True for a body the filter (highlight or isolate) marks as found.
+  [[nodiscard]] bool body_found(std::size_t i) const { return filter_ != BodyFilter::none && i < found_.size() && found_[i]; }
   /// Whether the HUD draws the inspect panel (the viewer shows inspect_text() in its own side
   /// panel instead).
   void set_inspect_panel_visible(bool on);

@@ -88,6 +88,7 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
 
 void ViewPanels::start() {
   whole_ = views::default_view_state(*index_);
+  whole_.location_colours = location_colours_;
   states_.assign(names_.size(), whole_);
   match_bodies();
   // last_scene_selection_ starts empty, so that a body selected before (--select) reaches the

@@ -8,10 +8,12 @@
 // with its progress until it is ready, and the scene plays meanwhile.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <future>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <osg/Geode>
@@ -100,6 +102,12 @@ class ViewPanels {
   void reset_zoom(std::size_t i);
   /// True when panel i shows less than its whole extent.
   [[nodiscard]] bool zoomed(std::size_t i) const;
+  /// Colours the space-time panel's states by code location (null: by class) and redraws the panels.
+  void set_location_colours(std::shared_ptr<const views::LocationColouring> colours) {
+    location_colours_ = std::move(colours);
+    for (auto& st : states_) st.location_colours = location_colours_;
+    std::fill(dirty_.begin(), dirty_.end(), 1);
+  }
   /// Shows or hides every panel (View → Companion views); hidden panels take no clicks.
   void set_visible(bool on) { visible_ = on; }
   [[nodiscard]] bool visible() const { return visible_; }
@@ -154,6 +162,7 @@ class ViewPanels {
   std::vector<views::Rect> rects_;
   std::vector<PanelImage> images_;
   std::vector<std::size_t> draws_;
+  std::shared_ptr<const views::LocationColouring> location_colours_;  ///< set_location_colours()
   std::vector<double> drawn_time_s_;
   std::vector<char> dirty_;  ///< 1: draw again whatever the clock says (new size, zoom, run)
   std::size_t next_panel_ = 0;  ///< where the search for the next panel to draw starts

@@ -27,6 +27,7 @@
 #include "src/scene/audio_link.hpp"
 #include "src/scene/imgui_overlay.hpp"
 #include "src/scene/inspect.hpp"
+#include "src/scene/locations_panel.hpp"
 #include "src/scene/mapping_visual.hpp"
 #include "src/scene/navigation.hpp"
 #include "src/scene/offscreen.hpp"
@@ -331,7 +332,26 @@ class ScriptRunner {
     } else {
       o << "null";
     }
-    o << "\n}\n";
+    // The code locations panel's highlight and timeline marks, and the panels' texts: JSON
+    // items, each list joined with commas.
+    std::vector<std::string> lit, marks, texts;
+    for (std::size_t i = 0; i < t.scene.reader().meta().body_count(); ++i) {
+      if (t.scene.body_found(i)) lit.push_back(json_string(t.scene.reader().meta().bodies[i].name));
+    }
+    for (const auto& [a, b] : tl.marks()) {
+      std::ostringstream m;
+      m.precision(12);
+      m << "[" << a << ", " << b << "]";
+      marks.push_back(m.str());
+    }
+    for (const auto& [name, text] : t.ui.texts()) texts.push_back("\n    " + json_string(name) + ": " + json_string(text));
+    const auto joined = [](const std::vector<std::string>& items) {
+      std::string j;
+      for (const std::string& item : items) j += (j.empty() ? "" : ",") + item;
+      return j;
+    };
+    o << ",\n  \"highlighted\": [" << joined(lit) << "],\n  \"marks\": [" << joined(marks) << "],\n  \"texts\": {"
+      << joined(texts) << "\n  }\n}\n";
     write_file_atomically(path, o.str());
   }
 
@@ -514,6 +534,31 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     if (ss.view_range) ui.timeline().show(ss.view_range->first, ss.view_range->second);
     if (ss.range) ui.timeline().select(ss.range->first, ss.range->second);
   }
+  // The code locations panel, its source search paths from the command line, else the session's.
+  LocationsOptions locations;
+  locations.trace = options.locations_trace;
+  locations.format = options.locations_format;
+  locations.missing = options.locations_missing;
+  std::vector<std::string> source_paths = options.source_paths;
+  if (source_paths.empty() && session) {
+    try {
+      locations.source_roots = profile::checked_source_roots(session->source_paths, "session source_paths");
+      source_paths = session->source_paths;
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "kanoko view: %s: the source panel searches no folder\n", e.what());
+    }
+  } else {
+    locations.source_roots = profile::checked_source_roots(source_paths, "--source-path");
+  }
+  LocationsPanel locations_panel(reader, scene, clock, ui.timeline(), std::move(locations));
+  ui.set_side_hooks({[&] { locations_panel.build_selection([&ui](const std::string& n) { ui.note(n); }, ui.texts()); },
+                     [&] { locations_panel.build_sections([&ui](const std::string& n) { ui.note(n); }, ui.texts()); }});
+  if (view_panels) {
+    ViewPanels* vp = view_panels.get();
+    locations_panel.set_share_selection([vp](const views::Selection& s) { vp->hub().set(s); });
+    locations_panel.set_colour_views(
+        [vp](std::shared_ptr<const views::LocationColouring> c) { vp->set_location_colours(std::move(c)); });
+  }
   // What the command line says wins over the session.
   if (!options.select.empty()) {
     scene.select(Pick{Pick::Kind::body, find_body(reader, options.select, "--select"), 0.0});
@@ -548,6 +593,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     out.reversed = clock.reversed();
     if (!ui.timeline().whole()) out.view_range = std::make_pair(ui.timeline().view_begin_s(), ui.timeline().view_end_s());
     out.range = ui.timeline().selection();
+    out.source_paths = source_paths;
     try {
       std::error_code ec;
       std::filesystem::create_directories(session_path.parent_path(), ec);

@@ -68,6 +68,13 @@ struct ViewOptions {
   /// The session to restore and save (--session); empty: the run's own session in the config
   /// folder (session.hpp), or none in a scripted run, which starts from the defaults.
   std::filesystem::path session_file;
+  /// The code locations panel (locations_panel.hpp): the run's trace (empty: `locations_missing`
+  /// says why there is none) and its format.
+  std::filesystem::path locations_trace;
+  std::string locations_format = "auto";
+  std::string locations_missing;
+  /// The source panel's search paths (--source-path, as given); empty: the session's.
+  std::vector<std::string> source_paths;
 };
 
 /// $XDG_CONFIG_HOME/kanoko/help-shown (else ~/.config/kanoko/help-shown): present once the

@@ -171,6 +171,7 @@ void ViewerUi::poll_background() {
 
 void ViewerUi::build() {
   elements_.clear();
+  texts_.clear();
   poll_background();
   const ImGuiIO& io = ImGui::GetIO();
   const int w = static_cast<int>(io.DisplaySize.x);
@@ -304,6 +305,8 @@ void ViewerUi::build_selection() {
     if (io.Fonts->Fonts.Size > 1) ImGui::PushFont(io.Fonts->Fonts[1]);
     ImGui::TextUnformatted(text.c_str());
     if (io.Fonts->Fonts.Size > 1) ImGui::PopFont();
+    texts_["selection"] = text;
+    if (side_hooks_.selection) side_hooks_.selection();
     if (ImGui::SmallButton("clear selection")) scene_.select(std::nullopt);
     note("button.clear-selection");
   }
@@ -611,6 +614,11 @@ void ViewerUi::draw_strip(double x0, double y0, double w, double h) {
     dl->AddRectFilled(ImVec2(X(sel->first), a.y), ImVec2(X(sel->second), b.y), rgba(90, 150, 255, 60));
     dl->AddRect(ImVec2(X(sel->first), a.y), ImVec2(X(sel->second), b.y), rgba(90, 150, 255, 200));
   }
+  // Marked times (where a chosen code location dominates): a band along the top.
+  for (const auto& [m0, m1] : timeline_.marks()) {
+    dl->AddRectFilled(ImVec2(X(m0), a.y), ImVec2(std::max(X(m1), X(m0) + 1), a.y + 6), rgba(240, 80, 200, 230));
+    dl->AddRectFilled(ImVec2(X(m0), a.y + 6), ImVec2(std::max(X(m1), X(m0) + 1), b.y), rgba(240, 80, 200, 40));
+  }
   // Ticks and their times under the strip.
   const double span = timeline_.view_end_s() - timeline_.view_begin_s();
   const double step = tick_step(span, w, 90);
@@ -652,6 +660,7 @@ void ViewerUi::build_side() {
   build_find();
   build_selection();
   build_legend();
+  if (side_hooks_.sections) side_hooks_.sections();
   if (const auto& sel = timeline_.selection()) {
     if (ImGui::CollapsingHeader("Selected range", ImGuiTreeNodeFlags_DefaultOpen)) {
       note("side.range");

@@ -167,6 +167,18 @@ class ViewerUi {
   void set_view_panels(ViewPanels* panels) { panels_ = panels; }
   [[nodiscard]] double views_width() const { return views_w_; }
   void set_views_width(double w) { views_w_ = std::clamp(w, 160.0, 4000.0); }
+  /// Other panels' parts of the side panel (the code locations panel, locations_panel.hpp):
+  /// `selection` draws under a selected body's inspect text, `sections` after the legend.
+  struct SideHooks {
+    std::function<void()> selection;
+    std::function<void()> sections;
+  };
+  void set_side_hooks(SideHooks hooks) { side_hooks_ = std::move(hooks); }
+  /// Records the last ImGui item's rectangle as element `name` (for scripts and `layout`).
+  void note(const std::string& name);
+  /// Texts the panels showed in the last frame, by name ("selection", ...), for `layout`.
+  [[nodiscard]] std::map<std::string, std::string>& texts() { return texts_; }
+  [[nodiscard]] const std::map<std::string, std::string>& texts() const { return texts_; }
   /// The body under window pixel (x, y), origin top-left, or none (for the hover label).
   void set_body_picker(std::function<std::optional<std::size_t>(double, double)> picker) {
     picker_ = std::move(picker);
@@ -182,7 +194,6 @@ class ViewerUi {
   void build_find();
   void build_legend();
   void hover_label();
-  void note(const std::string& name);  ///< records the last ImGui item's rectangle
   void poll_background();
 
   const trajectory::Reader& reader_;
@@ -196,6 +207,8 @@ class ViewerUi {
   bool layout_changed_ = false;
   double side_w_ = 380;
   std::map<std::string, PixelRect> elements_;
+  std::map<std::string, std::string> texts_;
+  SideHooks side_hooks_;
   Requests requests_;
 
   std::future<trajectory::Activity> activity_job_;

@@ -8,6 +8,7 @@
 
 #include "src/views/builtin_views.hpp"
 #include "src/views/draw.hpp"
+#include "src/views/location_colours.hpp"
 #include "src/views/models.hpp"
 
 namespace kanoko::views {
@@ -74,8 +75,12 @@ class SpaceTimeView final : public View {
     for (EntityIndex e = 0; e < n; ++e) {
       const double y = lay.axis.plot.y + static_cast<double>(e) * lay.row_h;
       const double h = std::max(lay.row_h - (lay.row_h >= 4 ? 1.0 : 0.0), 0.5);
+      if (state.location_colours) {  // by code location (location_colours.hpp)
+        draw_location_row(cr, *state.location_colours, e, Rect{lay.axis.plot.x, y, lay.axis.plot.w, h}, lay.axis.t0_s,
+                          lay.axis.t1_s, cols.columns);
+      }
       std::size_t start = 0;
-      for (std::size_t c = 1; c <= cols.columns; ++c) {
+      for (std::size_t c = 1; c <= cols.columns && !state.location_colours; ++c) {
         const StateClass k = dominant_class(cols.cell(e, start));
         if (c < cols.columns && dominant_class(cols.cell(e, c)) == k) continue;
         set_colour(cr, class_colour(k), k == StateClass::Idle ? 0.35 : 1.0);
@@ -98,6 +103,7 @@ class SpaceTimeView final : public View {
       cairo_stroke(cr);
     }
     draw_bundles(cr, lay, bundles, cols.columns, state.selection);
+    if (state.location_colours) draw_location_legend(cr, *state.location_colours, lay.axis.plot);
     draw_time_decorations(cr, lay.axis, state);
   }
 

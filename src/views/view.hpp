@@ -64,6 +64,8 @@ struct Rect {
   [[nodiscard]] bool contains(double px, double py) const { return px >= x && py >= y && px < x + w && py < y + h; }
 };
 
+struct LocationColouring;  // location_colours.hpp
+
 /// What every view follows.
 struct ViewState {
   double time_s = 0;     ///< the replay cursor
@@ -73,6 +75,8 @@ struct ViewState {
   bool cumulative = false;  ///< matrix: everything up to time_s instead of the current interval
   bool bytes = false;       ///< matrix: bytes instead of message counts
   Selection selection;
+  /// Space-time: states coloured by code location instead of by class (null: by class).
+  std::shared_ptr<const LocationColouring> location_colours;
 };
 
 /// The default state for an index: the whole run visible, the cursor at its end, the current

@@ -38,15 +38,7 @@ Read read_profile(const std::filesystem::path& trace, ProfileOptions options = {
 }
 
 /// The 1-based line of traces/smpi/late.c whose text holds `marker` (the program marks its calls).
-std::int64_t line_of(const std::string& marker) {
-  std::ifstream in(test::source_dir() / "traces/smpi/late.c");
-  std::string text;
-  for (std::int64_t n = 1; std::getline(in, text); ++n) {
-    if (text.find(marker) != std::string::npos) return n;
-  }
-  ADD_FAILURE() << "no " << marker << " in late.c";
-  return -1;
-}
+std::int64_t line_of(const std::string& marker) { return test::line_with(test::source_dir() / "traces/smpi/late.c", marker); }
 
 std::filesystem::path lulesh() {
   return test::shared_dir() / "traces/paraver/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv";

@@ -1,5 +1,7 @@
 #include "tests/support/test_support.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,6 +100,16 @@ std::string read_text(const std::filesystem::path& p) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return std::move(ss).str();
+}
+
+long long line_with(const std::filesystem::path& file, const std::string& marker) {
+  std::ifstream in(file);
+  std::string text;
+  for (long long n = 1; std::getline(in, text); ++n) {
+    if (text.find(marker) != std::string::npos) return n;
+  }
+  ADD_FAILURE() << "no " << marker << " in " << file;
+  return -1;
 }
 
 std::vector<std::string> list_dir(const std::filesystem::path& p) {

@@ -47,6 +47,9 @@ std::filesystem::path shared_dir();
 void write_text(const std::filesystem::path& p, const std::string& content);
 /// Reads a whole file.
 std::string read_text(const std::filesystem::path& p);
+/// The 1-based number of the first line of `file` that holds `marker` (traces/smpi/late.c marks
+/// its MPI calls "/* RECEIVE */", ...), or -1 (a test failure is recorded).
+long long line_with(const std::filesystem::path& file, const std::string& marker);
 /// Lists the entries of a folder (names only, sorted).
 std::vector<std::string> list_dir(const std::filesystem::path& p);
 

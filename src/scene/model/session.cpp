@@ -137,7 +137,9 @@ std::string session_json(const Session& s) {
   pair(s.view_range);
   o << ", \"range\": ";
   pair(s.range);
-  o << "\n}\n";
+  o << ",\n  \"source_paths\": [";
+  for (std::size_t k = 0; k < s.source_paths.size(); ++k) o << (k == 0 ? "" : ", ") << json_string(s.source_paths[k]);
+  o << "]\n}\n";
   return o.str();
 }
 
@@ -192,6 +194,16 @@ Session parse_session(const std::string& text, const std::string& name) {
   }
   f.pair("view_range", s.view_range);
   f.pair("range", s.range);
+  if (const auto* v = f.get("source_paths")) {
+    constexpr rapidjson::SizeType kMaxPaths = 64;
+    if (!v->IsArray() || v->Size() > kMaxPaths) f.fail("source_paths", "expected a list of up to 64 folders");
+    for (const auto& p : v->GetArray()) {
+      if (!p.IsString() || p.GetStringLength() == 0 || p.GetStringLength() > 4096) {
+        f.fail("source_paths", "expected folder names (strings of 1 to 4096 bytes)");
+      }
+      s.source_paths.emplace_back(p.GetString(), p.GetStringLength());
+    }
+  }
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace kanoko::scene {
 
@@ -44,6 +45,8 @@ struct Session {
   bool reversed = false;
   std::optional<std::pair<double, double>> view_range;
   std::optional<std::pair<double, double>> range;
+  /// Source search paths of the source panel (kanoko view --source-path), as given.
+  std::vector<std::string> source_paths;
 };
 
 /// The session as JSON text.

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace kanoko::scene {
 
@@ -42,12 +43,17 @@ class TimelineView {
   void clear_selection() { selection_.reset(); }
   [[nodiscard]] const std::optional<std::pair<double, double>>& selection() const { return selection_; }
 
+  /// Spans of trace time the strip marks (where a chosen code location dominates); empty: none.
+  void set_marks(std::vector<std::pair<double, double>> marks) { marks_ = std::move(marks); }
+  [[nodiscard]] const std::vector<std::pair<double, double>>& marks() const { return marks_; }
+
  private:
   double begin_s_;
   double end_s_;
   double view_begin_s_;
   double view_end_s_;
   std::optional<std::pair<double, double>> selection_;
+  std::vector<std::pair<double, double>> marks_;
 };
 
 /// Tick spacing for a view `span_s` wide drawn over `width_px` pixels: 1, 2 or 5 × 10^k seconds

@@ -15,8 +15,9 @@
 //   scroll NAME N                N wheel steps over an element (positive: up)
 //   seek SECONDS | select T0 T1  trace time / timeline range, as a user's drag would set them
 //   screenshot FILE              the next frame, whole window, as PNG
-//   layout FILE                  every window's and the 3-D view's rectangle, the named elements
-//                                and the playback state, as JSON
+//   layout FILE                  every window's and the 3-D view's rectangle, the named elements,
+//                                the playback state, the highlighted bodies, the timeline's marks
+//                                and the side panel's texts, as JSON
 //   quit
 //
 // The script is read and checked before the window opens (errors name FILE:LINE:COLUMN); a click
