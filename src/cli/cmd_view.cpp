@@ -212,7 +212,10 @@ int cmd_view(const Args& args) {
       view.panels.views = views::parse_view_list(list, view.mapping->where("visual.views").str() + ": [visual] views");
     }
   }
-  if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
+  if (!view.panels.views.empty()) {
+    view.panels.trace = views::trace_for(run, views_trace);
+    view.panels.index = view_index_options(run, view.panels.trace, view.panels.format);
+  }
   note_command_input(view.panels.trace);
   view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
   scene::run_viewer(reader, view);

@@ -66,7 +66,7 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
                        views::TraceIndex index, const std::vector<std::string>& view_names)
     : reader_(&reader), scene_(scene), clock_(clock), index_(std::move(index)) {
   for (const auto& name : view_names) views_.push_back(views::make_view(name, "--views"));
-  state_ = views::default_view_state(index_);
+  state_ = views::default_view_state(index_, reader.meta().interval_s);  // the run's current interval
   match_bodies();
 
   const std::size_t n = views_.size();
@@ -352,7 +352,7 @@ void ViewPanels::update_pair_line() {
 std::unique_ptr<ViewPanels> make_view_panels(const trajectory::Reader& reader, TrajectoryScene& scene,
                                              ReplayClock& clock, const ViewPanelOptions& options) {
   if (options.views.empty()) return nullptr;
-  views::TraceIndex index = views::build_trace_index(options.trace, views::IndexOptions{}, options.format);
+  views::TraceIndex index = views::build_trace_index(options.trace, options.index, options.format);
   return std::make_unique<ViewPanels>(reader, scene, clock, std::move(index), options.views);
 }
 

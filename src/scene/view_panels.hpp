@@ -29,6 +29,7 @@ struct ViewPanelOptions {
   std::vector<std::string> views;  ///< view names; empty: no panels
   std::filesystem::path trace;     ///< the trace to index (the run's own)
   std::string format = "auto";     ///< trace format
+  views::IndexOptions index;       ///< how to class states: as the run's mapping does (docs/statistics.md)
 };
 
 /// The panels of one scene and clock, both of which must outlive it.
