@@ -91,7 +91,7 @@ int cmd_view(const Args& args) {
       "window size in pixels, WIDTHxHEIGHT (default: 1280x800, shrunk to fit the screen)")(
       "script", po::value<std::string>(&script),
       "run the commands of this file (keys, clicks at named elements or bodies, waits, seeks, "
-      "screenshots, layout as JSON; docs/viewer.md), then close")(
+      "screenshots, layout as JSON, the inspect text; docs/viewer.md), then close")(
       "session", po::value<std::string>(&session),
       "restore the camera, bookmarks, panels, selection, time and timeline from this file and save "
       "them there on closing (default: the run's own session in ~/.config/kanoko/sessions; a "

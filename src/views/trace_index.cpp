@@ -120,9 +120,11 @@ ClassSeconds TraceIndex::class_time_from_bins(EntityIndex e, double t0, double t
   for (std::size_t b = bin_of(t0); b < bin_count; ++b) {
     const double b0 = begin_s + static_cast<double>(b) * bin_width_s;
     if (b0 >= t1) break;
-    const double overlap = std::min(t1, b0 + bin_width_s) - std::max(t0, b0);
+    // The bin's time lies within the run: a bin the end cuts spreads it over its part before the end.
+    const double b1 = end_s > b0 ? std::min(b0 + bin_width_s, end_s) : b0 + bin_width_s;
+    const double overlap = std::min(t1, b1) - std::max(t0, b0);
     if (overlap <= 0) continue;
-    const double frac = overlap / bin_width_s;
+    const double frac = overlap / (b1 - b0);
     for (std::size_t c = 0; c < kClassCount; ++c) out[c] += bins[b * kClassCount + c] * frac;
   }
   return with_gap(out, t0, t1, gaps_computing);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -244,6 +245,23 @@ TEST(OneSplit, InspectTextHasTheSameNumbers) {
   // Partners: sent and received apart, with units.
   EXPECT_NE(second.find("pe1: 5 KiB (sent 2 KiB, recv 3 KiB)"), std::string::npos) << second;
   EXPECT_NE(value(first, "speed").find(" units/s"), std::string::npos);
+}
+
+TEST(OneSplit, BadRequestsAreClearErrors) {
+  Fixture f;
+  // plot with nothing to write.
+  auto r = test::run_kanoko({"plot", "summary", f.run});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("nothing to write"), std::string::npos) << r.err;
+  if (std::getenv("DISPLAY") == nullptr) return;
+  // inspect with nothing selected: the script's line, no file.
+  const auto out = f.dir / "none.txt";
+  test::write_text(f.dir / "script.txt", "frames 2\ninspect " + out.string() + "\n");
+  r = test::run_kanoko({"view", f.run, "--no-sound", "--paused", "--size", "900x600", "--script",
+                        (f.dir / "script.txt").string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("script.txt:2: inspect: nothing is selected"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace

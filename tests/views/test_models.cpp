@@ -163,7 +163,7 @@ TEST(ViewModels, LevelOfDetailNeverDropsAMessage) {
         double total = 0;
         for (std::size_t c = 0; c < sc.columns; ++c) total += sc.cell(e, c)[0] + sc.cell(e, c)[1] + sc.cell(e, c)[2];
         const ClassSeconds& whole = ix.totals[e].class_s;
-        EXPECT_NEAR(total, whole[0] + whole[1] + whole[2], 1e-6 * ix.span_s());
+        EXPECT_NEAR(total, whole[0] + whole[1] + whole[2], 1e-6 * ix.span_s()) << "columns " << columns << " limit " << limit;
       }
     }
   }
