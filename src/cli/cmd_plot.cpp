@@ -153,8 +153,11 @@ int cmd_plot(const Args& args) {
   const views::TraceIndex index = views::build_trace_index(trace, index_options, format);
   note_command_inputs(trace::trace_files(trace, format));  // a Paraver .pcf/.row, OTF2 archive files
 
-  views::ViewState state =
-      views::default_view_state(index, views::is_run_file(input) ? trajectory::Reader(input).meta().interval_s : 0.0);
+  views::ViewState state = views::default_view_state(index);
+  if (views::is_run_file(input)) {
+    const trajectory::Reader run(input);
+    state = views::default_view_state(index, run.meta().interval_s, run.meta().trace_begin_s);
+  }
   state.cumulative = cumulative;
   state.bytes = bytes;
   if (vm.count("time") != 0U) {

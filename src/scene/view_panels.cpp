@@ -66,7 +66,8 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
                        views::TraceIndex index, const std::vector<std::string>& view_names)
     : reader_(&reader), scene_(scene), clock_(clock), index_(std::move(index)) {
   for (const auto& name : view_names) views_.push_back(views::make_view(name, "--views"));
-  state_ = views::default_view_state(index_, reader.meta().interval_s);  // the run's current interval
+  // The run's current interval (docs/statistics.md).
+  state_ = views::default_view_state(index_, reader.meta().interval_s, reader.meta().trace_begin_s);
   match_bodies();
 
   const std::size_t n = views_.size();

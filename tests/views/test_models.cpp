@@ -13,6 +13,7 @@
 #include "src/trace/native_reader.hpp"
 #include "src/views/models.hpp"
 #include "src/views/trace_index.hpp"
+#include "src/views/view.hpp"
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
@@ -97,6 +98,33 @@ TEST(ViewModels, KiviatAndUtilisationFollowTheWindow) {
   EXPECT_NEAR(u.counts[15][0], 1.0, 1e-9);
   EXPECT_NEAR(u.counts[15][2], 3.0, 1e-9);
   for (const auto& c : u.counts) EXPECT_NEAR(c[0] + c[1] + c[2], 4.0, 1e-9);
+}
+
+TEST(ViewModels, CurrentIntervalIsTheRunsIntervalHoldingTheCursor) {
+  // docs/statistics.md: a run's binning interval (here 1 s from 0.25 s) holding the cursor, as the
+  // inspect panel and the export count it; a bare trace: a twentieth of the run ending there.
+  const TraceIndex ix = index_text(ring_trace(5, true));
+  ViewState s = default_view_state(ix, 1.0, 0.25);
+  ASSERT_TRUE(s.run_intervals);
+  double t0 = 0;
+  double t1 = 0;
+  s.time_s = 3.0;
+  current_interval(ix, s, t0, t1);
+  EXPECT_NEAR(t0, 2.25, 1e-12);
+  EXPECT_NEAR(t1, 3.25, 1e-12);
+  s.time_s = 3.25;  // on a boundary: the interval that starts there
+  current_interval(ix, s, t0, t1);
+  EXPECT_NEAR(t0, 3.25, 1e-12);
+  s.time_s = ix.end_s;  // at the end: the last interval, cut at the end
+  current_interval(ix, s, t0, t1);
+  EXPECT_NEAR(t0, 10.25, 1e-12);
+  EXPECT_NEAR(t1, 10.5, 1e-12);
+  ViewState bare = default_view_state(ix);
+  EXPECT_FALSE(bare.run_intervals);
+  bare.time_s = 3.0;
+  current_interval(ix, bare, t0, t1);
+  EXPECT_NEAR(t1 - t0, ix.span_s() / 20, 1e-12);
+  EXPECT_NEAR(t1, 3.0, 1e-12);
 }
 
 TEST(ViewModels, MatrixEqualsTheTraceMessageCounts) {
