@@ -52,16 +52,15 @@ std::string format_stat_value(std::string_view stat, double v) {
       ++u;
     }
     std::snprintf(buf, sizeof buf, "%.4g %s", x, kUnits[u]);
+  } else if (stat.starts_with("bytes")) {
+    std::snprintf(buf, sizeof buf, "%.6g B", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.6g", v);
   }
   return buf;
 }
 
-std::string format_bytes_text(double bytes) {
-  const std::string text = format_stat_value(stat::kBytesSent, bytes);
-  return std::abs(bytes) < 1024.0 ? text + " B" : text;
-}
+std::string format_bytes_text(double bytes) { return format_stat_value(stat::kBytesSent, bytes); }
 
 std::optional<trace::TimeSplit> interval_split(const Metadata& meta, const FrameView& f, std::size_t body) {
   const int busy = meta.stat_index(stat::kBusy);

@@ -26,8 +26,8 @@ namespace kanoko::trajectory {
 [[nodiscard]] std::string_view stat_unit(std::string_view name);
 
 /// A statistic's value as the panel writes it: the busy, communicating and idle (waiting)
-/// fractions as percentages ("55.0 %"), byte counts of 1 KiB and more in KiB, MiB, GiB or TiB with
-/// 4 significant digits, anything else with 6 ("%.6g").
+/// fractions as percentages ("55.0 %"), byte counts in B ("512 B", 6 significant digits) or, from
+/// 1 KiB on, in KiB, MiB, GiB or TiB with 4 significant digits, anything else with 6 ("%.6g").
 [[nodiscard]] std::string format_stat_value(std::string_view stat, double v);
 
 /// A byte count with its unit: "512 B", "2 KiB", "1.5 MiB" (format_stat_value's form for bytes).

@@ -372,11 +372,12 @@
         }
         return fmtG(x, 4) + ' ' + units[u];
       }
+      if (name.startsWith('bytes')) return fmtG(v, 6) + ' B';
       return fmtG(v, 6);
     }
     /** Bytes as the desktop panel writes a partner's traffic. */
     function formatBytes(v) {
-      return formatStat('bytes', v) + (Math.abs(v) < 1024 ? ' B' : '');
+      return formatStat('bytes', v);
     }
     function line(label, value) {
       return label.padEnd(Math.max(label.length + 1, 22), ' ') + value + '\n';

@@ -242,6 +242,9 @@ TEST(OneSplit, InspectTextHasTheSameNumbers) {
   const std::string second = test::read_text(b);
   check(first, kInterval0[0], "[0, 1) s");
   check(second, kInterval1[0], "[1, 2) s");
+  // Bytes carry their unit, below 1 KiB too.
+  EXPECT_EQ(value(second, "bytes sent (interval)"), "0 B");
+  EXPECT_EQ(value(second, "bytes recv (interval)"), "3 KiB");
   // Partners: sent and received apart, with units.
   EXPECT_NE(second.find("pe1: 5 KiB (sent 2 KiB, recv 3 KiB)"), std::string::npos) << second;
   EXPECT_NE(value(first, "speed").find(" units/s"), std::string::npos);
