@@ -9,6 +9,7 @@
 #include "src/cli/options.hpp"
 #include "src/export/gltf.hpp"
 #include "src/sim/budget.hpp"
+#include "src/trajectory/panel_values.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::cli {
@@ -76,7 +77,9 @@ int cmd_export(const Args& args) {
       "export", "RUN.kntj -o FILE.csv | RUN.kntj --gltf -o FILE.glb [--fps N] [--max-output SIZE]",
       "Writes a trajectory as CSV, one row per frame and body: time, body index and name, position,\n"
       "velocity and every per-body statistic stored in the file (load, mass, traffic of the current\n"
-      "interval and running totals). Numbers are written exactly (shortest round-trip form).\n\n"
+      "interval and running totals), each column named with its unit (busy_fraction, bytes_sent_B),\n"
+      "and no_state_fraction, the interval's rest after computing, communicating and waiting\n"
+      "(docs/statistics.md). Numbers are written exactly (shortest round-trip form).\n\n"
       "With --gltf (or an output named .glb) it writes a glTF 2.0 binary for 3-D tools (Blender,\n"
       "three.js, ...): one node per body named as the body and sized as the viewer draws it, a\n"
       "shared sphere mesh with the body's colour, the motion as an animation (a translation channel\n"
@@ -116,7 +119,15 @@ int cmd_export(const Args& args) {
   const auto& meta = reader.meta();
   AtomicOutputFile out(output);
   std::string buf = "time_s,body,name,x,y,z,vx,vy,vz";
-  for (const auto& s : meta.stat_names) buf += "," + csv_field(s);
+  // Each statistic's unit in its column name (busy_fraction, bytes_sent_B), and the interval's
+  // no-state rest after the fractions (docs/statistics.md).
+  for (const auto& s : meta.stat_names) {
+    const std::string_view unit = trajectory::stat_unit(s);
+    buf += "," + csv_field(unit.empty() ? s : s + "_" + std::string(unit));
+  }
+  const bool split = meta.stat_index(trajectory::stat::kBusy) >= 0 && meta.stat_index(trajectory::stat::kIdle) >= 0 &&
+                     meta.stat_index(trajectory::stat::kCommunicating) >= 0;
+  if (split) buf += ",no_state_fraction";
   buf += '\n';
   std::vector<std::string> names;
   for (const auto& b : meta.bodies) names.push_back(csv_field(b.name));
@@ -128,6 +139,11 @@ int cmd_export(const Args& args) {
       for (int c = 0; c < 3; ++c) append_number(buf += ',', f.positions(c, i));
       for (int c = 0; c < 3; ++c) append_number(buf += ',', f.velocities(c, i));
       for (Eigen::Index s = 0; s < f.stats.rows(); ++s) append_number(buf += ',', f.stats(s, i));
+      if (split) {
+        // Settling frames (after the trace) have no interval: every fraction is 0 there.
+        const auto s = trajectory::interval_split(meta, f, static_cast<std::size_t>(i));
+        append_number(buf += ',', s ? s->no_state_s : 0.0);
+      }
       buf += '\n';
     }
     if (buf.size() > (1U << 20)) {

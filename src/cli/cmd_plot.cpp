@@ -6,11 +6,15 @@
 #include <iostream>
 #include <string>
 
+#include "src/base/atomic_file.hpp"
 #include "src/base/error.hpp"
 #include "src/base/output_target.hpp"
 #include "src/base/suggest.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/cli/run_setup.hpp"
+#include "src/trajectory/trajectory.hpp"
+#include "src/views/statistics.hpp"
 #include "src/views/draw.hpp"
 #include "src/views/run_source.hpp"
 #include "src/views/trace_index.hpp"
@@ -68,28 +72,35 @@ std::vector<std::string> name_list(const std::string& text) {
 int cmd_plot(const Args& args) {
   const CommandSpec spec{
       "plot",
-      "VIEW RUN.kntj|TRACE -o OUT.png|OUT.svg [--size WxH] [--time T] [--select ENTITY] "
+      "VIEW RUN.kntj|TRACE [-o OUT.png|OUT.svg] [--json OUT.json] [--size WxH] [--time T] [--select ENTITY] "
       "[--window T0:T1] [--interval S] [--cumulative] [--bytes] [--trace PATH]",
       "Draws one companion view of a run without a display. RUN is a trajectory from 'kanoko\n"
       "simulate' (its trace is found from the path recorded in it, or next to the run) or a trace\n"
       "file itself. The trace is indexed in one streaming pass; the space-time diagram merges\n"
       "everything that falls in one pixel (the VENUS level-of-detail technique), so long traces\n"
       "stay fast. The replay cursor is --time (default: end of the run); the matrix and the Kiviat\n"
-      "show the current interval ending there (--interval, default a twentieth of the run) or,\n"
-      "with --cumulative, everything up to it. States count as busy, overhead or idle by name:\n"
-      "--busy-states (default compute,computing), --idle-states (default idle,wait,waiting,\n"
-      "blocked,sleep), anything else is overhead; time in no state and collectives are idle.\n"
-      "The output (.png or .svg) is written atomically.\n\n" +
+      "show the current interval: for a run, its mapping's interval holding the cursor (as the\n"
+      "viewer's inspect panel and 'kanoko export'); for a bare trace, or with --interval S, the S\n"
+      "seconds ending at the cursor (default a twentieth of the run); with --cumulative,\n"
+      "everything up to it. Each entity's time splits into computing (busy), communicating,\n"
+      "waiting (idle) and no state, as the simulation counts it (docs/statistics.md): by the run's\n"
+      "mapping's state lists, else the format's; --busy-states and --idle-states replace those\n"
+      "lists. Time in no state is not waiting (it is computing when the trace has states but none\n"
+      "computes). --json writes the numbers the views draw (the summary's split and traffic, the\n"
+      "current interval's split and traffic; seconds, fractions 0..1, bytes). Outputs are\n"
+      "written atomically.\n\n" +
           view_help(),
       "  kanoko plot spacetime ring.kntj -o ring-spacetime.png\n"
       "  kanoko plot matrix ring.kntj -o matrix.svg --cumulative --bytes\n"
       "  kanoko plot kiviat traces/fib22-ring.kntr -o kiviat.png --time 1.5 --interval 0.1\n"
       "  kanoko plot spacetime run.kntj -o zoom.png --window 1.0:1.2 --select pe3 --size 1600x600\n"
-      "  kanoko plot spacetime traces/smpi/late4-locations.trace -o late.png --colour-by location\n"};
+      "  kanoko plot spacetime traces/smpi/late4-locations.trace -o late.png --colour-by location\n"
+      "  kanoko plot summary run.kntj --json summary.json --time 1.0\n"};
 
   std::string view_name;
   std::string input;
   std::string output;
+  std::string json_output;
   std::string size_text = "800x500";
   std::string select;
   std::string window;
@@ -103,12 +114,14 @@ int cmd_plot(const Args& args) {
   po::options_description options("Options");
   options.add_options()("view", po::value<std::string>(&view_name)->required(), "the view to draw (first argument)")(
       "run", po::value<std::string>(&input)->required(), "trajectory or trace file (second argument)")(
-      "output,o", po::value<std::string>(&output)->required(), "image to write: .png or .svg")(
+      "output,o", po::value<std::string>(&output), "image to write: .png or .svg")(
+      "json", po::value<std::string>(&json_output), "numbers the views draw, as JSON (seconds, fractions, bytes)")(
       "size", po::value<std::string>(&size_text), "size in pixels, WIDTHxHEIGHT (default 800x500)")(
       "time", po::value<double>(), "replay cursor, trace seconds (default: end of the run)")(
       "select", po::value<std::string>(&select), "entity to highlight, by name or index")(
       "window", po::value<std::string>(&window), "time span of the space-time and utilisation views, T0:T1")(
-      "interval", po::value<double>(), "length of the current interval in seconds (matrix, kiviat)")(
+      "interval", po::value<double>(),
+      "current interval in seconds, ending at --time (matrix, kiviat; default: the run's interval)")(
       "cumulative", po::bool_switch(&cumulative), "matrix and kiviat: from the start to --time")(
       "bytes", po::bool_switch(&bytes), "matrix: bytes instead of message counts")(
       "colour-by", po::value<std::string>(&colour_by)->default_value("class"),
@@ -130,6 +143,9 @@ int cmd_plot(const Args& args) {
   if (colour_by == "location" && view_name != "spacetime") {
     throw InputError(FileLoc{"--colour-by"}, "colours by location apply to the spacetime view, not " + view_name);
   }
+  if (output.empty() && json_output.empty()) {
+    throw InputError(FileLoc{"kanoko plot"}, "nothing to write: give -o OUT.png|OUT.svg, --json OUT.json or both");
+  }
   int width = 0;
   int height = 0;
   read_size(size_text, width, height);
@@ -140,15 +156,20 @@ int cmd_plot(const Args& args) {
   const std::filesystem::path trace = views::trace_for(input, trace_override);
   note_command_input(input);
   note_command_input(trace);
-  (void)checked_output_target(output);  // before the (slow) index
+  if (!output.empty()) (void)checked_output_target(output);  // before the (slow) index
+  if (!json_output.empty()) (void)checked_output_target(json_output);
 
-  views::IndexOptions index_options;
+  views::IndexOptions index_options = view_index_options(input, trace, format);
   if (vm.count("busy-states") != 0U) index_options.rules.busy = name_list(busy);
   if (vm.count("idle-states") != 0U) index_options.rules.idle = name_list(idle);
   const views::TraceIndex index = views::build_trace_index(trace, index_options, format);
   note_command_inputs(trace::trace_files(trace, format));  // a Paraver .pcf/.row, OTF2 archive files
 
   views::ViewState state = views::default_view_state(index);
+  if (views::is_run_file(input)) {
+    const trajectory::Reader run(input);
+    state = views::default_view_state(index, run.meta().interval_s, run.meta().trace_begin_s);
+  }
   if (colour_by == "location") {
     state.location_colours = std::make_shared<const views::LocationColouring>(views::read_location_colouring(trace, format));
   }
@@ -165,6 +186,7 @@ int cmd_plot(const Args& args) {
   if (vm.count("interval") != 0U) {
     state.interval_s = finite_option(vm, "interval");
     if (state.interval_s <= 0) throw InputError(FileLoc{"--interval"}, "the interval must be positive");
+    state.run_intervals = false;
   }
   if (!window.empty()) {
     const std::size_t colon = window.find(':');
@@ -192,6 +214,13 @@ int cmd_plot(const Args& args) {
                                                 std::to_string(index.entity_count()) + " - 1)");
     }
   }
+  if (!json_output.empty()) {
+    AtomicOutputFile out(json_output);
+    out.write(views::statistics_json(index, state));
+    out.commit();
+    std::cout << "wrote " << json_output << " (statistics at t = " << state.time_s << " s)\n";
+  }
+  if (output.empty()) return 0;
   views::export_view(*view, index, state, output, width, height);
   std::cout << "wrote " << output << " (" << view_name << ", " << width << 'x' << height << ", t = " << state.time_s
             << " s, " << index.entity_count() << " entities, " << index.message_count << " messages from "

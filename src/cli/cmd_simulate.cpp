@@ -35,7 +35,7 @@ int cmd_simulate(const Args& args) {
       "(command-line overrides included), it is reused (use --force to recompute). On any error, or\n"
       "Ctrl-C, no output file is left behind and a previous RUN is untouched. At the end a summary gives\n"
       "the steps, force evaluations, wall time, body-steps per second, the energy put in by forcing and\n"
-      "taken out by friction, and the largest speed.\n\n"
+      "taken out by friction, and the largest speed (scene units per trace second).\n\n"
       "Every run is bounded before it starts: its steps, frames, output size and memory are estimated\n"
       "from the trace and the mapping (printed when the run is long), and a run beyond the budget is\n"
       "refused naming the cause (the record that sets the trace's end, or the mapping key). Defaults:\n"
@@ -126,7 +126,7 @@ int cmd_simulate(const Args& args) {
   std::snprintf(line, sizeof line,
                 "kanoko simulate: wrote %s: %zu bodies, %zu springs, %llu frames over %.3g s of trace time\n"
                 "  %s: %llu steps of dt = %.4g s%s, %llu force evaluations, %s\n"
-                "  %s wall (%.3g body-steps/s; trajectory writing %.1f %%), largest speed %.3g, median body moved %.2g spacings\n"
+                "  %s wall (%.3g body-steps/s; trajectory writing %.1f %%), largest speed %.3g units/s, median body moved %.2g spacings\n"
                 "  energy: %.4g at the start, %+.4g from forcing, %+.4g to friction, %+.4g from mass changes,"
                 " %.4g at the end (unaccounted %.2g)\n",
                 output.c_str(), s.bodies, s.springs, static_cast<unsigned long long>(s.frames), s.simulated_s,

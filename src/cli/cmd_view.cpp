@@ -106,7 +106,7 @@ int cmd_view(const Args& args) {
       "window size in pixels, WIDTHxHEIGHT (default: 1280x800, shrunk to fit the screen)")(
       "script", po::value<std::string>(&script),
       "run the commands of this file (keys, clicks at named elements or bodies, waits, seeks, "
-      "screenshots, layout as JSON; docs/viewer.md), then close")(
+      "screenshots, layout as JSON, the inspect text; docs/viewer.md), then close")(
       "session", po::value<std::string>(&session),
       "restore the camera, bookmarks, panels, selection, time and timeline from this file and save "
       "them there on closing (default: the run's own session in ~/.config/kanoko/sessions; a "
@@ -243,7 +243,10 @@ int cmd_view(const Args& args) {
       view.panels.views = views::parse_view_list(list, view.mapping->where("visual.views").str() + ": [visual] views");
     }
   }
-  if (!view.panels.views.empty()) view.panels.trace = views::trace_for(run, views_trace);
+  if (!view.panels.views.empty()) {
+    view.panels.trace = views::trace_for(run, views_trace);
+    view.panels.index = view_index_options(run, view.panels.trace, view.panels.format);
+  }
   note_command_input(view.panels.trace);
   view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
   // Re-simulation from the paused panel: the simulation library's driver, writing its runs to a

@@ -8,7 +8,12 @@
 #include "src/base/error.hpp"
 #include "src/base/hash.hpp"
 #include "src/base/output_target.hpp"
+#include "src/ingest/schema.hpp"
 #include "src/ingest/survey.hpp"
+#include "src/mapping/mapping.hpp"
+#include "src/trace/readers.hpp"
+#include "src/trajectory/trajectory.hpp"
+#include "src/views/run_source.hpp"
 
 namespace kanoko::cli {
 
@@ -138,6 +143,24 @@ sim::Budget budget_from(const po::variables_map& vm, const std::filesystem::path
 void print_notes(const std::string& command, const sim::SimulateSummary& s) {
   for (const auto& n : s.notes) std::cerr << "kanoko " << command << ": " << n << '\n';
   for (const auto& w : s.warnings) std::cerr << "kanoko " << command << ": warning: " << w << '\n';
+}
+
+views::IndexOptions view_index_options(const std::string& input, const std::filesystem::path& trace,
+                                       const std::string& format) {
+  views::IndexOptions options;
+  options.rules.format = format == "auto" ? trace::detect_format(trace) : format;
+  if (!views::is_run_file(input)) return options;
+  const trajectory::Reader reader(input);
+  const trajectory::Metadata& meta = reader.meta();
+  if (meta.mapping_text.empty()) return options;
+  const std::string name = meta.source_mapping.empty() ? input + " (its mapping)" : meta.source_mapping;
+  const trace::TimelineOptions t =
+      ingest::timeline_options(mapping::parse_mapping_text(meta.mapping_text, name), options.rules.format);
+  options.rules.busy = t.busy_states;
+  options.rules.overhead = t.communicating_states;
+  options.rules.idle = t.idle_states;
+  options.rules.gaps = t.gaps;
+  return options;
 }
 
 }  // namespace kanoko::cli

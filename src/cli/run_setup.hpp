@@ -10,6 +10,7 @@
 #include "src/cli/options.hpp"
 #include "src/ingest/infer.hpp"
 #include "src/sim/simulate.hpp"
+#include "src/views/trace_index.hpp"
 
 namespace kanoko::cli {
 
@@ -40,6 +41,13 @@ void add_budget_options(po::options_description& options);
 /// The budget of a run written into `output`: the defaults (sim::default_budget) with the limits
 /// the options raise or lower. Throws InputError naming the option for a malformed size.
 sim::Budget budget_from(const po::variables_map& vm, const std::filesystem::path& output);
+
+/// How the companion views index the trace of `input` (a run or a trace) so that they split time
+/// as its simulation did (docs/statistics.md): a run's mapping's computing, communicating and
+/// idle lists (ingest::timeline_options) and its gap rule; a bare trace, or a run without its
+/// mapping's text, the format's defaults. `format` is the trace's ("auto": detected).
+views::IndexOptions view_index_options(const std::string& input, const std::filesystem::path& trace,
+                                       const std::string& format);
 
 /// Prints a simulate summary's notes and warnings on stderr, prefixed with `command`.
 void print_notes(const std::string& command, const sim::SimulateSummary& s);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/base/units.hpp"
 #include "src/trajectory/panel_values.hpp"
 
 namespace kanoko::scene {
@@ -26,6 +27,18 @@ std::string line(std::string_view label, std::string_view value) {
   return s;
 }
 
+/// "[1, 2) s" : the run's binning interval that holds frame time t (the one the frame's
+/// per-interval statistics describe), or the settling phase after the trace.
+std::string interval_text(const trajectory::Metadata& meta, double t) {
+  if (t > meta.trace_end_s) return "settling (after the trace)";
+  if (!(meta.interval_s > 0)) return "none";
+  const double t0 = meta.trace_begin_s + static_cast<double>(meta.interval_of(t)) * meta.interval_s;
+  const double t1 = std::min(meta.trace_end_s, t0 + meta.interval_s);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "[%.6g, %.6g) s", t0, std::max(t0, t1));
+  return buf;
+}
+
 std::string body_title(const trajectory::BodyInfo& b, std::size_t index) {
   std::string s = b.name.empty() ? "body " + std::to_string(index) : b.name;
   if (b.rank >= 0) s += "  (rank " + std::to_string(b.rank) + ")";
@@ -36,7 +49,7 @@ std::string body_title(const trajectory::BodyInfo& b, std::size_t index) {
 std::string flow_text(const Flow& f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, " in %.6g msgs", f.messages);
-  return format_value("bytes", f.bytes) + (f.bytes < 1024.0 ? " B" : "") + buf;
+  return trajectory::format_bytes_text(f.bytes) + buf;
 }
 
 }  // namespace
@@ -127,11 +140,15 @@ std::string describe_body(const trajectory::Reader& reader, std::size_t body, do
   std::string text = body_title(b, body) + '\n';
   if (!b.host.empty()) text += line("host", b.host);
   const trajectory::FrameView f = reader.frame(reader.frame_at_or_before(t_s));
+  text += line("interval", interval_text(meta, f.time_s));
+  const auto stat = [&](std::size_t s) { return f.stats(static_cast<Eigen::Index>(s), static_cast<Eigen::Index>(body)); };
   for (std::size_t s = 0; s < meta.stat_count(); ++s) {
     const std::string& name = meta.stat_names[s];
-    text += line(stat_label(name),
-                 format_value(name, f.stats(static_cast<Eigen::Index>(s),
-                                            static_cast<Eigen::Index>(body))));
+    text += line(stat_label(name), format_value(name, stat(s)));
+  }
+  // The one split's rest (trace::split_time): the interval's time in no state, not waiting.
+  if (const auto split = trajectory::interval_split(meta, f, body)) {
+    text += line("no state (interval)", format_percent(split->no_state_s));
   }
   char buf[64];
   // Scene length units per trace second.
@@ -160,7 +177,7 @@ std::string describe_body(const trajectory::Reader& reader, std::size_t body, do
       const auto& other = meta.bodies[p.body];
       const std::string who = other.name.empty() ? "body " + std::to_string(p.body) : other.name;
       // Total, then each way: the shared page's panel says the same (src/web/page.js).
-      const auto bytes = [](double v) { return format_value("bytes", v) + (std::abs(v) < 1024.0 ? " B" : ""); };
+      const auto bytes = [](double v) { return trajectory::format_bytes_text(v); };
       text += line(k == 0 ? "top partners" : "", who + ": " + bytes(p.total_bytes()) + " (sent " + bytes(p.sent.bytes) +
                                                      ", recv " + bytes(p.received.bytes) + ")");
     }

@@ -87,7 +87,8 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
 }
 
 void ViewPanels::start() {
-  whole_ = views::default_view_state(*index_);
+  // The run's current interval (docs/statistics.md).
+  whole_ = views::default_view_state(*index_, reader_->meta().interval_s, reader_->meta().trace_begin_s);
   whole_.location_colours = location_colours_;
   states_.assign(names_.size(), whole_);
   match_bodies();
@@ -415,8 +416,8 @@ std::unique_ptr<ViewPanels> make_view_panels(const trajectory::Reader& reader, T
   if (options.views.empty()) return nullptr;
   auto progress = std::make_shared<IndexProgress>();
   std::future<views::TraceIndex> index =
-      std::async(std::launch::async, [trace = options.trace, format = options.format] {
-        return views::build_trace_index(trace, views::IndexOptions{}, format);
+      std::async(std::launch::async, [trace = options.trace, index_options = options.index, format = options.format] {
+        return views::build_trace_index(trace, index_options, format);
       });
   return std::make_unique<ViewPanels>(reader, scene, clock, std::move(index), std::move(progress), options.views,
                                       options.trace.filename().string());

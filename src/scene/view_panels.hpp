@@ -35,6 +35,7 @@ struct ViewPanelOptions {
   std::vector<std::string> views;  ///< view names; empty: no panels
   std::filesystem::path trace;     ///< the trace to index (the run's own)
   std::string format = "auto";     ///< trace format
+  views::IndexOptions index;       ///< how to class states: as the run's mapping does (docs/statistics.md)
 };
 
 /// A panel's picture: cairo's ARGB32 pixels (BGRA bytes on little-endian machines), top row

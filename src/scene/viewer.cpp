@@ -275,6 +275,12 @@ class ScriptRunner {
       case Op::layout:
         write_layout(c.name, t);
         return true;
+      case Op::inspect: {
+        const std::string text = t.scene.inspect_text();
+        if (text.empty()) fail(c, "inspect: nothing is selected (click body NAME first)");
+        write_file_atomically(c.name, text + '\n');
+        return true;
+      }
       case Op::quit:
         return false;
     }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "src/base/progress.hpp"
+#include "src/base/units.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/scene/dial.hpp"
 #include "src/scene/mapping_visual.hpp"
@@ -35,16 +36,9 @@ constexpr ImGuiWindowFlags kEdgeWindow =
 
 ImU32 rgba(int r, int g, int b, int a = 255) { return IM_COL32(r, g, b, a); }
 
-std::string fmt_bytes(double bytes) {
-  return trajectory::format_stat_value(trajectory::stat::kBytesSent, bytes);
-}
+std::string fmt_bytes(double bytes) { return trajectory::format_bytes_text(bytes); }
 
-std::string fmt_percent(double f) {
-  if (!std::isfinite(f)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f %%", 100.0 * f);
-  return b;
-}
+std::string fmt_percent(double f) { return std::isfinite(f) ? format_percent(f) : "-"; }
 
 /// True when a background job has its result (without waiting).
 template <typename T>
@@ -672,23 +666,24 @@ void ViewerUi::build_side() {
         ImGui::TextUnformatted("computing...");
       } else {
         const auto& st = *range_;
-        double busy = 0, comm = 0, idle = 0;
+        double busy = 0, comm = 0, idle = 0, none = 0;
         for (const auto& b : st.bodies) {
           busy += b.busy;
           comm += b.communicating;
           idle += b.idle;
+          none += b.no_state;
         }
         const double n = std::max<double>(1.0, static_cast<double>(st.bodies.size()));
         ImGui::Text("total: %s in %.0f messages", fmt_bytes(st.bytes).c_str(), st.messages);
-        ImGui::Text("mean busy %s  communicating %s  idle %s", fmt_percent(busy / n).c_str(),
-                    fmt_percent(comm / n).c_str(), fmt_percent(idle / n).c_str());
-        ImGui::Text("(%zu frames averaged)", st.frames);
-        if (ImGui::BeginTable("range-bodies", 6,
+        ImGui::Text("mean busy %s  communicating %s  waiting %s  no state %s", fmt_percent(busy / n).c_str(),
+                    fmt_percent(comm / n).c_str(), fmt_percent(idle / n).c_str(), fmt_percent(none / n).c_str());
+        ImGui::Text("(%zu intervals weighed)", st.frames);
+        if (ImGui::BeginTable("range-bodies", 7,
                               ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_SizingFixedFit,
                               ImVec2(0, std::clamp(ImGui::GetContentRegionAvail().y, 120.0F, 400.0F)))) {
           ImGui::TableSetupScrollFreeze(0, 1);
-          for (const char* c : {"body", "busy", "comm.", "idle", "sent", "received"}) ImGui::TableSetupColumn(c);
+          for (const char* c : {"body", "busy", "comm.", "wait", "no state", "sent", "received"}) ImGui::TableSetupColumn(c);
           ImGui::TableHeadersRow();
           ImGuiListClipper clip;
           clip.Begin(static_cast<int>(st.bodies.size()));
@@ -705,6 +700,8 @@ void ViewerUi::build_side() {
               ImGui::TextUnformatted(fmt_percent(b.communicating).c_str());
               ImGui::TableNextColumn();
               ImGui::TextUnformatted(fmt_percent(b.idle).c_str());
+              ImGui::TableNextColumn();
+              ImGui::TextUnformatted(fmt_percent(b.no_state).c_str());
               ImGui::TableNextColumn();
               ImGui::TextUnformatted(fmt_bytes(b.bytes_sent).c_str());
               ImGui::TableNextColumn();

@@ -451,7 +451,8 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   json += ",\"stats\":[";
   for (std::size_t s = 0; s < meta.stat_names.size(); ++s) {
     json += std::string(s ? "," : "") + "{\"name\":" + json_string(meta.stat_names[s]) +
-            ",\"label\":" + json_string(trajectory::stat_label(meta.stat_names[s])) + "}";
+            ",\"label\":" + json_string(trajectory::stat_label(meta.stat_names[s])) +
+            ",\"percent\":" + (trajectory::is_fraction_stat(meta.stat_names[s]) ? "true" : "false") + "}";
   }
   const bool hrtf = options.hrtf.value_or(d.audio.hrtf != mapping::HrtfRequest::Off);
   json += "],\"audio\":{\"hrtf\":" + std::string(hrtf ? "true" : "false") +

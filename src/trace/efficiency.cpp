@@ -1,5 +1,7 @@
 #include "src/trace/efficiency.hpp"
 
+#include "src/base/units.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -195,11 +197,7 @@ Efficiency timeline_efficiency(const Timeline& tl, double from_s, double to_s) {
   return compute_efficiency(std::move(rows), used_from, used_to, tl.state_count > 0);
 }
 
-std::string percent_text(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * fraction);
-  return buf;
-}
+std::string percent_text(double fraction) { return format_percent(fraction); }
 
 std::vector<std::string> metric_lines(const PopMetrics& m) {
   if (!m.available) return {"unavailable: " + m.unavailable_reason};

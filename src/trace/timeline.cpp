@@ -1,5 +1,7 @@
 #include "src/trace/timeline.hpp"
 
+#include "src/trace/time_split.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -50,13 +52,10 @@ double Timeline::bin_width_s(std::size_t bin) const {
 
 Timeline::BinTime Timeline::bin_time(std::size_t bin, EntityIndex e) const {
   const double width = bin_width_s(bin) * (members.empty() ? 1.0 : static_cast<double>(members[e]));
-  const double slack = 1e-9 * interval_s;
-  const auto fit = [slack](double seconds, double room) { return seconds > room + slack ? std::max(0.0, room) : seconds; };
-  BinTime t;
-  t.busy_s = fit(busy_s[bin * entity_count() + e], width);
-  t.comm_s = fit(comm_at(bin, e), width - t.busy_s);
-  t.idle_s = fit(idle_at(bin, e), width - t.busy_s - t.comm_s);
-  return t;
+  // The one split (time_split.hpp); no-state time was added to busy_s already when gaps count
+  // as computing, so the rest stays out of the three.
+  const TimeSplit split = split_time(busy_s[bin * entity_count() + e], comm_at(bin, e), idle_at(bin, e), width, false);
+  return BinTime{split.computing_s, split.communicating_s, split.waiting_s};
 }
 
 bool glob_match(std::string_view pattern, std::string_view text) {

@@ -5,9 +5,23 @@
 #include <cstdio>
 #include <iterator>
 
+#include "src/base/units.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::trajectory {
+
+bool is_fraction_stat(std::string_view name) {
+  return name == stat::kBusy || name == stat::kCommunicating || name == stat::kIdle;
+}
+
+std::string_view stat_unit(std::string_view name) {
+  if (is_fraction_stat(name)) return "fraction";
+  if (name == stat::kBytesSent || name == stat::kBytesRecv || name == stat::kBytesSentTotal ||
+      name == stat::kBytesRecvTotal) {
+    return "B";
+  }
+  return "";
+}
 
 std::string_view stat_label(std::string_view name) {
   if (name == stat::kLoad) return "load (interval)";
@@ -20,11 +34,15 @@ std::string_view stat_label(std::string_view name) {
   if (name == stat::kBytesRecvTotal) return "bytes recv (so far)";
   if (name == stat::kMsgsSentTotal) return "msgs sent (so far)";
   if (name == stat::kMsgsRecvTotal) return "msgs recv (so far)";
+  if (name == stat::kBusy) return "busy (interval)";
+  if (name == stat::kCommunicating) return "communicating (interval)";
+  if (name == stat::kIdle) return "waiting (interval)";
   return name;
 }
 
 std::string format_stat_value(std::string_view stat, double v) {
   char buf[64];
+  if (is_fraction_stat(stat)) return format_percent(v);
   if (stat.starts_with("bytes") && std::abs(v) >= 1024.0) {
     static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
     double x = v / 1024.0;
@@ -34,10 +52,23 @@ std::string format_stat_value(std::string_view stat, double v) {
       ++u;
     }
     std::snprintf(buf, sizeof buf, "%.4g %s", x, kUnits[u]);
+  } else if (stat.starts_with("bytes")) {
+    std::snprintf(buf, sizeof buf, "%.6g B", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.6g", v);
   }
   return buf;
+}
+
+std::string format_bytes_text(double bytes) { return format_stat_value(stat::kBytesSent, bytes); }
+
+std::optional<trace::TimeSplit> interval_split(const Metadata& meta, const FrameView& f, std::size_t body) {
+  const int busy = meta.stat_index(stat::kBusy);
+  const int comm = meta.stat_index(stat::kCommunicating);
+  const int idle = meta.stat_index(stat::kIdle);
+  if (busy < 0 || comm < 0 || idle < 0 || f.time_s > meta.trace_end_s) return std::nullopt;
+  const auto b = static_cast<Eigen::Index>(body);
+  return trace::split_time(f.stats(busy, b), f.stats(comm, b), f.stats(idle, b), 1.0, false);
 }
 
 double body_speed(const Reader& reader, std::size_t body, double t_s) {

@@ -6,6 +6,9 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <optional>
+
+#include "src/trace/time_split.hpp"
 
 namespace kanoko::trajectory {
 
@@ -13,11 +16,32 @@ namespace kanoko::trajectory {
 /// their name.
 [[nodiscard]] std::string_view stat_label(std::string_view name);
 
-/// A statistic's value as the panel writes it: byte counts of 1 KiB and more in KiB, MiB, GiB or
-/// TiB with 4 significant digits, anything else with 6 ("%.6g").
+/// True for the statistics that are fractions of the current interval (busy, communicating,
+/// idle): shown as percentages.
+[[nodiscard]] bool is_fraction_stat(std::string_view name);
+
+/// The unit of a statistic the simulator stores, as a column name's suffix: "fraction" (of the
+/// interval, 0..1) for busy, communicating and idle, "B" for byte counts, "" for the others
+/// (message counts, mass and load have none).
+[[nodiscard]] std::string_view stat_unit(std::string_view name);
+
+/// A statistic's value as the panel writes it: the busy, communicating and idle (waiting)
+/// fractions as percentages ("55.0 %"), byte counts in B ("512 B", 6 significant digits) or, from
+/// 1 KiB on, in KiB, MiB, GiB or TiB with 4 significant digits, anything else with 6 ("%.6g").
 [[nodiscard]] std::string format_stat_value(std::string_view stat, double v);
 
+/// A byte count with its unit: "512 B", "2 KiB", "1.5 MiB" (format_stat_value's form for bytes).
+[[nodiscard]] std::string format_bytes_text(double bytes);
+
 class Reader;
+struct Metadata;
+struct FrameView;
+
+/// The one split (trace::split_time, docs/statistics.md) of body `body`'s current interval at
+/// frame `f`, as fractions of the interval: the stored busy, communicating and idle fractions and
+/// the rest in no state. Nothing when the run stores no such statistics or the frame is in the
+/// settling phase after the trace (no interval).
+[[nodiscard]] std::optional<trace::TimeSplit> interval_split(const Metadata& meta, const FrameView& f, std::size_t body);
 
 /// Speed of body `body` at trace time t (scene units per trace second), from the stored
 /// velocities of the frames around t, linearly interpolated.

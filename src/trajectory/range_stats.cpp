@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "src/base/error.hpp"
+#include "src/trajectory/panel_values.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::trajectory {
@@ -13,26 +14,6 @@ namespace kanoko::trajectory {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-/// Frames with time in [t0, t1], sampled evenly down to at most `max_frames` indices.
-std::vector<std::size_t> frames_in(const Reader& reader, double t0, double t1, std::size_t max_frames) {
-  std::vector<std::size_t> out;
-  const std::size_t n = reader.frame_count();
-  if (n == 0 || max_frames == 0) return out;
-  std::size_t first = reader.frame_at_or_before(t0);
-  if (reader.frame_time(first) < t0 && first + 1 < n) ++first;
-  const std::size_t last = reader.frame_at_or_before(t1);
-  if (last < first || reader.frame_time(first) > t1) {
-    out.push_back(reader.frame_at_or_before(0.5 * (t0 + t1)));  // a range inside one frame step
-    return out;
-  }
-  const std::size_t count = last - first + 1;
-  const std::size_t take = std::min(count, max_frames);
-  for (std::size_t j = 0; j < take; ++j) {
-    out.push_back(first + (take == 1 ? 0 : j * (count - 1) / (take - 1)));
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -68,36 +49,60 @@ RangeStats range_statistics(const Reader& reader, double t0_s, double t1_s, std:
     }
   }
 
-  // Fractions: the mean of the stored per-interval fractions over the frames in the range.
-  const int busy = meta.stat_index(stat::kBusy);
-  const int comm = meta.stat_index(stat::kCommunicating);
-  const int idle = meta.stat_index(stat::kIdle);
+  // Fractions: the one split (interval_split) of each interval the range overlaps, weighted by
+  // the overlap, as the companion views split [t0, t1) (docs/statistics.md). Settling time after
+  // the trace has no interval and counts in none.
+  const bool stored = meta.stat_index(stat::kBusy) >= 0 && meta.stat_index(stat::kCommunicating) >= 0 &&
+                      meta.stat_index(stat::kIdle) >= 0;
   for (BodyRange& b : r.bodies) {
-    b.busy = busy < 0 ? kNaN : 0.0;
-    b.communicating = comm < 0 ? kNaN : 0.0;
-    b.idle = idle < 0 ? kNaN : 0.0;
+    b.busy = b.communicating = b.idle = b.no_state = stored ? 0.0 : kNaN;
   }
-  if (busy < 0 && comm < 0 && idle < 0) return r;
-  for (const std::size_t k : frames_in(reader, t0_s, t1_s, max_frames)) {
+  if (!stored || reader.frame_count() == 0) return r;
+  double weight = 0;
+  const auto add = [&](std::size_t k, double w) {
     try {
       const FrameView f = reader.frame(k);
+      if (f.time_s > meta.trace_end_s) return;  // settling: no interval
       for (std::size_t i = 0; i < r.bodies.size(); ++i) {
-        const auto col = static_cast<Eigen::Index>(i);
-        if (busy >= 0) r.bodies[i].busy += f.stats(busy, col);
-        if (comm >= 0) r.bodies[i].communicating += f.stats(comm, col);
-        if (idle >= 0) r.bodies[i].idle += f.stats(idle, col);
+        const auto s = interval_split(meta, f, i);
+        if (!s) continue;
+        BodyRange& b = r.bodies[i];
+        b.busy += w * s->computing_s;
+        b.communicating += w * s->communicating_s;
+        b.idle += w * s->waiting_s;
+        b.no_state += w * s->no_state_s;
       }
+      weight += w;
       ++r.frames;
     } catch (const InputError&) {
-      continue;  // a damaged block: the range is averaged over the frames that read
+      // a damaged block: the range is split over the intervals that read
     }
+  };
+  const double hi = std::min(t1_s, meta.trace_end_s);
+  if (meta.interval_s > 0 && hi > t0_s) {
+    const std::size_t b0 = meta.interval_of(t0_s);
+    const std::size_t b1 = meta.interval_of(hi);
+    // At most max_frames intervals are read: a long range samples them evenly.
+    const std::size_t step = std::max<std::size_t>(1, (b1 - b0 + 1 + max_frames - 1) / std::max<std::size_t>(1, max_frames));
+    for (std::size_t b = b0; b <= b1; b += step) {
+      const double lo = meta.trace_begin_s + static_cast<double>(b) * meta.interval_s;
+      const double from = std::max(lo, t0_s);
+      const double to = std::min(lo + meta.interval_s, hi);
+      if (!(to > from)) continue;
+      // A frame inside the interval holds its statistics.
+      const std::size_t k = reader.frame_at_or_before(0.5 * (from + to));
+      if (meta.interval_of(reader.frame_time(k)) != b) continue;
+      add(k, to - from);
+    }
+  } else {
+    add(reader.frame_at_or_before(t0_s), 1.0);  // a range of no length: the interval at t0
   }
-  if (r.frames > 0) {
-    const double n = static_cast<double>(r.frames);
+  if (weight > 0) {
     for (BodyRange& b : r.bodies) {
-      b.busy /= n;
-      b.communicating /= n;
-      b.idle /= n;
+      b.busy /= weight;
+      b.communicating /= weight;
+      b.idle /= weight;
+      b.no_state /= weight;
     }
   }
   return r;

@@ -1,8 +1,9 @@
 // Statistics of a run over a time range [t0, t1]: what the viewer's timeline shows for a
 // selected range, per body and in total. Bytes and messages come from the run's per-interval
 // traffic section (the intervals overlapping the range, weighted by the overlap), the busy,
-// communicating and idle fractions are the mean of the stored per-interval fractions over the
-// frames inside the range. No OpenSceneGraph here; the scene and tests use it alike.
+// communicating, idle (waiting) and no-state fractions are the one split (trace::split_time,
+// docs/statistics.md) of the intervals overlapping the range, weighted by the overlap. No
+// OpenSceneGraph here; the scene and tests use it alike.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +19,11 @@ struct BodyRange {
   double bytes_recv = 0;
   double msgs_sent = 0;
   double msgs_recv = 0;
-  /// Mean fractions over the range's frames (NaN when the run stores no such statistic).
+  /// Fractions of the range's traced time (NaN when the run stores no such statistic).
   double busy = 0;
   double communicating = 0;
-  double idle = 0;
+  double idle = 0;  ///< waiting
+  double no_state = 0;
 };
 
 /// The range's statistics.
@@ -31,10 +33,10 @@ struct RangeStats {
   std::vector<BodyRange> bodies;  ///< one per body
   double bytes = 0;               ///< total over all pairs
   double messages = 0;
-  std::size_t frames = 0;  ///< frames inside the range that the fractions average
+  std::size_t frames = 0;  ///< intervals (one frame each) that the fractions weigh
 };
 
-/// Statistics of [t0, t1] (swapped if given the other way round, clamped to the run). Frames
+/// Statistics of [t0, t1] (swapped if given the other way round, clamped to the run). Intervals
 /// are sampled evenly when more than `max_frames` fall in the range (the viewer keeps a frame's
 /// work bounded on long runs).
 [[nodiscard]] RangeStats range_statistics(const Reader& reader, double t0_s, double t1_s,

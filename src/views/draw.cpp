@@ -17,6 +17,7 @@ Rgb class_colour(StateClass c) {
     case StateClass::Busy: return {0.20, 0.70, 0.25};
     case StateClass::Overhead: return {0.95, 0.78, 0.15};
     case StateClass::Idle: return {0.85, 0.22, 0.18};
+    case StateClass::None: return {0.92, 0.92, 0.93};
   }
   return {0.5, 0.5, 0.5};
 }

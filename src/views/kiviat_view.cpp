@@ -27,9 +27,8 @@ class KiviatView final : public View {
     double mean = 0;
     for (double f : k.busy_fraction) mean += f;
     if (!k.busy_fraction.empty()) mean /= static_cast<double>(k.busy_fraction.size());
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100 * mean);
-    (void)draw_frame(cr, area, "kiviat  busy fraction " + format_time(t0) + " - " + format_time(t1) + ", mean " + buf);
+    (void)draw_frame(cr, area, "kiviat  busy fraction " + format_time(t0) + " - " + format_time(t1) + ", mean " +
+                                   trace::percent_text(mean));
     const Geometry g = geometry(area, index.entity_count());
     cairo_set_line_width(cr, 1);
     for (int ring = 1; ring <= 4; ++ring) {

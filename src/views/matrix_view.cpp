@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/trajectory/panel_values.hpp"
 #include "src/views/builtin_views.hpp"
 #include "src/views/draw.hpp"
 #include "src/views/models.hpp"
@@ -29,7 +30,10 @@ class MatrixView final : public View {
                      std::string("matrix  ") + (state.bytes ? "bytes" : "messages") + ", " +
                          (state.cumulative ? "cumulative to " + format_time(t1)
                                            : "interval " + format_time(t0) + " - " + format_time(t1)) +
-                         ", max " + format_count(static_cast<double>(state.bytes ? m.max_bytes : m.max_messages)));
+                         ", max " +
+                         (state.bytes ? trajectory::format_bytes_text(static_cast<double>(m.max_bytes))
+                                      : format_count(static_cast<double>(m.max_messages)) + " msgs") +
+                         "  (row sends, column receives)");
     const Layout lay = layout(area, m.n);
     const double max = static_cast<double>(state.bytes ? m.max_bytes : m.max_messages);
     for (std::size_t s = 0; s < m.n; ++s) {

@@ -36,13 +36,16 @@ std::size_t visible_segments(const TraceIndex& index, double t0, double t1) {
 
 }  // namespace
 
-StateClass dominant_class(const ClassSeconds& cell) {
+StateClass dominant_class(const ClassSeconds& cell, double span_s) {
   std::size_t best = 0;
   for (std::size_t c = 1; c < kClassCount; ++c) {
     if (cell[c] > cell[best]) best = c;
   }
-  return static_cast<StateClass>(best);
+  const trace::TimeSplit s = trace::split_time(cell[0], cell[1], cell[2], span_s, false);
+  return s.no_state_s > cell[best] ? StateClass::None : static_cast<StateClass>(best);
 }
+
+StateClass StateColumns::dominant(EntityIndex e, std::size_t c) const { return dominant_class(cell(e, c), column_span_s(c)); }
 
 StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns) {
   StateColumns out;
@@ -83,9 +86,9 @@ StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, st
       }
     }
     for (std::size_t c = 0; c < out.columns; ++c) {
-      const double named = row[c][0] + row[c][1] + row[c][2];
-      const double width = c + 1 == out.columns ? t1_s - (t0_s + static_cast<double>(c) * cw) : cw;
-      row[c][cls_index(index.gap_class)] += std::max(0.0, width - named);
+      const trace::TimeSplit split =
+          trace::split_time(row[c][0], row[c][1], row[c][2], out.column_span_s(c), index.gaps_computing);
+      row[c] = {split.computing_s, split.communicating_s, split.waiting_s};
     }
   }
   return out;
@@ -185,9 +188,11 @@ KiviatModel compute_kiviat(const TraceIndex& index, double t0_s, double t1_s) {
   out.t0_s = t0_s;
   out.t1_s = t1_s;
   out.busy_fraction.resize(index.entity_count(), 0.0);
+  out.split.resize(index.entity_count());
   if (!(t1_s > t0_s)) return out;
   for (EntityIndex e = 0; e < index.entity_count(); ++e) {
-    out.busy_fraction[e] = index.class_time(e, t0_s, t1_s)[cls_index(StateClass::Busy)] / (t1_s - t0_s);
+    out.split[e] = index.split(e, t0_s, t1_s);
+    out.busy_fraction[e] = out.split[e].fraction(out.split[e].computing_s);
   }
   return out;
 }
@@ -200,9 +205,8 @@ UtilisationModel compute_utilisation(const TraceIndex& index, double t0_s, doubl
   const StateColumns cols = state_columns(index, t0_s, t1_s, columns);
   out.counts.assign(cols.columns, ClassSeconds{});
   if (!(t1_s > t0_s)) return out;
-  const double cw = cols.column_width_s();
   for (std::size_t c = 0; c < cols.columns; ++c) {
-    const double width = c + 1 == cols.columns ? t1_s - (t0_s + static_cast<double>(c) * cw) : cw;
+    const double width = cols.column_span_s(c);
     for (EntityIndex e = 0; e < cols.entities; ++e) {
       for (std::size_t k = 0; k < kClassCount; ++k) out.counts[c][k] += cols.cell(e, c)[k] / width;
     }
@@ -212,26 +216,12 @@ UtilisationModel compute_utilisation(const TraceIndex& index, double t0_s, doubl
 
 namespace {
 
-// Totals of every entity over [begin, t]: class time, blocking time and messages by send time.
+// Totals of every entity over [begin, t]: class time and messages by send time.
 std::vector<EntityTotals> totals_until(const TraceIndex& index, double t) {
   std::vector<EntityTotals> out(index.entity_count());
   for (EntityIndex e = 0; e < index.entity_count(); ++e) {
     EntityTotals& r = out[e];
     r.class_s = index.class_time(e, index.begin_s, t);
-    if (index.detail_complete) {
-      for (const Segment& seg : index.segments[e]) {
-        if (seg.begin_s >= t) break;
-        if (seg.cls == StateClass::Idle) r.blocking_s += std::min(t, seg.end_s) - seg.begin_s;
-      }
-    } else {
-      // The bins hold named states only, so their idle column is the blocking time.
-      for (std::size_t b = 0; b < index.bin_count; ++b) {
-        const double b0 = index.begin_s + static_cast<double>(b) * index.bin_width_s;
-        if (b0 >= t) break;
-        const double frac = std::min(1.0, (t - b0) / index.bin_width_s);
-        r.blocking_s += index.bin_class_s[e][b * kClassCount + cls_index(StateClass::Idle)] * frac;
-      }
-    }
   }
   const auto count = [&](EntityIndex src, EntityIndex dst, std::uint64_t n, std::uint64_t bytes) {
     out[src].messages_sent += n;
@@ -259,37 +249,43 @@ SummaryModel compute_summary(const TraceIndex& index, double until_s) {
   const bool whole = !(until_s < index.end_s);
   const std::vector<EntityTotals> partial = whole ? std::vector<EntityTotals>{} : totals_until(index, until_s);
   const std::vector<EntityTotals>& totals = whole ? index.totals : partial;
+  out.t0_s = index.begin_s;
+  out.t1_s = whole ? index.end_s : std::max(index.begin_s, until_s);
+  const double span = out.t1_s - out.t0_s;
   double all = 0;
   for (EntityIndex e = 0; e < index.entity_count(); ++e) {
     const EntityTotals& t = totals[e];
     SummaryRow row;
     row.entity = e;
-    const double sum = t.class_s[0] + t.class_s[1] + t.class_s[2];
+    // class_s is split already (class_time, the index's totals); this adds the no-state rest.
+    row.time = trace::split_time(t.class_s[0], t.class_s[1], t.class_s[2], span, false);
+    const double parts[kClassCount] = {row.time.computing_s, row.time.communicating_s, row.time.waiting_s};
     for (std::size_t k = 0; k < kClassCount; ++k) {
-      row.share[k] = sum > 0 ? t.class_s[k] / sum : (k == cls_index(StateClass::Idle) ? 1.0 : 0.0);
-      out.overall[k] += t.class_s[k];
+      row.share[k] = row.time.fraction(parts[k]);
+      out.overall[k] += parts[k];
     }
-    all += sum;
+    row.no_state_share = row.time.fraction(row.time.no_state_s);
+    out.overall_no_state += row.time.no_state_s;
+    all += row.time.span_s();
     row.messages_sent = t.messages_sent;
     row.messages_received = t.messages_received;
     row.bytes_sent = t.bytes_sent;
     row.bytes_received = t.bytes_received;
-    row.blocking_s = t.blocking_s;
     out.rows.push_back(row);
   }
   for (auto& v : out.overall) v = all > 0 ? v / all : 0.0;
+  out.overall_no_state = all > 0 ? out.overall_no_state / all : 0.0;
   return out;
 }
 
 trace::Efficiency compute_summary_efficiency(const TraceIndex& index, const SummaryModel& summary, double until_s) {
   const double to_s = std::clamp(until_s, index.begin_s, std::max(index.begin_s, index.end_s));
-  const double runtime_s = to_s - index.begin_s;
   std::vector<trace::EntityActivity> rows(summary.rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const SummaryRow& r = summary.rows[i];
-    rows[i].useful_s = r.share[cls_index(StateClass::Busy)] * runtime_s;
-    rows[i].communicating_s = r.share[cls_index(StateClass::Overhead)] * runtime_s;
-    rows[i].waiting_s = r.blocking_s;
+    rows[i].useful_s = r.time.computing_s;
+    rows[i].communicating_s = r.time.communicating_s;
+    rows[i].waiting_s = r.time.waiting_s;
     rows[i].bytes_sent = static_cast<double>(r.bytes_sent);
     rows[i].bytes_received = static_cast<double>(r.bytes_received);
     rows[i].messages_sent = r.messages_sent;

@@ -25,10 +25,17 @@ struct StateColumns {
   std::vector<ClassSeconds> cells;  ///< [entity * columns + column]
   [[nodiscard]] const ClassSeconds& cell(EntityIndex e, std::size_t c) const { return cells[e * columns + c]; }
   [[nodiscard]] double column_width_s() const { return (t1_s - t0_s) / static_cast<double>(columns); }
+  /// Seconds of column c (the last one ends at t1_s exactly).
+  [[nodiscard]] double column_span_s(std::size_t c) const {
+    return c + 1 == columns ? t1_s - (t0_s + static_cast<double>(c) * column_width_s()) : column_width_s();
+  }
+  /// The class with the most time in a cell, no-state time included (dominant_class).
+  [[nodiscard]] StateClass dominant(EntityIndex e, std::size_t c) const;
 };
 
-/// The class with the most time in a cell (ties: busy, then overhead, then idle).
-StateClass dominant_class(const ClassSeconds& cell);
+/// The class with the most time in a cell of `span_s` seconds, None when the cell's no-state
+/// time (the span minus its classes) is the most (ties: busy, overhead, idle, then no state).
+StateClass dominant_class(const ClassSeconds& cell, double span_s);
 
 /// Class time per entity per column over [t0, t1). Uses the raw segments when the detail is
 /// complete and the visible segments are few enough to sweep, otherwise the bins.
@@ -83,11 +90,12 @@ struct KiviatModel {
   double t0_s = 0;
   double t1_s = 0;
   std::vector<double> busy_fraction;
+  std::vector<trace::TimeSplit> split;  ///< the whole split of each entity's interval
 };
 KiviatModel compute_kiviat(const TraceIndex& index, double t0_s, double t1_s);
 
 /// Number of entities in each class over time, one sample per column (VENUS Utilization Count):
-/// counts[c][k] = Σ entities' share of column c spent in class k.
+/// counts[c][k] = Σ entities' share of column c spent in class k (no-state time in none).
 struct UtilisationModel {
   double t0_s = 0;
   double t1_s = 0;
@@ -101,28 +109,32 @@ UtilisationModel compute_utilisation(const TraceIndex& index, double t0_s, doubl
 /// One row of the per-entity summary (VENUS Utilization Summary + Communication Summary).
 struct SummaryRow {
   EntityIndex entity = 0;
-  ClassSeconds share{};  ///< fractions of the run, sum 1
+  trace::TimeSplit time;  ///< seconds of the range: computing, communicating, waiting, no state
+  ClassSeconds share{};   ///< busy, overhead, idle as fractions of the range
+  double no_state_share = 0;  ///< the rest of the range (with share: sum 1)
   std::uint64_t messages_sent = 0;
   std::uint64_t messages_received = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t bytes_received = 0;
-  double blocking_s = 0;
 };
 struct SummaryModel {
+  double t0_s = 0;  ///< the range summed
+  double t1_s = 0;
   std::vector<SummaryRow> rows;
-  ClassSeconds overall{};  ///< accumulated utilisation over all entities
+  ClassSeconds overall{};       ///< accumulated utilisation over all entities (fractions of their time)
+  double overall_no_state = 0;  ///< the rest
 };
 /// The summary over [begin, until_s] (the whole run when until_s is at or past the end: exact
 /// totals). Before the end, messages count by send time (sent and received alike), and the
-/// shares and blocking time come from the segments (or the bins without raw detail).
+/// time split comes from the segments (or the bins without raw detail).
 SummaryModel compute_summary(const TraceIndex& index, double until_s = std::numeric_limits<double>::infinity());
 
 // ---- efficiency (the summary view's block) ---------------------------------------------------
 
 /// The POP metrics and outlier entities from the start up to until_s, by
 /// trace::compute_efficiency (the code `kanoko info` uses) on the rows of `summary`
-/// (compute_summary(index, until_s)): busy time is useful, overhead is communicating, blocking
-/// time is waiting (docs/efficiency.md).
+/// (compute_summary(index, until_s)): the rows' computing, communicating and waiting seconds
+/// (docs/statistics.md, docs/efficiency.md).
 trace::Efficiency compute_summary_efficiency(const TraceIndex& index, const SummaryModel& summary,
                                              double until_s = std::numeric_limits<double>::infinity());
 /// The lines of the summary view's efficiency block, at most `max_lines` (at least 1): the three

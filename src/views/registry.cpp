@@ -14,7 +14,7 @@ const std::vector<ViewInfo>& view_registry() {
       {"kiviat", "utilisation Kiviat: busy fraction of each entity over the current interval, on a circle",
        make_kiviat_view},
       {"utilisation", "utilisation over time: number of entities busy, in overhead and idle", make_utilisation_view},
-      {"summary", "per-entity table: busy/overhead/idle shares, messages, bytes, blocking time", make_summary_view},
+      {"summary", "per-entity table: busy/comm/wait/no-state shares of the span, messages, bytes", make_summary_view},
   };
   return table;
 }

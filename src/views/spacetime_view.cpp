@@ -81,8 +81,12 @@ class SpaceTimeView final : public View {
       }
       std::size_t start = 0;
       for (std::size_t c = 1; c <= cols.columns && !state.location_colours; ++c) {
-        const StateClass k = dominant_class(cols.cell(e, start));
-        if (c < cols.columns && dominant_class(cols.cell(e, c)) == k) continue;
+        const StateClass k = cols.dominant(e, start);
+        if (c < cols.columns && cols.dominant(e, c) == k) continue;
+        if (k == StateClass::None) {  // no state: the background shows
+          start = c;
+          continue;
+        }
         set_colour(cr, class_colour(k), k == StateClass::Idle ? 0.35 : 1.0);
         cairo_rectangle(cr, lay.axis.plot.x + static_cast<double>(start) * colw, y,
                         static_cast<double>(c - start) * colw, h);

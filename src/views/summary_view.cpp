@@ -1,12 +1,13 @@
 // The per-entity summary table (VENUS views 4 and 10, Utilization Summary and Communication
-// Summary) from the start up to the replay cursor: busy / overhead / idle shares with a bar,
-// messages and bytes sent and received, and blocking time (time in waiting states and
-// collectives). Above the table, the POP efficiency metrics and the outlier entities over the
+// Summary) from the start up to the replay cursor: the computing (busy), communicating and
+// waiting shares of the span with a bar, messages and bytes sent and received, and the share in
+// no state (docs/statistics.md: the one split, trace::split_time). Above the table, the POP efficiency metrics and the outlier entities over the
 // same span (docs/efficiency.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "src/trajectory/panel_values.hpp"
 #include "src/views/builtin_views.hpp"
 #include "src/views/draw.hpp"
 #include "src/views/models.hpp"
@@ -20,11 +21,7 @@ constexpr double kRowHeight = 15;
 /// alone in a short area (a viewer panel), so that the table keeps its rows.
 std::size_t efficiency_lines(const Rect& area) { return area.h >= 240 ? 3 : 1; }
 
-std::string percent(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * f);
-  return buf;
-}
+std::string percent(double f) { return trace::percent_text(f); }
 
 class SummaryView final : public View {
  public:
@@ -38,8 +35,8 @@ class SummaryView final : public View {
     const bool whole = !(state.time_s < index.end_s);
     const SummaryModel m = compute_summary(index, state.time_s);
     (void)draw_frame(cr, area, std::string("summary  ") + (whole ? "whole run" : "up to " + format_time(state.time_s)) +
-                                   ": busy " + percent(m.overall[0]) + ", overhead " + percent(m.overall[1]) +
-                                   ", idle " + percent(m.overall[2]));
+                                   ": busy " + percent(m.overall[0]) + ", comm " + percent(m.overall[1]) +
+                                   ", wait " + percent(m.overall[2]) + ", no state " + percent(m.overall_no_state));
     const Layout lay = layout(area, index, state);
     const trace::Efficiency efficiency = compute_summary_efficiency(index, m, state.time_s);
     const std::vector<std::string> lines = summary_efficiency_lines(index, efficiency, efficiency_lines(area));
@@ -47,7 +44,7 @@ class SummaryView final : public View {
     for (std::size_t i = 0; i < lines.size(); ++i) {
       draw_text(cr, area.x + 6, area.y + kTitleHeight + static_cast<double>(i + 1) * kRowHeight - 3, lines[i], 9);
     }
-    static const char* const kHeaders[] = {"entity", "busy", "ovh", "idle", "share", "sent", "recv", "bytes out", "bytes in", "blocking"};
+    static const char* const kHeaders[] = {"entity", "busy", "comm", "wait", "share", "msgs out", "msgs in", "bytes out", "bytes in", "no state"};
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.3);
     for (std::size_t c = 0; c < std::size(kHeaders); ++c) draw_text(cr, lay.x[c], lay.y0 - 4, kHeaders[c], 9);
     for (std::size_t r = 0; r < lay.visible; ++r) {
@@ -64,7 +61,7 @@ class SummaryView final : public View {
         cairo_rectangle(cr, area.x + 2, y, area.w - 4, kRowHeight);
         cairo_fill(cr);
       }
-      // The share bar: busy, overhead, idle side by side.
+      // The share bar: busy, communicating, waiting side by side (no state: the bar's blank rest).
       double bx = lay.x[4];
       for (std::size_t k = 0; k < kClassCount; ++k) {
         const double w = row.share[k] * lay.bar_w;
@@ -81,9 +78,9 @@ class SummaryView final : public View {
       draw_text(cr, lay.x[3], base, percent(row.share[2]), 9);
       draw_text(cr, lay.x[5], base, format_count(static_cast<double>(row.messages_sent)), 9);
       draw_text(cr, lay.x[6], base, format_count(static_cast<double>(row.messages_received)), 9);
-      draw_text(cr, lay.x[7], base, format_count(static_cast<double>(row.bytes_sent)), 9);
-      draw_text(cr, lay.x[8], base, format_count(static_cast<double>(row.bytes_received)), 9);
-      draw_text(cr, lay.x[9], base, format_time(row.blocking_s), 9);
+      draw_text(cr, lay.x[7], base, trajectory::format_bytes_text(static_cast<double>(row.bytes_sent)), 9);
+      draw_text(cr, lay.x[8], base, trajectory::format_bytes_text(static_cast<double>(row.bytes_received)), 9);
+      draw_text(cr, lay.x[9], base, percent(row.no_state_share), 9);
     }
     if (lay.visible < m.rows.size()) {
       cairo_set_source_rgb(cr, 0.4, 0.4, 0.45);

@@ -17,6 +17,7 @@ const char* class_name(StateClass c) {
     case StateClass::Busy: return "busy";
     case StateClass::Overhead: return "overhead";
     case StateClass::Idle: return "idle";
+    case StateClass::None: return "no state";
   }
   return "?";
 }
@@ -90,11 +91,10 @@ std::size_t TraceIndex::bin_of(double t) const {
 
 namespace {
 
-// Adds the no-state time of [t0, t1) to the gap class.
-ClassSeconds with_gap(ClassSeconds out, double t0, double t1, StateClass gap) {
-  const double named = out[0] + out[1] + out[2];
-  out[cls_index(gap)] += std::max(0.0, (t1 - t0) - named);
-  return out;
+// The named seconds of [t0, t1) as the one split (trace::split_time) makes them.
+ClassSeconds with_gap(const ClassSeconds& named, double t0, double t1, bool gaps_computing) {
+  const trace::TimeSplit s = trace::split_time(named[0], named[1], named[2], t1 - t0, gaps_computing);
+  return {s.computing_s, s.communicating_s, s.waiting_s};
 }
 
 }  // namespace
@@ -110,7 +110,7 @@ ClassSeconds TraceIndex::class_time(EntityIndex e, double t0, double t1) const {
     const double overlap = std::min(t1, it->end_s) - std::max(t0, it->begin_s);
     if (overlap > 0) out[cls_index(it->cls)] += overlap;
   }
-  return with_gap(out, t0, t1, gap_class);
+  return with_gap(out, t0, t1, gaps_computing);
 }
 
 ClassSeconds TraceIndex::class_time_from_bins(EntityIndex e, double t0, double t1) const {
@@ -120,12 +120,19 @@ ClassSeconds TraceIndex::class_time_from_bins(EntityIndex e, double t0, double t
   for (std::size_t b = bin_of(t0); b < bin_count; ++b) {
     const double b0 = begin_s + static_cast<double>(b) * bin_width_s;
     if (b0 >= t1) break;
-    const double overlap = std::min(t1, b0 + bin_width_s) - std::max(t0, b0);
+    // The bin's time lies within the run: a bin the end cuts spreads it over its part before the end.
+    const double b1 = end_s > b0 ? std::min(b0 + bin_width_s, end_s) : b0 + bin_width_s;
+    const double overlap = std::min(t1, b1) - std::max(t0, b0);
     if (overlap <= 0) continue;
-    const double frac = overlap / bin_width_s;
+    const double frac = overlap / (b1 - b0);
     for (std::size_t c = 0; c < kClassCount; ++c) out[c] += bins[b * kClassCount + c] * frac;
   }
-  return with_gap(out, t0, t1, gap_class);
+  return with_gap(out, t0, t1, gaps_computing);
+}
+
+trace::TimeSplit TraceIndex::split(EntityIndex e, double t0, double t1) const {
+  const ClassSeconds c = class_time(e, t0, t1);
+  return trace::split_time(c[0], c[1], c[2], std::max(0.0, t1 - t0), false);
 }
 
 std::size_t TraceIndex::first_message_at(double t) const {
@@ -238,7 +245,6 @@ struct TraceIndexBuilder::Impl {
   void emit(EntityIndex e, double b, double end, std::uint16_t name, StateClass cls) {
     if (!(end > b)) return;
     ix.totals[e].class_s[cls_index(cls)] += end - b;
-    if (cls == StateClass::Idle) ix.totals[e].blocking_s += end - b;
     add_to_bins(e, b, end, cls);
     if (!ix.detail_complete) return;
     auto& segs = ix.segments[e];
@@ -354,12 +360,11 @@ void TraceIndexBuilder::on_end(double end_s) {
   const trace::GapPolicy gaps = s.options.rules.gaps;
   const bool gaps_busy = gaps == trace::GapPolicy::Computing ||
                          (gaps == trace::GapPolicy::Auto && trace::gaps_are_computing(s.states, s.busy_states));
-  s.ix.gap_class = gaps_busy ? StateClass::Busy : StateClass::Idle;
+  s.ix.gaps_computing = gaps_busy;
   for (EntityIndex e = 0; e < s.ix.entity_count(); ++e) {
     s.advance(e, s.ix.end_s);
     auto& t = s.ix.totals[e];
-    const double named = t.class_s[0] + t.class_s[1] + t.class_s[2];
-    t.class_s[cls_index(s.ix.gap_class)] += std::max(0.0, s.ix.span_s() - named);
+    t.class_s = with_gap(t.class_s, s.ix.begin_s, s.ix.end_s, gaps_busy);
   }
   for (const auto& bin : s.ix.bin_traffic) merge_traffic(s.ix.matrix_total, bin);
   std::vector<std::vector<Impl::Open>>().swap(s.open);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/trace/event.hpp"
+#include "src/trace/time_split.hpp"
 #include "src/trace/timeline.hpp"
 
 namespace kanoko::views {
@@ -20,15 +21,17 @@ namespace kanoko::views {
 using trace::EntityIndex;
 
 /// The three program states of VENUS, which are trace::StateCategory's: useful work (computing),
-/// parallelisation overhead (communicating) and waiting (idle). Time in no classified state (before
-/// the first state, after the last, in gaps, in states no rule classes) is idle too, or busy when
-/// the trace's gaps count as computing (TraceIndex::gap_class).
-enum class StateClass : std::uint8_t { Busy = 0, Overhead = 1, Idle = 2 };
+/// parallelisation overhead (communicating) and waiting (idle), split as trace::split_time says
+/// (docs/statistics.md). Time in no classified state (before the first state, after the last, in
+/// gaps, in states no rule classes) is in none of them (None: not waiting), or busy when the
+/// trace's gaps count as computing (TraceIndex::gaps_computing).
+enum class StateClass : std::uint8_t { Busy = 0, Overhead = 1, Idle = 2, None = 3 };
+/// Classes with seconds in ClassSeconds (None is the range's remainder).
 inline constexpr std::size_t kClassCount = 3;
-/// "busy", "overhead", "idle".
+/// "busy", "overhead", "idle", "no state".
 const char* class_name(StateClass c);
 
-/// Seconds per state class, indexed by StateClass.
+/// Seconds per state class, indexed by StateClass (no-state time is not in it).
 using ClassSeconds = std::array<double, kClassCount>;
 
 /// Which state names fall in which class: the timeline's trace::StateClassifier (names, globs,
@@ -87,8 +90,7 @@ struct PairAgg {
 
 /// Whole-run totals of one entity (exact, whatever the detail limit).
 struct EntityTotals {
-  ClassSeconds class_s{};  ///< idle includes time in no state
-  double blocking_s = 0;   ///< time in named idle states and collectives (waiting, not finished)
+  ClassSeconds class_s{};  ///< busy includes no-state time when gaps_computing; the rest is no state
   std::uint64_t messages_sent = 0;
   std::uint64_t messages_received = 0;
   std::uint64_t bytes_sent = 0;
@@ -111,7 +113,7 @@ struct TraceIndex {
   double bin_width_s = 0;
   std::size_t bin_count = 0;
   /// Seconds in named states per class: bin_class_s[entity][bin * 3 + class] (no-state time is
-  /// not in it; class_time adds it to idle).
+  /// not in it; class_time adds it to busy when gaps_computing).
   std::vector<std::vector<double>> bin_class_s;
   /// Traffic per bin by send time, each sorted by (src, dst).
   std::vector<std::vector<PairAgg>> bin_traffic;
@@ -119,14 +121,17 @@ struct TraceIndex {
   std::vector<PairAgg> matrix_total;  ///< whole run, sorted by (src, dst)
   std::uint64_t message_count = 0;    ///< all messages, kept or not
   std::uint64_t state_count = 0;      ///< state and collective entries read
-  /// The class of time in no classified state: Idle, or Busy when the rules' gaps say so.
-  StateClass gap_class = StateClass::Idle;
+  /// Time in no classified state counts as computing (the rules' GapPolicy); else it is in no class.
+  bool gaps_computing = false;
 
   [[nodiscard]] std::size_t entity_count() const { return entities.size(); }
   [[nodiscard]] double span_s() const { return end_s - begin_s; }
-  /// Seconds entity e spends in each class during [t0, t1) (idle includes no-state time). Exact
-  /// from the segments when the detail is complete, else from the bins (uniform within a bin).
+  /// Seconds entity e spends in each class during [t0, t1) (busy includes no-state time when
+  /// gaps_computing). Exact from the segments when the detail is complete, else from the bins
+  /// (uniform within a bin).
   [[nodiscard]] ClassSeconds class_time(EntityIndex e, double t0, double t1) const;
+  /// The same as the one split (trace::split_time): computing, communicating, waiting and no state.
+  [[nodiscard]] trace::TimeSplit split(EntityIndex e, double t0, double t1) const;
   /// The same from the bins alone, whatever the detail (uniform within a bin).
   [[nodiscard]] ClassSeconds class_time_from_bins(EntityIndex e, double t0, double t1) const;
   /// Index of the first message sent at or after t.

@@ -1,6 +1,7 @@
 #include "src/views/view.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "src/base/atomic_file.hpp"
@@ -42,17 +43,28 @@ void SelectionHub::remove(int id) {
   std::erase_if(listeners_, [id](const auto& p) { return p.first == id; });
 }
 
-ViewState default_view_state(const TraceIndex& index) {
+ViewState default_view_state(const TraceIndex& index, double run_interval_s, double run_origin_s) {
   ViewState s;
   s.window_t0_s = index.begin_s;
   s.window_t1_s = index.end_s > index.begin_s ? index.end_s : index.begin_s + 1.0;
   s.time_s = index.end_s;
-  s.interval_s = std::max(index.span_s() / 20.0, 1e-9);
+  s.run_intervals = run_interval_s > 0 && std::isfinite(run_interval_s);
+  s.interval_origin_s = std::isfinite(run_origin_s) ? run_origin_s : index.begin_s;
+  s.interval_s = s.run_intervals ? run_interval_s : std::max(index.span_s() / 20.0, 1e-9);
   return s;
 }
 
 void current_interval(const TraceIndex& index, const ViewState& state, double& t0_s, double& t1_s) {
   t1_s = std::clamp(state.time_s, index.begin_s, std::max(index.begin_s, index.end_s));
+  if (state.run_intervals && !state.cumulative && state.interval_s > 0) {
+    // The run's interval holding the cursor (the last one at the very end), as trace::Timeline::bin_of.
+    const double origin = state.interval_origin_s;
+    const double last = std::max(0.0, std::ceil((index.end_s - origin) / state.interval_s - 1e-9) - 1);
+    const double k = std::clamp(std::floor((t1_s - origin) / state.interval_s + 1e-9), 0.0, last);
+    t0_s = std::max(index.begin_s, origin + k * state.interval_s);
+    t1_s = std::min(index.end_s, origin + (k + 1) * state.interval_s);
+    return;
+  }
   t0_s = state.cumulative ? index.begin_s : std::max(index.begin_s, t1_s - state.interval_s);
   // At the very start the interval would be empty: show the first one instead.
   if (!(t1_s > t0_s)) t1_s = std::min(index.end_s, t0_s + (state.cumulative ? index.span_s() : state.interval_s));

@@ -72,6 +72,11 @@ struct ViewState {
   double window_t0_s = 0;  ///< visible span of the history views (space-time, utilisation)
   double window_t1_s = 0;
   double interval_s = 0;   ///< the "current interval" of the matrix and the Kiviat, ending at time_s
+  /// The interval is a run's binning interval (its mapping's): the current interval is then the
+  /// one holding time_s, [origin + k × interval_s, + interval_s), as the simulator's statistics and
+  /// the inspect panel count it; otherwise it ends at time_s.
+  bool run_intervals = false;
+  double interval_origin_s = 0;  ///< where the run's intervals start (Metadata::trace_begin_s)
   bool cumulative = false;  ///< matrix: everything up to time_s instead of the current interval
   bool bytes = false;       ///< matrix: bytes instead of message counts
   Selection selection;
@@ -80,8 +85,11 @@ struct ViewState {
 };
 
 /// The default state for an index: the whole run visible, the cursor at its end, the current
-/// interval a twentieth of the run.
-ViewState default_view_state(const TraceIndex& index);
+/// interval the run's binning interval (`run_interval_s`, Metadata::interval_s, when positive:
+/// run_intervals, starting at `run_origin_s`, Metadata::trace_begin_s; the index's begin when
+/// NaN) or else, for a bare trace, a twentieth of the run (docs/statistics.md).
+ViewState default_view_state(const TraceIndex& index, double run_interval_s = 0,
+                             double run_origin_s = std::numeric_limits<double>::quiet_NaN());
 /// The [t0, t1) of the current interval (or from the start when cumulative).
 void current_interval(const TraceIndex& index, const ViewState& state, double& t0_s, double& t1_s);
 

@@ -359,7 +359,9 @@
       const fixed = e >= 0 ? d.slice(0, e + 1) + '.' + d.slice(e + 1) : '0.' + '0'.repeat(-e - 1) + d;
       return sign + strip(fixed);
     }
-    function formatStat(name, v) {
+    /** As trajectory::format_stat_value: fractions of the interval as percentages. */
+    function formatStat(name, v, percent = false) {
+      if (percent) return (100 * v).toFixed(1) + ' %';
       if (name.startsWith('bytes') && Math.abs(v) >= 1024) {
         const units = ['KiB', 'MiB', 'GiB', 'TiB'];
         let x = v / 1024;
@@ -370,11 +372,12 @@
         }
         return fmtG(x, 4) + ' ' + units[u];
       }
+      if (name.startsWith('bytes')) return fmtG(v, 6) + ' B';
       return fmtG(v, 6);
     }
     /** Bytes as the desktop panel writes a partner's traffic. */
     function formatBytes(v) {
-      return formatStat('bytes', v) + (Math.abs(v) < 1024 ? ' B' : '');
+      return formatStat('bytes', v);
     }
     function line(label, value) {
       return label.padEnd(Math.max(label.length + 1, 22), ' ') + value + '\n';
@@ -388,7 +391,7 @@
       let text = bodyTitle(i) + '\n';
       if (b.host !== '') text += line('host', b.host);
       meta.stats.forEach((st, s) => {
-        text += line(st.label, formatStat(st.name, statAt(i, s, t)));
+        text += line(st.label, formatStat(st.name, statAt(i, s, t), st.percent));
       });
       text += line('speed', fmtG(speedAt(i, t), 4) + ' units/s');
       const neighbours = [];

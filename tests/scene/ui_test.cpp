@@ -202,6 +202,7 @@ TEST(ViewScript, BadLinesNameFileLineAndColumn) {
       {"wait soon\n", "s.txt:1:6: error: expected seconds, found 'soon'"},
       {"drag x 0 0 1 1 ctrl\n", "s.txt:1:16: error: expected 'shift'"},
       {"quit now\n", "s.txt:1:6: error: too many arguments"},
+      {"inspect\n", "s.txt:1:8: error: too few arguments"},
   };
   for (const auto& [text, expected] : cases) {
     try {

@@ -13,6 +13,7 @@
 #include "src/trace/native_reader.hpp"
 #include "src/views/models.hpp"
 #include "src/views/trace_index.hpp"
+#include "src/views/view.hpp"
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
@@ -33,8 +34,9 @@ TEST(ViewModels, RingWithSlowRankSharesToThePercent) {
     EXPECT_EQ(row.messages_sent, 5U);
     EXPECT_EQ(row.messages_received, 5U);
     EXPECT_EQ(row.bytes_sent, 5U * 1000U);
-    // Waiting at the barrier is blocking time: 1 s per iteration, none for the slow rank.
-    EXPECT_NEAR(row.blocking_s, p == 2 ? 0.0 : 5.0, 1e-9) << "rank " << p;
+    // Waiting at the barrier: 1 s per iteration, none for the slow rank.
+    EXPECT_NEAR(row.time.waiting_s, p == 2 ? 0.0 : 5.0, 1e-9) << "rank " << p;
+    EXPECT_NEAR(row.no_state_share, 0.0, 1e-12) << "rank " << p;
   }
   EXPECT_NEAR(100 * s.overall[0], 59.52, 0.01);
   EXPECT_NEAR(100 * s.overall[1], 4.76, 0.01);
@@ -52,7 +54,7 @@ TEST(ViewModels, SummaryFollowsTheCursor) {
     EXPECT_EQ(row.messages_sent, 2U);
     EXPECT_EQ(row.messages_received, 2U);
   }
-  EXPECT_NEAR(s.rows[0].blocking_s, 2.0, 1e-9);
+  EXPECT_NEAR(s.rows[0].time.waiting_s, 2.0, 1e-9);
   // Half-way into the first iteration's compute: all busy, nothing sent.
   const SummaryModel early = compute_summary(ix, 0.5);
   EXPECT_NEAR(early.overall[0], 1.0, 1e-12);
@@ -65,16 +67,19 @@ TEST(ViewModels, SummaryFollowsTheCursor) {
   const SummaryModel e = compute_summary(ix, ix.end_s / 2);
   for (std::size_t p = 0; p < 4; ++p) {
     EXPECT_NEAR(b.rows[p].share[0], e.rows[p].share[0], 0.01);
-    EXPECT_NEAR(b.rows[p].blocking_s, e.rows[p].blocking_s, 2 * binned.bin_width_s);
+    EXPECT_NEAR(b.rows[p].time.waiting_s, e.rows[p].time.waiting_s, 2 * binned.bin_width_s);
   }
 }
 
-TEST(ViewModels, RingWithoutBarrierEntriesCountsGapsAsIdleButNotBlocking) {
+TEST(ViewModels, RingWithoutBarrierEntriesCountsGapsAsNoStateNotWaiting) {
+  // docs/statistics.md: time in no state is not waiting (the simulator's idle does not count it).
   const TraceIndex ix = index_text(ring_trace(3, false));
   const SummaryModel s = compute_summary(ix);
-  EXPECT_NEAR(100 * s.rows[0].share[2], 47.62, 0.01);
-  EXPECT_NEAR(s.rows[0].blocking_s, 0.0, 1e-12);
+  EXPECT_NEAR(100 * s.rows[0].share[2], 0.0, 1e-9);
+  EXPECT_NEAR(100 * s.rows[0].no_state_share, 47.62, 0.01);
+  EXPECT_NEAR(s.rows[0].time.waiting_s, 0.0, 1e-12);
   EXPECT_NEAR(100 * s.overall[0], 59.52, 0.01);
+  EXPECT_NEAR(100 * s.overall_no_state, 35.71, 0.01);
 }
 
 TEST(ViewModels, KiviatAndUtilisationFollowTheWindow) {
@@ -93,6 +98,33 @@ TEST(ViewModels, KiviatAndUtilisationFollowTheWindow) {
   EXPECT_NEAR(u.counts[15][0], 1.0, 1e-9);
   EXPECT_NEAR(u.counts[15][2], 3.0, 1e-9);
   for (const auto& c : u.counts) EXPECT_NEAR(c[0] + c[1] + c[2], 4.0, 1e-9);
+}
+
+TEST(ViewModels, CurrentIntervalIsTheRunsIntervalHoldingTheCursor) {
+  // docs/statistics.md: a run's binning interval (here 1 s from 0.25 s) holding the cursor, as the
+  // inspect panel and the export count it; a bare trace: a twentieth of the run ending there.
+  const TraceIndex ix = index_text(ring_trace(5, true));
+  ViewState s = default_view_state(ix, 1.0, 0.25);
+  ASSERT_TRUE(s.run_intervals);
+  double t0 = 0;
+  double t1 = 0;
+  s.time_s = 3.0;
+  current_interval(ix, s, t0, t1);
+  EXPECT_NEAR(t0, 2.25, 1e-12);
+  EXPECT_NEAR(t1, 3.25, 1e-12);
+  s.time_s = 3.25;  // on a boundary: the interval that starts there
+  current_interval(ix, s, t0, t1);
+  EXPECT_NEAR(t0, 3.25, 1e-12);
+  s.time_s = ix.end_s;  // at the end: the last interval, cut at the end
+  current_interval(ix, s, t0, t1);
+  EXPECT_NEAR(t0, 10.25, 1e-12);
+  EXPECT_NEAR(t1, 10.5, 1e-12);
+  ViewState bare = default_view_state(ix);
+  EXPECT_FALSE(bare.run_intervals);
+  bare.time_s = 3.0;
+  current_interval(ix, bare, t0, t1);
+  EXPECT_NEAR(t1 - t0, ix.span_s() / 20, 1e-12);
+  EXPECT_NEAR(t1, 3.0, 1e-12);
 }
 
 TEST(ViewModels, MatrixEqualsTheTraceMessageCounts) {
@@ -153,12 +185,13 @@ TEST(ViewModels, LevelOfDetailNeverDropsAMessage) {
       if (columns <= 3) {
         EXPECT_LE(b.bundles.size(), 8U * 8U * (columns + 2) * (columns + 2));
       }
-      // The state columns keep every second of every entity.
+      // The state columns keep every classified second of every entity (the rest is no state).
       const StateColumns sc = state_columns(ix, ix.begin_s, ix.end_s, columns);
       for (EntityIndex e = 0; e < 8; ++e) {
         double total = 0;
         for (std::size_t c = 0; c < sc.columns; ++c) total += sc.cell(e, c)[0] + sc.cell(e, c)[1] + sc.cell(e, c)[2];
-        EXPECT_NEAR(total, ix.span_s(), 1e-6 * ix.span_s());
+        const ClassSeconds& whole = ix.totals[e].class_s;
+        EXPECT_NEAR(total, whole[0] + whole[1] + whole[2], 1e-6 * ix.span_s()) << "columns " << columns << " limit " << limit;
       }
     }
   }
@@ -198,8 +231,7 @@ TEST(ViewModels, NestedStatesGiveTimeToTheInnermost) {
   const auto& t = ix.totals[0];
   EXPECT_NEAR(t.class_s[0], 7.0, 1e-12);
   EXPECT_NEAR(t.class_s[1], 1.0, 1e-12);
-  EXPECT_NEAR(t.class_s[2], 4.0, 1e-12);  // wait 2 s + 2 s after the end of compute
-  EXPECT_NEAR(t.blocking_s, 2.0, 1e-12);
+  EXPECT_NEAR(t.class_s[2], 2.0, 1e-12);  // wait 2 s; the 2 s after the end of compute are in no state
   ASSERT_EQ(ix.segments[0].size(), 5U);
   EXPECT_EQ(ix.state_names[ix.segments[0][1].name], "send");
   EXPECT_NEAR(ix.segments[0][4].end_s, 10.0, 1e-12);
@@ -214,10 +246,11 @@ TEST(ViewModels, ClassRulesAreConfigurable) {
       "kntr 1\nnode 0 0\nstate 0 0 1 work\nstate 1 0 1 spin\nstate 2 0 1 compute\nstate 3 0 1 chat\n"
       "state 4 0 1 MPI_Wait\nstate 5 0 1 mystery\nend 6\n", o);
   // "MPI_Wait" is in no list: the MPI call table makes it idle (as in the timeline); "compute"
-  // is not busy when the busy list leaves it out, and with "mystery" it is in no rule: gaps, idle.
+  // is not busy when the busy list leaves it out, and with "mystery" it is in no rule: no state.
   EXPECT_NEAR(ix.totals[0].class_s[0], 1.0, 1e-12);
   EXPECT_NEAR(ix.totals[0].class_s[1], 1.0, 1e-12);
-  EXPECT_NEAR(ix.totals[0].class_s[2], 4.0, 1e-12);
+  EXPECT_NEAR(ix.totals[0].class_s[2], 2.0, 1e-12);
+  EXPECT_NEAR(ix.split(0, 0, 6).no_state_s, 2.0, 1e-12);
 }
 
 TEST(ViewModels, HostileTimesStayBounded) {

@@ -79,7 +79,7 @@ TEST(SameClasses, GapsAreComputingInBothWhenNoStateIsComputing) {
   const trace::Timeline t = timeline_text(text, "native");
   const TraceIndex ix = index_text(text);
   ASSERT_TRUE(t.gaps_counted_as_computing);
-  EXPECT_EQ(ix.gap_class, StateClass::Busy);
+  EXPECT_TRUE(ix.gaps_computing);
   for (EntityIndex e = 0; e < 2; ++e) {
     const ClassSeconds tl = timeline_fractions(t, e);
     EXPECT_GT(tl[0], 0.2);
@@ -87,6 +87,33 @@ TEST(SameClasses, GapsAreComputingInBothWhenNoStateIsComputing) {
       EXPECT_NEAR(ix.totals[e].class_s[k] / ix.span_s(), tl[k], 1e-12) << "entity " << e << " class " << k;
     }
   }
+}
+
+TEST(SameClasses, TimeInNoStateIsNotWaitingInEither) {
+  // docs/statistics.md: compute [0, 1), nothing [1, 2), MPI_Recv [2, 3) (waiting), nothing [3, 4).
+  // The simulator's idle is 25 %; the views said 75 % when they counted no state as idle.
+  const std::string text = "kntr 1\nnode 0 0\nstate 0 0 1 compute\nstate 2 0 1 MPI_Recv\nend 4\n";
+  const trace::Timeline t = timeline_text(text, "native");
+  const TraceIndex ix = index_text(text);
+  EXPECT_FALSE(t.gaps_counted_as_computing);
+  EXPECT_FALSE(ix.gaps_computing);
+  const ClassSeconds tl = timeline_fractions(t, 0);
+  const ClassSeconds expected{0.25, 0.0, 0.25};
+  const SummaryModel summary = compute_summary(ix);
+  for (std::size_t k = 0; k < kClassCount; ++k) {
+    EXPECT_NEAR(tl[k], expected[k], 1e-12) << "timeline class " << k;
+    EXPECT_NEAR(summary.rows[0].share[k], expected[k], 1e-12) << "summary class " << k;
+  }
+  EXPECT_NEAR(summary.rows[0].no_state_share, 0.5, 1e-12);
+  const trace::TimeSplit s = ix.split(0, 0, 4);
+  EXPECT_NEAR(s.no_state_s, 2.0, 1e-12);
+  EXPECT_NEAR(s.waiting_s, 1.0, 1e-12);
+  // The space-time diagram leaves no-state time blank instead of painting it idle.
+  const StateColumns cols = state_columns(ix, 0, 4, 4);
+  EXPECT_EQ(cols.dominant(0, 0), StateClass::Busy);
+  EXPECT_EQ(cols.dominant(0, 1), StateClass::None);
+  EXPECT_EQ(cols.dominant(0, 2), StateClass::Idle);
+  EXPECT_EQ(cols.dominant(0, 3), StateClass::None);
 }
 
 TEST(SameClasses, SmpiTaskFarmShowsItsWaiting) {

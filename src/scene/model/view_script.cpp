@@ -152,6 +152,10 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       c.op = ScriptCommand::Op::select;
       c.v[0] = number(w[1], loc, "a trace time in seconds");
       c.v[1] = number(w[2], loc, "a trace time in seconds");
+    } else if (op == "inspect") {
+      need(2, 2, "inspect FILE");
+      c.op = ScriptCommand::Op::inspect;
+      c.name = w[1].text;
     } else if (op == "screenshot" || op == "layout") {
       need(2, 2, op == "layout" ? "layout FILE" : "screenshot FILE");
       c.op = op == "layout" ? ScriptCommand::Op::layout : ScriptCommand::Op::screenshot;
@@ -161,7 +165,7 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       c.op = ScriptCommand::Op::quit;
     } else {
       throw fail(0, "unknown command '" + op +
-                        "' (wait, frames, key, type, click, drag, scroll, seek, select, screenshot, layout, quit)");
+                        "' (wait, frames, key, type, click, drag, scroll, seek, select, screenshot, layout, inspect, quit)");
     }
     out.push_back(std::move(c));
   }

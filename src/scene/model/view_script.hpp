@@ -18,6 +18,7 @@
 //   layout FILE                  every window's and the 3-D view's rectangle, the named elements,
 //                                the playback state, the highlighted bodies, the timeline's marks
 //                                and the side panel's texts, as JSON
+//   inspect FILE                 the inspect panel's text of the selected body or spring, as shown
 //   quit
 //
 // The script is read and checked before the window opens (errors name FILE:LINE:COLUMN); a click
@@ -32,7 +33,7 @@
 namespace kanoko::scene {
 
 struct ScriptCommand {
-  enum class Op { wait, frames, key, type, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, quit };
+  enum class Op { wait, frames, key, type, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, inspect, quit };
   Op op = Op::wait;
   std::size_t line = 0;
   std::string name;  ///< key name, element name, body name or file
