@@ -10,8 +10,8 @@
 //   BarnesHutV1/N/threads      the same with issue 4's evaluator (Evaluator::BarnesHutV1), the
 //                              baseline: the table gives every new figure as a ratio to it
 //   BarnesHutQuadrupole/N/threads   the same with quadrupoles
-//   BarnesHutTuning/N/group/θ×100/q   group size, θ and multipole (q = 1: quadrupole) at 2 threads,
-//                              with the errors: what chose kGroupSize and the defaults
+//   BarnesHutTuning/N/group/θ×100/q/leaf   group size, θ, multipole (q = 1: quadrupole) and leaf
+//                              size at 2 threads, with the errors: what chose the defaults
 //   Direct/N/threads           one direct-summation evaluation on a Plummer sphere
 //   Auto/N                     one evaluation with `auto` (the evaluator a mapping gets by default)
 //   Rk4Step/N/threads          one full RK4 step of a model: 4 evaluations, springs (ring),
@@ -188,6 +188,7 @@ struct EvalOptions {
   kanoko::integrators::Multipole multipole = kanoko::integrators::Multipole::Monopole;
   double theta = 0.5;
   std::uint32_t group_size = 0;
+  std::uint32_t leaf_size = 8;
 };
 
 void evaluate_forces(benchmark::State& state, const EvalOptions& o, std::size_t n, int threads) {
@@ -197,6 +198,7 @@ void evaluate_forces(benchmark::State& state, const EvalOptions& o, std::size_t 
   p.theta = o.theta;
   p.multipole = o.multipole;
   p.group_size = o.group_size;
+  p.leaf_size = o.leaf_size;
   p.threads = threads;
   const std::size_t rss_before = resident_bytes();
   const Eigen::Matrix3Xd& x = plummer(n);
@@ -249,6 +251,7 @@ void BarnesHutTuning(benchmark::State& state) {
   o.theta = static_cast<double>(state.range(2)) / 100.0;
   o.multipole =
       state.range(3) != 0 ? kanoko::integrators::Multipole::Quadrupole : kanoko::integrators::Multipole::Monopole;
+  o.leaf_size = static_cast<std::uint32_t>(state.range(4));
   evaluate_forces(state, o, static_cast<std::size_t>(state.range(0)), 2);
 }
 
@@ -294,8 +297,9 @@ BENCHMARK(BarnesHutQuadrupole)
     ->UseRealTime()
     ->Repetitions(kRepetitions);
 BENCHMARK(BarnesHutTuning)
-    ->ArgsProduct({{100'000}, {16, 32, 64, 128, 192}, {50}, {0}})
-    ->ArgsProduct({{100'000}, {32, 64}, {60, 70, 80}, {1}})
+    ->ArgsProduct({{100'000}, {16, 32, 64, 128, 192, 256, 384, 512}, {50}, {0}, {8}})
+    ->ArgsProduct({{100'000}, {192, 256}, {50}, {0}, {16, 24}})
+    ->ArgsProduct({{100'000}, {32, 64}, {60, 70, 80}, {1}, {8}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Repetitions(3);

@@ -66,10 +66,12 @@ enum class Simd {
 /// the same, and direct summation is exact.
 inline constexpr std::size_t kAutoDirectMaxBodies = 2048;
 
-/// Barnes–Hut's default group size (RepulsionParams::group_size = 0). With the fast kernels the
-/// pair work weighs more against the walks than with issue 4's; measured by bench/bench_forces.cpp
-/// (BarnesHutGroups) on the reference machine.
-inline constexpr std::uint32_t kGroupSize = 192;
+/// Barnes–Hut's default group size (RepulsionParams::group_size = 0). Measured with the fast
+/// kernels by bench/bench_forces.cpp (BarnesHutTuning, N = 100k): smaller groups do less pair work
+/// but walk the tree more often and were slower (64: 1.2–1.5× the time of 192) and less accurate
+/// (median error 4.2e-4 against 3.3e-4); 256 was as fast as 192 and more accurate (3.0e-4, p99
+/// unchanged), 384 and 512 slower.
+inline constexpr std::uint32_t kGroupSize = 256;
 
 /// Below this many bodies an evaluation runs on one thread whatever RepulsionParams::threads says:
 /// the work (at most about 1 ms with either evaluator) is too small to pay for waking a second
