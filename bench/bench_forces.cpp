@@ -3,20 +3,33 @@
 //   FmaPeak/threads            the machine's double-precision peak, measured in the same run:
 //                              independent chains of fused multiply-adds on the widest vectors the
 //                              CPU has. Every force case reports GFLOP/s and its fraction of it.
-//   BarnesHut/N/threads        one Barnes–Hut evaluation (θ = 0.5, monopole) on a Plummer sphere
+//   BarnesHut/N/threads        one Barnes–Hut evaluation (θ = 0.5, monopole) on a Plummer sphere;
+//                              from N = 10 000 on with the median and 99th-percentile relative
+//                              force error against direct summation at 1 000 bodies (err_median,
+//                              err_p99; integrators/force_accuracy.hpp)
+//   BarnesHutV1/N/threads      the same with issue 4's evaluator (Evaluator::BarnesHutV1), the
+//                              baseline: the table gives every new figure as a ratio to it
 //   BarnesHutQuadrupole/N/threads   the same with quadrupoles
+//   BarnesHutTuning/N/group/θ×100/q/leaf   group size, θ, multipole (q = 1: quadrupole) and leaf
+//                              size at 2 threads, with the errors: what chose the defaults
 //   Direct/N/threads           one direct-summation evaluation on a Plummer sphere
 //   Auto/N                     one evaluation with `auto` (the evaluator a mapping gets by default)
-//   Rk4Step/N                  one full RK4 step of a model: 4 evaluations, springs (ring),
-//                              communication pulls, friction, masses, state update
+//   Rk4Step/N/threads          one full RK4 step of a model: 4 evaluations, springs (ring),
+//                              communication pulls, friction, masses, state update; the tree built
+//                              at the step's first evaluation and refitted at the three others
+//   Rk4StepV1/N/threads        the same with the baseline: barnes-hut-v1, a tree per evaluation
 //   SimulateWrite/N/k          `kanoko simulate` on a generated trace (RK4, 20 steps) with a frame
 //                              every k steps; the share of wall time spent writing the trajectory
 //                              (frames and the final commit, which syncs the file to disk)
 //
-// Each case runs 5 repetitions; the table at the end shows medians (wall time), next to the targets
-// of the issue. Run all with
+// Each case runs 5 repetitions; the tables at the end show medians (wall time): issue 4's targets,
+// then issue 15's, each figure as a ratio to the baseline barnes-hut-v1 of the same run, with the
+// accuracy of both (docs/engine-performance.md). Run all with
 //   build/bench/kanoko_bench_forces
-// or a subset with --benchmark_filter=REGEX. The machine is shared: run it when it is quiet.
+// or a subset with --benchmark_filter=REGEX, e.g. issue 15's comparison alone with
+//   --benchmark_filter='^BarnesHut(V1)?/|Rk4Step' --benchmark_enable_random_interleaving=true
+// (interleaved repetitions: a change of load hits the evaluator and its baseline alike). The
+// machine is shared: run it when it is quiet, and compare ratios from one run.
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
@@ -28,9 +41,11 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "integrators/body_distributions.hpp"
+#include "integrators/force_accuracy.hpp"
 #include "integrators/force_kernels.hpp"
 #include "integrators/forces.hpp"
 #include "integrators/integrator.hpp"
@@ -142,15 +157,53 @@ std::size_t resident_bytes() {
   return 0;
 }
 
-void evaluate_forces(benchmark::State& state, Evaluator evaluator,
-                     kanoko::integrators::Multipole multipole = kanoko::integrators::Multipole::Monopole) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const auto threads = static_cast<int>(state.range(1));
+/// Sample of bodies and their direct-summation forces for the accuracy counters, per N.
+struct Reference {
+  std::vector<Eigen::Index> targets;
+  std::vector<Eigen::Vector3d> forces;
+};
+
+const Reference& reference(std::size_t n) {
+  static std::map<std::size_t, Reference> cache;
+  auto it = cache.find(n);
+  if (it == cache.end()) {
+    Reference r;
+    r.targets = kanoko::integrators::spread_sample(n, 1000);
+    r.forces = kanoko::integrators::reference_repulsion(plummer(n), r.targets);
+    it = cache.emplace(n, std::move(r)).first;
+  }
+  return it->second;
+}
+
+/// Adds err_median and err_p99 (relative force error against direct summation at 1 000 bodies)
+/// for one evaluation with `p` (strength 1).
+void accuracy_counters(benchmark::State& state, const Eigen::Matrix3Xd& x, const RepulsionParams& p) {
+  if (x.cols() < 10'000) return;
+  ForceScratch scratch;
+  Eigen::Matrix3Xd f = Eigen::Matrix3Xd::Zero(3, x.cols());
+  kanoko::integrators::add_repulsion(x, p, scratch, f);
+  const Reference& r = reference(static_cast<std::size_t>(x.cols()));
+  const auto e = kanoko::integrators::relative_force_errors(f, r.targets, r.forces);
+  state.counters["err_median"] = e.median();
+  state.counters["err_p99"] = e.p99();
+}
+
+struct EvalOptions {
+  Evaluator evaluator = Evaluator::BarnesHut;
+  kanoko::integrators::Multipole multipole = kanoko::integrators::Multipole::Monopole;
+  double theta = 0.5;
+  std::uint32_t group_size = 0;
+  std::uint32_t leaf_size = 8;
+};
+
+void evaluate_forces(benchmark::State& state, const EvalOptions& o, std::size_t n, int threads) {
   RepulsionParams p;
   p.strength = 1.0;
-  p.evaluator = evaluator;
-  p.theta = 0.5;
-  p.multipole = multipole;
+  p.evaluator = o.evaluator;
+  p.theta = o.theta;
+  p.multipole = o.multipole;
+  p.group_size = o.group_size;
+  p.leaf_size = o.leaf_size;
   p.threads = threads;
   const std::size_t rss_before = resident_bytes();
   const Eigen::Matrix3Xd& x = plummer(n);
@@ -166,7 +219,7 @@ void evaluate_forces(benchmark::State& state, Evaluator evaluator,
   const double flops =
       static_cast<double>(s.body_body) * k::kFlopsBodyBody +
       static_cast<double>(s.body_cell) *
-          (multipole == kanoko::integrators::Multipole::Quadrupole ? k::kFlopsBodyQuadrupole : k::kFlopsBodyMonopole);
+          (o.multipole == kanoko::integrators::Multipole::Quadrupole ? k::kFlopsBodyQuadrupole : k::kFlopsBodyMonopole);
   state.counters["GFLOPs"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["interactions_per_body"] =
       static_cast<double>(s.body_body + s.body_cell) / static_cast<double>(n);
@@ -177,28 +230,53 @@ void evaluate_forces(benchmark::State& state, Evaluator evaluator,
   const std::size_t rss_after = resident_bytes();
   state.counters["rss_growth_per_body"] =
       rss_after > rss_before ? static_cast<double>(rss_after - rss_before) / static_cast<double>(n) : 0.0;
+  if (s.evaluator != Evaluator::Direct) accuracy_counters(state, x, p);
   state.SetLabel(std::string(kanoko::integrators::to_string(s.evaluator)) + ", " +
-                 kanoko::integrators::to_string(s.simd));
+                 kanoko::integrators::to_string(s.simd) + ", " + std::to_string(s.threads) + " thr");
+}
+
+void evaluate_forces(benchmark::State& state, Evaluator evaluator,
+                     kanoko::integrators::Multipole multipole = kanoko::integrators::Multipole::Monopole) {
+  EvalOptions o;
+  o.evaluator = evaluator;
+  o.multipole = multipole;
+  evaluate_forces(state, o, static_cast<std::size_t>(state.range(0)), static_cast<int>(state.range(1)));
 }
 
 void BarnesHut(benchmark::State& state) { evaluate_forces(state, Evaluator::BarnesHut); }
+void BarnesHutV1(benchmark::State& state) { evaluate_forces(state, Evaluator::BarnesHutV1); }
 void Direct(benchmark::State& state) { evaluate_forces(state, Evaluator::Direct); }
 void Auto(benchmark::State& state) { evaluate_forces(state, Evaluator::Auto); }
 void BarnesHutQuadrupole(benchmark::State& state) {
   evaluate_forces(state, Evaluator::BarnesHut, kanoko::integrators::Multipole::Quadrupole);
 }
+void BarnesHutTuning(benchmark::State& state) {
+  EvalOptions o;
+  o.group_size = static_cast<std::uint32_t>(state.range(1));
+  o.theta = static_cast<double>(state.range(2)) / 100.0;
+  o.multipole =
+      state.range(3) != 0 ? kanoko::integrators::Multipole::Quadrupole : kanoko::integrators::Multipole::Monopole;
+  o.leaf_size = static_cast<std::uint32_t>(state.range(4));
+  evaluate_forces(state, o, static_cast<std::size_t>(state.range(0)), 2);
+}
 
-BENCHMARK(BarnesHut)
-    ->ArgsProduct({{10'000, 100'000}, {1, 2}})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Repetitions(kRepetitions);
-BENCHMARK(BarnesHut)
-    ->Args({1'000'000, 2})
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Repetitions(kRepetitions);
+// The current evaluator and the baseline, registered alike so that the table can take ratios.
+[[maybe_unused]] const bool kComparisonRegistered = [] {
+  for (const auto& [name, fn] : {std::pair{"BarnesHut", &BarnesHut}, std::pair{"BarnesHutV1", &BarnesHutV1}}) {
+    benchmark::RegisterBenchmark(name, fn)
+        ->ArgsProduct({{10'000, 100'000}, {1, 2}})
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Repetitions(kRepetitions);
+    benchmark::RegisterBenchmark(name, fn)
+        ->Args({1'000'000, 2})
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Repetitions(kRepetitions);
+  }
+  return true;
+}();
 // Direct summation around the `auto` threshold, and the exact 1k case.
 BENCHMARK(Direct)
     ->ArgsProduct({{1'000, 2'048, 4'096}, {2}})
@@ -211,12 +289,20 @@ BENCHMARK(BarnesHut)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Repetitions(kRepetitions);
+BENCHMARK(BarnesHutV1)->Args({1'000, 2})->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(kRepetitions);
 BENCHMARK(Auto)->Args({10'000, 2})->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(kRepetitions);
 BENCHMARK(BarnesHutQuadrupole)
     ->Args({100'000, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Repetitions(kRepetitions);
+BENCHMARK(BarnesHutTuning)
+    ->ArgsProduct({{100'000}, {16, 32, 64, 128, 192, 256, 384, 512}, {50}, {0}, {8}})
+    ->ArgsProduct({{100'000}, {192, 256}, {50}, {0}, {16, 24}})
+    ->ArgsProduct({{100'000}, {32, 64}, {60, 70, 80}, {1}, {8}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Repetitions(3);
 
 // ---------------------------------------------------------------------------------------------
 // A full RK4 step of the model
@@ -232,7 +318,8 @@ kanoko::trace::Timeline ring_timeline(int n) {
   return builder.take();
 }
 
-void Rk4Step(benchmark::State& state) {
+/// One RK4 step of the model; `baseline`: barnes-hut-v1 and a tree per evaluation (no begin_step).
+void rk4_step(benchmark::State& state, bool baseline) {
   const auto n = static_cast<int>(state.range(0));
   const auto threads = static_cast<int>(state.range(1));
   const kanoko::trace::Timeline tl = ring_timeline(n);
@@ -243,23 +330,29 @@ void Rk4Step(benchmark::State& state) {
       "bench.toml");
   kanoko::models::Model model(m, tl);
   model.set_threads(threads);
+  if (baseline) model.set_repulsion_evaluator(Evaluator::BarnesHutV1);
   // The bodies of a Plummer sphere (the ring placement only sets the springs' natural lengths).
   Eigen::VectorXd y = model.initial_state();
   Eigen::Map<Eigen::Matrix3Xd>(y.data(), 3, n) = plummer(static_cast<std::size_t>(n));
   auto stepper = kanoko::integrators::make_rk4(
       [&](double t, const Eigen::VectorXd& s, Eigen::VectorXd& d) { model.derivative(t, s, d); }, y.size());
+  if (!baseline) model.begin_step();
   stepper->step(0, 1e-4, y);  // warm-up
   double t = 1e-4;
   for (auto _ : state) {
+    if (!baseline) model.begin_step();
     stepper->step(t, 1e-4, y);
     t += 1e-4;
   }
   benchmark::DoNotOptimize(y.data());
   state.SetLabel(std::string(kanoko::integrators::to_string(model.force_stats().evaluator)) + ", " +
                  std::to_string(model.spring_edges().size()) + " springs, " + std::to_string(model.pulls().size()) +
-                 " pulls");
+                 " pulls" + (model.force_stats().refitted ? ", tree refitted" : ""));
 }
+void Rk4Step(benchmark::State& state) { rk4_step(state, false); }
+void Rk4StepV1(benchmark::State& state) { rk4_step(state, true); }
 BENCHMARK(Rk4Step)->Args({100'000, 2})->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(kRepetitions);
+BENCHMARK(Rk4StepV1)->Args({100'000, 2})->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(kRepetitions);
 
 // ---------------------------------------------------------------------------------------------
 // Trajectory writing during a simulation
@@ -401,10 +494,56 @@ void print_table(const TableReporter& t) {
   if (peak1 != nullptr && peak2 != nullptr) {
     std::printf("\nFMA peak measured in this run: %.1f GFLOP/s on 1 thread, %.1f GFLOP/s on 2 threads.\n",
                 peak1->counters.at("GFLOPs"), peak2->counters.at("GFLOPs"));
-    std::printf("The force kernels use separate multiplies and adds (no FMA, for bit-identical results on every\n"
-                "CPU) and one square root and one division per interaction, so their ceiling is well below\n"
-                "the FMA peak; flops are counted as the kernels perform them (19 per body-body interaction,\n"
-                "20 per body-cell).\n");
+    std::printf("Flops are counted as issue 4's kernels perform them (19 per body-body interaction, 20 per\n"
+                "body-cell, a square root and a division counted as one each); the fast kernels do the same\n"
+                "work without the square root and division, in more FMA-pipe operations.\n");
+  }
+}
+
+/// Issue 15, point 2: every figure as a ratio to barnes-hut-v1 (issue 4's evaluator) in this run.
+void print_baseline_table(const TableReporter& t) {
+  std::printf("\nIssue 15 point 2: against the baseline barnes-hut-v1 in this run (medians of %d, wall time)\n\n",
+              kRepetitions);
+  std::printf("| case | baseline | now | ratio | target | met |\n|---|---|---|---|---|---|\n");
+  auto ratio_row = [&](const std::string& name, const std::string& now_key, const std::string& base_key,
+                       double max_ratio, double max_seconds) {
+    const auto* now = t.find(now_key);
+    const auto* base = t.find(base_key);
+    if (now == nullptr || base == nullptr) return;
+    const double ratio = now->seconds / base->seconds;
+    std::string target, met;
+    bool ok = true;
+    if (max_ratio > 0) {
+      target = "<= " + fmt(max_ratio, 2, "x");
+      ok = ok && ratio <= max_ratio;
+    }
+    if (max_seconds > 0) {
+      target += (target.empty() ? "" : ", ") + std::string("<= ") + fmt(max_seconds, 2, " s");
+      ok = ok && now->seconds <= max_seconds;
+    }
+    if (!target.empty()) met = ok ? "yes" : "NO";
+    std::printf("| %s | %s | %s | %s | %s | %s |\n", name.c_str(), fmt(base->seconds * 1e3, 2, " ms").c_str(),
+                fmt(now->seconds * 1e3, 2, " ms").c_str(), fmt(ratio, 3, "x").c_str(), target.c_str(), met.c_str());
+  };
+  ratio_row("full RK4 step, N = 100 000, 2 threads", "Rk4Step/100000/2", "Rk4StepV1/100000/2", 0, 0.36);
+  ratio_row("evaluation, N = 1 000 000, 2 threads", "BarnesHut/1000000/2", "BarnesHutV1/1000000/2", 0.67, 0);
+  ratio_row("evaluation, N = 100 000, 2 threads", "BarnesHut/100000/2", "BarnesHutV1/100000/2", 0, 0);
+  ratio_row("evaluation, N = 100 000, 1 thread", "BarnesHut/100000/1", "BarnesHutV1/100000/1", 0, 0);
+  ratio_row("evaluation, N = 10 000, 2 threads", "BarnesHut/10000/2", "BarnesHutV1/10000/2", 0, 0);
+  ratio_row("evaluation, N = 1 000, 2 threads asked (one used now)", "BarnesHut/1000/2", "BarnesHutV1/1000/2", 0, 0);
+  std::printf("\nAccuracy at theta = 0.5: relative force error against direct summation at 1 000 bodies\n\n");
+  std::printf("| N | baseline median | now median | baseline p99 | now p99 | equal or better |\n"
+              "|---|---|---|---|---|---|\n");
+  for (const char* n : {"10000", "100000", "1000000"}) {
+    const auto* now = t.find(std::string("BarnesHut/") + n + "/2");
+    const auto* base = t.find(std::string("BarnesHutV1/") + n + "/2");
+    if (now == nullptr || base == nullptr || now->counters.count("err_median") == 0U ||
+        base->counters.count("err_median") == 0U) {
+      continue;
+    }
+    const double nm = now->counters.at("err_median"), bm = base->counters.at("err_median");
+    const double np = now->counters.at("err_p99"), bp = base->counters.at("err_p99");
+    std::printf("| %s | %.3g | %.3g | %.3g | %.3g | %s |\n", n, bm, nm, bp, np, nm <= bm && np <= bp ? "yes" : "NO");
   }
 }
 
@@ -416,6 +555,7 @@ int main(int argc, char** argv) {
   TableReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   print_table(reporter);
+  print_baseline_table(reporter);
   benchmark::Shutdown();
   return 0;
 }

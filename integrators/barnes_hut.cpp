@@ -16,8 +16,16 @@
 //     all bodies of the group, cells first, each list in walk order (the body list holds ranges of
 //     the sorted bodies, read in place). Threads share out the groups.
 //
+// Refit (RepulsionParams::reuse_tree, for the later stages of a step): steps 1 and 2 are skipped.
+// The bodies are gathered in the kept curve order and step 3 runs on the kept tree with each
+// node's drift, the farthest any of its bodies has moved since the build, added to b_max: every
+// body was inside its cell's cube at the build, so it now lies within b_max + drift of the new
+// centre of charge, and the opening criterion stays a bound. The groups are the kept ones; their
+// bounding boxes are measured again.
+//
 // Nothing here depends on the thread count: the sort, the tree and the lists are functions of the
-// positions, and threads only share out whole groups.
+// positions (of this evaluation and, for a refit, of the build's), and threads only share out
+// whole groups.
 #include <omp.h>
 
 #include <algorithm>
@@ -175,7 +183,7 @@ void round_centre_to_float(TreeNode& node) {
 }
 
 /// Centre of charge, b_max and (for quadrupoles) second moments of a leaf, from its bodies.
-void leaf_moments(ForceScratchData& d, std::uint32_t index, bool quadrupole, TreeFault fault) {
+void leaf_moments(ForceScratchData& d, std::uint32_t index, bool quadrupole, bool refit, TreeFault fault) {
   TreeNode& node = d.nodes[index];
   const std::uint32_t b = node.begin;
   const std::uint32_t e = node.end;
@@ -195,7 +203,16 @@ void leaf_moments(ForceScratchData& d, std::uint32_t index, bool quadrupole, Tre
   }
   if (fault == TreeFault::CentreOfChargeInSinglePrecision) round_centre_to_float(node);
   node.charge = count + (fault == TreeFault::CellChargeOffByOne ? 1.0 : 0.0);
-  node.bmax = corner_bound(d, node);
+  node.drift = 0;
+  if (refit) {
+    double drift2 = 0;
+    for (std::uint32_t k = b; k < e; ++k) {
+      const double dx = d.x[k] - d.built_x[k], dy = d.y[k] - d.built_y[k], dz = d.z[k] - d.built_z[k];
+      drift2 = std::max(drift2, dx * dx + dy * dy + dz * dz);
+    }
+    node.drift = std::sqrt(drift2);
+  }
+  node.bmax = corner_bound(d, node) + node.drift;
   if (quadrupole) {
     TreeMoments q;
     for (std::uint32_t k = b; k < e; ++k) {
@@ -233,7 +250,9 @@ void parent_moments(ForceScratchData& d, std::uint32_t index, bool quadrupole, T
   out.cz = ref.cz + sz / count;
   if (fault == TreeFault::CentreOfChargeInSinglePrecision) round_centre_to_float(out);
   out.charge = count + (fault == TreeFault::CellChargeOffByOne ? 1.0 : 0.0);
-  out.bmax = corner_bound(d, out);
+  out.drift = 0;
+  for (std::uint32_t c = first; c < last; ++c) out.drift = std::max(out.drift, d.nodes[c].drift);
+  out.bmax = corner_bound(d, out) + out.drift;
   if (!quadrupole) return;
   TreeMoments q;
   for (std::uint32_t c = first; c < last; ++c) {
@@ -349,40 +368,47 @@ std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std
 }  // namespace
 
 void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
-                     TreeFault fault, bool potential, int threads, const KernelTable& kernels, ForceScratch& scratch) {
+                     TreeFault fault, bool potential, int threads, const KernelTable& kernels, bool keep,
+                     ForceScratch& scratch) {
   ForceScratchData& d = ForceAccess::data(scratch);
   ForceStats& stats = ForceAccess::stats(scratch);
   const auto n = static_cast<std::size_t>(positions.cols());
   const auto count = static_cast<std::int64_t>(n);
   const bool quadrupole = params.multipole == Multipole::Quadrupole;
-  const bool parallel = n >= 2 * params.group_size;
+  const bool parallel = threads > 1 && n >= 2 * params.group_size;
+  const bool refit = params.reuse_tree && d.tree_kept && d.tree_bodies == n && d.tree_leaf_size == params.leaf_size &&
+                     d.tree_group_size == params.group_size;
+  stats.refitted = refit;
+  d.tree_kept = false;  // until this evaluation has finished with a tree that may be kept
 
-  // 1. Bounding cube and Morton keys.
-  double lo[3], hi[3];
-  for (Eigen::Index a = 0; a < 3; ++a) {
-    lo[a] = positions.row(a).minCoeff();
-    hi[a] = positions.row(a).maxCoeff();
-  }
-  double side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
-  if (!(side > 0.0)) side = 1.0;  // one body, or all at one point
-  d.root_lo = {lo[0], lo[1], lo[2]};
-  d.root_side = side;
-  const double cells_per_length = static_cast<double>(kCellsPerAxis) / side;
-  d.keys.resize(n);
-  d.keys_tmp.resize(n);
-  d.order.resize(n);
-  d.order_tmp.resize(n);
+  if (!refit) {
+    // 1. Bounding cube and Morton keys.
+    double lo[3], hi[3];
+    for (Eigen::Index a = 0; a < 3; ++a) {
+      lo[a] = positions.row(a).minCoeff();
+      hi[a] = positions.row(a).maxCoeff();
+    }
+    double side = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+    if (!(side > 0.0)) side = 1.0;  // one body, or all at one point
+    d.root_lo = {lo[0], lo[1], lo[2]};
+    d.root_side = side;
+    const double cells_per_length = static_cast<double>(kCellsPerAxis) / side;
+    d.keys.resize(n);
+    d.keys_tmp.resize(n);
+    d.order.resize(n);
+    d.order_tmp.resize(n);
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const auto s = static_cast<std::size_t>(i);
-    const std::uint32_t qx = quantize(positions(0, i), lo[0], cells_per_length);
-    const std::uint32_t qy = quantize(positions(1, i), lo[1], cells_per_length);
-    const std::uint32_t qz = quantize(positions(2, i), lo[2], cells_per_length);
-    d.keys[s] = spread_bits(qx) | (spread_bits(qy) << 1U) | (spread_bits(qz) << 2U);
-    d.order[s] = static_cast<std::uint32_t>(s);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const auto s = static_cast<std::size_t>(i);
+      const std::uint32_t qx = quantize(positions(0, i), lo[0], cells_per_length);
+      const std::uint32_t qy = quantize(positions(1, i), lo[1], cells_per_length);
+      const std::uint32_t qz = quantize(positions(2, i), lo[2], cells_per_length);
+      d.keys[s] = spread_bits(qx) | (spread_bits(qy) << 1U) | (spread_bits(qz) << 2U);
+      d.order[s] = static_cast<std::uint32_t>(s);
+    }
+    radix_sort(d, n);
+    check_interrupt();
   }
-  radix_sort(d, n);
-  check_interrupt();
 
   // Bodies in curve order.
   const std::size_t padded = n + kBlock;
@@ -398,13 +424,25 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   }
   for (auto* v : {&d.x, &d.y, &d.z}) std::fill(v->begin() + count, v->end(), 0.0);
 
-  // 2. Tree and groups.
-  d.nodes.clear();
-  d.nodes.resize(1);
-  d.leaves.clear();
-  d.groups.clear();
-  TreeBuilder builder{d, params.leaf_size, params.group_size, stats};
-  builder.build(0, 0, static_cast<std::uint32_t>(n), 0, false);
+  if (!refit) {
+    // 2. Tree and groups.
+    d.nodes.clear();
+    d.nodes.resize(1);
+    d.leaves.clear();
+    d.groups.clear();
+    TreeBuilder builder{d, params.leaf_size, params.group_size, stats};
+    builder.build(0, 0, static_cast<std::uint32_t>(n), 0, false);
+    if (keep) {
+      d.built_x.assign(d.x.begin(), d.x.begin() + count);
+      d.built_y.assign(d.y.begin(), d.y.begin() + count);
+      d.built_z.assign(d.z.begin(), d.z.begin() + count);
+    }
+  } else {
+    for (const TreeNode& node : d.nodes) stats.depth = std::max(stats.depth, static_cast<int>(node.level));
+    for (const std::uint32_t leaf : d.leaves) {
+      if (d.nodes[leaf].end - d.nodes[leaf].begin > params.leaf_size) ++stats.overfull_leaves;
+    }
+  }
   stats.nodes = d.nodes.size();
   stats.groups = d.groups.size();
   check_interrupt();
@@ -413,7 +451,9 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   if (quadrupole) d.moments.resize(d.nodes.size());
   const auto leaves = static_cast<std::int64_t>(d.leaves.size());
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-  for (std::int64_t l = 0; l < leaves; ++l) leaf_moments(d, d.leaves[static_cast<std::size_t>(l)], quadrupole, fault);
+  for (std::int64_t l = 0; l < leaves; ++l) {
+    leaf_moments(d, d.leaves[static_cast<std::size_t>(l)], quadrupole, refit, fault);
+  }
   for (std::size_t index = d.nodes.size(); index-- > 0;) {
     if (d.nodes[index].child_count > 0) parent_moments(d, static_cast<std::uint32_t>(index), quadrupole, fault);
   }
@@ -451,6 +491,12 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
     stack = std::max(stack, w.peak_stack);
   }
   for (WalkScratch& w : d.walk) w.reserve(cells * 5 / 4, ranges * 5 / 4 + 16, targets, stack * 5 / 4 + 64);
+  if (keep && fault == TreeFault::None) {
+    d.tree_kept = true;
+    d.tree_bodies = n;
+    d.tree_leaf_size = params.leaf_size;
+    d.tree_group_size = params.group_size;
+  }
 }
 
 }  // namespace kanoko::integrators::detail

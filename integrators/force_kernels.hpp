@@ -4,15 +4,23 @@
 // without AVX2.
 //
 // Every kernel computes, for each target t and each source s in list order,
-//   d = t − s;  r² = ((dx·dx + dy·dy) + dz·dz) + ε²;  y = r² ≠ 0 ? 1 / √r² : 0
-// and accumulates the contribution with separate multiplies and adds in exactly the order written
-// in force_kernels_impl.hpp. IEEE arithmetic makes every step correctly rounded, so all tables
-// produce bit-identical sums.
+//   d = t − s;  r² = |d|² + ε²;  y = r² ≠ 0 ? 1 / √r² : 0
+// and accumulates the contribution with the operations written in force_kernels_impl.hpp, in
+// exactly that order: KernelMath::Exact with a correctly rounded √ and ÷ and separate multiplies
+// and adds, KernelMath::Fast with fused multiply-adds and Newton steps from an exact bit-level
+// seed. IEEE arithmetic makes every step correctly rounded (an FMA rounds once), so all
+// instruction sets produce bit-identical sums for the same KernelMath.
 #pragma once
 
 #include <cstddef>
 
 namespace kanoko::integrators::detail {
+
+/// How the kernels compute 1/√r² and their sums (see force_kernels_impl.hpp).
+enum class KernelMath {
+  Exact,  ///< √ and ÷, no FMA (issue 4's kernels; the benchmark baseline)
+  Fast,   ///< seed + two higher-order Newton steps, FMAs: round-off-level error, no √ or ÷
+};
 
 /// Targets are processed in blocks of this many; callers pad the target arrays (and accumulators)
 /// to a multiple of it. Padding lanes compute garbage that the caller ignores.
@@ -71,15 +79,17 @@ struct KernelTable {
   CellKernel quadrupoles;
 };
 
-/// Plain C++ (compiled without extra target flags).
-const KernelTable& portable_kernels();
-/// AVX2, 4 doubles per vector; call only if the CPU supports AVX2.
-const KernelTable& avx2_kernels();
+/// Plain C++ (compiled without extra target flags; std::fma for the fused operations).
+const KernelTable& portable_kernels(KernelMath math);
+/// AVX2 and FMA, 4 doubles per vector; call only if the CPU supports both.
+const KernelTable& avx2_kernels(KernelMath math);
 /// AVX-512F, 8 doubles per vector; call only if the CPU supports AVX-512F.
-const KernelTable& avx512_kernels();
+const KernelTable& avx512_kernels(KernelMath math);
 
 /// Arithmetic operations per interaction as the kernels perform them (÷ and √ counted as one),
 /// for reporting achieved floating-point rates.
+/// (KernelMath::Exact; the fast kernels do the same work in more, cheaper operations, and are
+/// credited with the same counts so that rates compare.)
 inline constexpr int kFlopsBodyBody = 19;   ///< 3 −, 3 ×, 3 + (r²), √, ÷, 2 × (y³), 3 ×, 3 +
 inline constexpr int kFlopsBodyMonopole = 20;  ///< the same plus × m
 inline constexpr int kFlopsBodyQuadrupole = 55;  ///< see quadrupole_kernel

@@ -1,6 +1,7 @@
 // The AVX2 kernels: 4 doubles per vector, two vectors of targets per pass. This file alone is
-// compiled with -mavx2; it runs only after the dispatcher has checked the CPU. No FMA: separate
-// multiplies and adds keep the results identical to the portable kernels.
+// compiled with -mavx2 -mfma; it runs only after the dispatcher has checked the CPU. FMAs appear
+// only where the kernels ask for them (fmadd, fnmadd; -ffp-contract=off fuses nothing else), so the
+// results are identical to the portable kernels'.
 #include <immintrin.h>
 
 #include "integrators/force_kernels_impl.hpp"
@@ -23,13 +24,23 @@ struct Avx2 {
     const T nonzero = _mm256_cmp_pd(r2, _mm256_setzero_pd(), _CMP_NEQ_UQ);
     return _mm256_and_pd(_mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(r2)), nonzero);
   }
+  static T fmadd(T a, T b, T c) { return _mm256_fmadd_pd(a, b, c); }
+  static T fnmadd(T a, T b, T c) { return _mm256_fnmadd_pd(a, b, c); }
+  static T rsqrt_seed(T x) {
+    const __m256i bits = _mm256_srli_epi64(_mm256_castpd_si256(x), 1);
+    return _mm256_castsi256_pd(_mm256_sub_epi64(_mm256_set1_epi64x(0x5FE6EB50C7B537A9), bits));
+  }
+  static T zero_where_zero(T r2, T y) {
+    return _mm256_and_pd(y, _mm256_cmp_pd(r2, _mm256_setzero_pd(), _CMP_NEQ_UQ));
+  }
 };
 
 }  // namespace
 
-const KernelTable& avx2_kernels() {
-  static const KernelTable table = make_table<Avx2>();
-  return table;
+const KernelTable& avx2_kernels(KernelMath math) {
+  static const KernelTable exact = make_table<Avx2, KernelMath::Exact>();
+  static const KernelTable fast = make_table<Avx2, KernelMath::Fast>();
+  return math == KernelMath::Exact ? exact : fast;
 }
 
 }  // namespace kanoko::integrators::detail

@@ -5,8 +5,20 @@
 // let the linker pick an AVX-512 copy for the portable path.
 //
 // `V` provides: type `T`, `width` (doubles per T), `pass` (vectors of targets kept in registers
-// while the sources stream by), load/store/set1/add/sub/mul, and inv_sqrt_or_zero(r2)
-// = r2 ≠ 0 ? 1/√r2 : 0 (NaN stays NaN), each a single correctly rounded IEEE operation per lane.
+// while the sources stream by), load/store/set1/add/sub/mul, inv_sqrt_or_zero(r2)
+// = r2 ≠ 0 ? 1/√r2 : 0 (NaN stays NaN), fmadd(a, b, c) = a·b + c and fnmadd(a, b, c) = c − a·b
+// rounded once (fused), each a single correctly rounded IEEE operation per lane; and two exact
+// bit operations: rsqrt_seed(x), the integer 0x5FE6EB50C7B537A9 − (bits of x) / 2 read as a
+// double (an estimate of 1/√x within 3.5 % for positive normal x), and zero_where_zero(r2, y)
+// = r2 ≠ 0 ? y : 0 (NaN compares not-equal).
+//
+// Two kinds of kernels (KernelMath):
+//   Exact  1/√r² as a correctly rounded √ and ÷, no fused multiply-add: the kernels of issue 4,
+//          kept as the benchmark's baseline (Evaluator::BarnesHutV1).
+//   Fast   1/√r² from the seed and two higher-order Newton steps built from FMAs (see
+//          fast_inv_sqrt_or_zero), to round-off; the sums use FMAs. The square-root and division
+//          unit is the bottleneck of the exact kernels; these use only the FMA pipes.
+// Both are defined operation by operation, so each gives the same bits on every instruction set.
 #pragma once
 
 #include <cstddef>
@@ -20,9 +32,35 @@
 namespace kanoko::integrators::detail {
 namespace {
 
+/// 1/√r² (0 where r² = 0, NaN stays NaN) by KernelMath::Fast: the seed, two third-order Newton
+/// steps and an ordinary one. With e = 1 − r² y², the exact correction is
+/// y (1 − e)^{-1/2} = y (1 + e/2 + 3e²/8 + …): the seed's |e| ≤ 0.07 falls to about 2e-4 and 5e-12
+/// after the three-term steps (residual 5e³/16), and to the rounding of the last FMA after the
+/// two-term one (residual 3e²/8 ≈ 1e-23); e itself is computed with an FMA, so the result is
+/// within about one ulp. Cells (kFull = false) stop after the third-order steps: their relative
+/// error of 5e-12 is eight orders of magnitude below the multipole approximation's (≈ 3e-4 at
+/// θ = 0.5). Exactly the same operations on every instruction set.
+template <class V, bool kFull = true>
+inline typename V::T fast_inv_sqrt_or_zero(typename V::T r2) {
+  using T = typename V::T;
+  const T one = V::set1(1.0);
+  const T half = V::set1(0.5);
+  const T c3_8 = V::set1(0.375);
+  T y = V::rsqrt_seed(r2);
+  for (int step = 0; step < 2; ++step) {
+    const T e = V::fnmadd(V::mul(r2, y), y, one);
+    y = V::fmadd(V::mul(y, e), V::fmadd(e, c3_8, half), y);
+  }
+  if constexpr (kFull) {
+    const T e = V::fnmadd(V::mul(r2, y), y, one);
+    y = V::fmadd(V::mul(y, half), e, y);
+  }
+  return V::zero_where_zero(r2, y);
+}
+
 /// Point sources: Σ_s d y³ m_s and Σ_s m_s y, where m_s is the cell's charge for CellSources
 /// (monopoles) and 1 for BodySources (bodies, no multiply: the same bits as with m = 1).
-template <class V, bool kPotential, class Sources>
+template <class V, KernelMath kMath, bool kPotential, class Sources>
 void point_kernel(const TargetBlock& t, const Sources& s, double eps2_value, const Accumulators& acc) {
   using T = typename V::T;
   constexpr bool kCharged = requires { s.m; };
@@ -49,22 +87,39 @@ void point_kernel(const TargetBlock& t, const Sources& s, double eps2_value, con
       T m{};
       if constexpr (kCharged) m = V::set1(s.m[j]);
       KANOKO_UNROLL_PASS
-      for (std::size_t p = 0; p < kP; ++p) {
+        for (std::size_t p = 0; p < kP; ++p) {
         const T dx = V::sub(tx[p], sx);
         const T dy = V::sub(ty[p], sy);
         const T dz = V::sub(tz[p], sz);
-        const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
-        const T y = V::inv_sqrt_or_zero(r2);
-        T w = V::mul(V::mul(y, y), y);
-        if constexpr (kCharged) w = V::mul(w, m);
-        ax[p] = V::add(ax[p], V::mul(dx, w));
-        ay[p] = V::add(ay[p], V::mul(dy, w));
-        az[p] = V::add(az[p], V::mul(dz, w));
-        if constexpr (kPotential) {
-          if constexpr (kCharged) {
-            ap[p] = V::add(ap[p], V::mul(m, y));
-          } else {
-            ap[p] = V::add(ap[p], y);
+        if constexpr (kMath == KernelMath::Exact) {
+          const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
+          const T y = V::inv_sqrt_or_zero(r2);
+          T w = V::mul(V::mul(y, y), y);
+          if constexpr (kCharged) w = V::mul(w, m);
+          ax[p] = V::add(ax[p], V::mul(dx, w));
+          ay[p] = V::add(ay[p], V::mul(dy, w));
+          az[p] = V::add(az[p], V::mul(dz, w));
+          if constexpr (kPotential) {
+            if constexpr (kCharged) {
+              ap[p] = V::add(ap[p], V::mul(m, y));
+            } else {
+              ap[p] = V::add(ap[p], y);
+            }
+          }
+        } else {
+          const T r2 = V::fmadd(dz, dz, V::fmadd(dy, dy, V::fmadd(dx, dx, eps2)));
+          const T y = fast_inv_sqrt_or_zero<V, !kCharged>(r2);
+          T w = V::mul(V::mul(y, y), y);
+          if constexpr (kCharged) w = V::mul(w, m);
+          ax[p] = V::fmadd(dx, w, ax[p]);
+          ay[p] = V::fmadd(dy, w, ay[p]);
+          az[p] = V::fmadd(dz, w, az[p]);
+          if constexpr (kPotential) {
+            if constexpr (kCharged) {
+              ap[p] = V::fmadd(m, y, ap[p]);
+            } else {
+              ap[p] = V::add(ap[p], y);
+            }
           }
         }
       }
@@ -81,15 +136,15 @@ void point_kernel(const TargetBlock& t, const Sources& s, double eps2_value, con
 }
 
 /// Σ_s d y³ and Σ_s y over bodies of charge 1.
-template <class V, bool kPotential>
+template <class V, KernelMath kMath, bool kPotential>
 void body_kernel(const TargetBlock& t, const BodySources& s, double eps2_value, const Accumulators& acc) {
-  point_kernel<V, kPotential>(t, s, eps2_value, acc);
+  point_kernel<V, kMath, kPotential>(t, s, eps2_value, acc);
 }
 
 /// Cells as monopoles: Σ_c d (y³ m) and Σ_c m y.
-template <class V, bool kPotential>
+template <class V, KernelMath kMath, bool kPotential>
 void monopole_kernel(const TargetBlock& t, const CellSources& s, double eps2_value, const Accumulators& acc) {
-  point_kernel<V, kPotential>(t, s, eps2_value, acc);
+  point_kernel<V, kMath, kPotential>(t, s, eps2_value, acc);
 }
 
 /// Cells as monopole + quadrupole. With u = r² + ε², y = u^{-1/2}, Q the second moments about the
@@ -99,7 +154,7 @@ void monopole_kernel(const TargetBlock& t, const CellSources& s, double eps2_val
 ///   potential / R = m y + 1.5 (dᵀQd) y⁵ − 0.5 tr Q y³
 /// (the full second-moment tensor rather than the traceless one, which keeps the softened case
 /// exact to second order).
-template <class V, bool kPotential>
+template <class V, KernelMath kMath, bool kPotential>
 void quadrupole_kernel(const TargetBlock& t, const CellSources& s, double eps2_value, const Accumulators& acc) {
   using T = typename V::T;
   constexpr std::size_t kW = V::width;
@@ -135,12 +190,16 @@ void quadrupole_kernel(const TargetBlock& t, const CellSources& s, double eps2_v
       const T qzz = V::set1(s.qzz[j]);
       const T qtr = V::set1(s.qtr[j]);
       KANOKO_UNROLL_PASS
-    for (std::size_t p = 0; p < kP; ++p) {
+      for (std::size_t p = 0; p < kP; ++p) {
         const T dx = V::sub(tx[p], sx);
         const T dy = V::sub(ty[p], sy);
         const T dz = V::sub(tz[p], sz);
-        const T r2 = V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2);
-        const T y = V::inv_sqrt_or_zero(r2);
+        T y;
+        if constexpr (kMath == KernelMath::Exact) {
+          y = V::inv_sqrt_or_zero(V::add(V::add(V::add(V::mul(dx, dx), V::mul(dy, dy)), V::mul(dz, dz)), eps2));
+        } else {
+          y = fast_inv_sqrt_or_zero<V, false>(V::fmadd(dz, dz, V::fmadd(dy, dy, V::fmadd(dx, dx, eps2))));
+        }
         const T y2 = V::mul(y, y);
         const T y3 = V::mul(y2, y);
         const T y5 = V::mul(y3, y2);
@@ -172,28 +231,28 @@ void quadrupole_kernel(const TargetBlock& t, const CellSources& s, double eps2_v
 }
 
 /// The table for `V`: each entry chooses the potential variant from acc.phi once per call.
-template <class V>
+template <class V, KernelMath kMath>
 KernelTable make_table() {
   return KernelTable{
       [](const TargetBlock& t, const BodySources& s, double eps2, const Accumulators& acc) {
         if (acc.phi != nullptr) {
-          body_kernel<V, true>(t, s, eps2, acc);
+          body_kernel<V, kMath, true>(t, s, eps2, acc);
         } else {
-          body_kernel<V, false>(t, s, eps2, acc);
+          body_kernel<V, kMath, false>(t, s, eps2, acc);
         }
       },
       [](const TargetBlock& t, const CellSources& s, double eps2, const Accumulators& acc) {
         if (acc.phi != nullptr) {
-          monopole_kernel<V, true>(t, s, eps2, acc);
+          monopole_kernel<V, kMath, true>(t, s, eps2, acc);
         } else {
-          monopole_kernel<V, false>(t, s, eps2, acc);
+          monopole_kernel<V, kMath, false>(t, s, eps2, acc);
         }
       },
       [](const TargetBlock& t, const CellSources& s, double eps2, const Accumulators& acc) {
         if (acc.phi != nullptr) {
-          quadrupole_kernel<V, true>(t, s, eps2, acc);
+          quadrupole_kernel<V, kMath, true>(t, s, eps2, acc);
         } else {
-          quadrupole_kernel<V, false>(t, s, eps2, acc);
+          quadrupole_kernel<V, kMath, false>(t, s, eps2, acc);
         }
       },
   };

@@ -1,7 +1,9 @@
 // The portable kernels: one double per "vector", one target at a time. Compiled with the library's
-// ordinary flags (-ffp-contract=off, so no fused multiply-add), they give the same bits as the SIMD
-// kernels.
+// ordinary flags (-ffp-contract=off, so no multiply-add is fused unless written as std::fma), they
+// give the same bits as the SIMD kernels.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "integrators/force_kernels_impl.hpp"
 
@@ -20,13 +22,20 @@ struct Scalar {
   static T mul(T a, T b) { return a * b; }
   // `!=` is true for NaN, like the SIMD kernels' unordered not-equal compare.
   static T inv_sqrt_or_zero(T r2) { return r2 != 0.0 ? 1.0 / std::sqrt(r2) : 0.0; }
+  static T fmadd(T a, T b, T c) { return std::fma(a, b, c); }
+  static T fnmadd(T a, T b, T c) { return std::fma(-a, b, c); }
+  static T rsqrt_seed(T x) {
+    return std::bit_cast<double>(std::uint64_t{0x5FE6EB50C7B537A9} - (std::bit_cast<std::uint64_t>(x) >> 1U));
+  }
+  static T zero_where_zero(T r2, T y) { return r2 != 0.0 ? y : 0.0; }
 };
 
 }  // namespace
 
-const KernelTable& portable_kernels() {
-  static const KernelTable table = make_table<Scalar>();
-  return table;
+const KernelTable& portable_kernels(KernelMath math) {
+  static const KernelTable exact = make_table<Scalar, KernelMath::Exact>();
+  static const KernelTable fast = make_table<Scalar, KernelMath::Fast>();
+  return math == KernelMath::Exact ? exact : fast;
 }
 
 }  // namespace kanoko::integrators::detail

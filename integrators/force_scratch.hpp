@@ -24,6 +24,7 @@ struct TreeNode {
   std::uint32_t first_child = 0;  ///< index of the first child (children are contiguous)
   std::uint8_t child_count = 0;   ///< 0 for a leaf
   std::uint8_t level = 0;         ///< 0 for the root
+  double drift = 0;               ///< farthest any of its bodies moved since the tree was built
 };
 
 /// Second moments of a node about its centre of charge, Σ s sᵀ, and their trace.
@@ -83,6 +84,12 @@ struct ForceScratchData {
   std::vector<WalkScratch> walk;      ///< one per thread
   std::array<double, 3> root_lo{};    ///< lower corner of the root cube
   double root_side = 0;               ///< edge of the root cube
+  /// The bodies in curve order when the tree was built (for refits; not kept by barnes-hut-v1).
+  std::vector<double> built_x, built_y, built_z;
+  /// The tree can be refitted: built for this many bodies, leaf size and group size.
+  bool tree_kept = false;
+  std::size_t tree_bodies = 0;
+  std::uint32_t tree_leaf_size = 0, tree_group_size = 0;
 
   [[nodiscard]] std::size_t bytes() const;
 };
@@ -95,13 +102,15 @@ struct ForceAccess {
 
 namespace detail {
 
-/// The kernel table for `simd` (Best resolved); the CPU must support it.
-const KernelTable& kernels_for(Simd simd);
+/// The kernel table for `simd` (Best resolved) and `math`; the CPU must support it.
+const KernelTable& kernels_for(Simd simd, KernelMath math);
 
-/// Barnes–Hut: builds the tree and fills data.ax/ay/az (and phi if `potential`) in Morton order,
-/// with data.order mapping back to body indices. Positions must be finite.
+/// Barnes–Hut: builds the tree (or refits the kept one, if params.reuse_tree and it fits) and fills
+/// data.ax/ay/az (and phi if `potential`) in Morton order, with data.order mapping back to body
+/// indices. `keep` keeps a built tree for later refits. params.group_size must be resolved (> 0).
+/// Positions must be finite.
 void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
-                     TreeFault fault, bool potential, int threads, const KernelTable& kernels,
+                     TreeFault fault, bool potential, int threads, const KernelTable& kernels, bool keep,
                      ForceScratch& scratch);
 
 }  // namespace detail

@@ -17,9 +17,8 @@ namespace {
 
 constexpr std::size_t kBlock = detail::kTargetBlock;
 
-/// Direct summation is spread over threads from this many bodies on (below, starting the threads
-/// costs more than the work).
-constexpr std::size_t kDirectParallelMinBodies = 256;
+/// Issue 4's thresholds, kept for barnes-hut-v1: threads from this many bodies on.
+constexpr std::size_t kV1ParallelMinBodies = 256;
 
 template <class V>
 std::size_t capacity_bytes(const V& v) {
@@ -47,7 +46,7 @@ void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps
   }
   const detail::BodySources sources{d.x.data(), d.y.data(), d.z.data(), n};
   const auto blocks = static_cast<std::int64_t>((n + kBlock - 1) / kBlock);
-#pragma omp parallel for schedule(static) num_threads(threads) if (n >= kDirectParallelMinBodies)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (std::int64_t b = 0; b < blocks; ++b) {
     if (interrupt_requested()) continue;  // a signal abandons the sums; thrown below, on this thread
     const std::size_t o = static_cast<std::size_t>(b) * kBlock;
@@ -70,7 +69,7 @@ void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps
 double evaluate(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params, TreeFault fault,
                 ForceScratch& scratch, Eigen::Ref<Eigen::Matrix3Xd>* force, bool potential) {
   KANOKO_ASSERT(params.theta >= 0 && params.softening >= 0, "theta and softening must be non-negative");
-  KANOKO_ASSERT(params.leaf_size >= 1 && params.group_size >= 1, "leaf and group sizes must be positive");
+  KANOKO_ASSERT(params.leaf_size >= 1, "the leaf size must be positive");
   const auto n = static_cast<std::size_t>(positions.cols());
   KANOKO_ASSERT(n < (std::size_t{1} << 31), "too many bodies");
   ForceStats& stats = ForceAccess::stats(scratch);
@@ -78,7 +77,7 @@ double evaluate(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const Repul
   stats.evaluator = resolve_evaluator(params.evaluator, n);
   stats.simd = params.simd == Simd::Best ? best_simd() : params.simd;
   KANOKO_ASSERT(simd_supported(stats.simd), "the requested SIMD kernels are not supported by this CPU");
-  stats.threads = effective_threads(params.threads);
+  stats.threads = evaluation_threads(params.threads, stats.evaluator, n);
   if (n == 0 || params.strength == 0) return 0.0;
   if (!positions.allFinite()) {
     // A blown-up state: report it through the result rather than build a tree from NaNs.
@@ -86,9 +85,11 @@ double evaluate(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const Repul
     return std::numeric_limits<double>::quiet_NaN();
   }
   ForceScratchData& d = ForceAccess::data(scratch);
-  const detail::KernelTable& kernels = detail::kernels_for(stats.simd);
+  const bool v1 = stats.evaluator == Evaluator::BarnesHutV1;
+  const detail::KernelTable& kernels =
+      detail::kernels_for(stats.simd, v1 ? detail::KernelMath::Exact : detail::KernelMath::Fast);
   const double eps2 = params.softening * params.softening;
-  KANOKO_ASSERT(fault == TreeFault::None || stats.evaluator == Evaluator::BarnesHut,
+  KANOKO_ASSERT(fault == TreeFault::None || stats.evaluator != Evaluator::Direct,
                 "a tree fault needs the Barnes-Hut evaluator");
   if (stats.evaluator == Evaluator::Direct) {
     direct_sums(positions, eps2, potential, stats.threads, kernels, d);
@@ -102,11 +103,14 @@ double evaluate(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const Repul
       }
     }
   } else {
-    detail::barnes_hut_sums(positions, params, fault, potential, stats.threads, kernels, scratch);
+    RepulsionParams tree = params;
+    if (tree.group_size == 0) tree.group_size = v1 ? 192 : kGroupSize;
+    if (v1) tree.reuse_tree = false;
+    detail::barnes_hut_sums(positions, tree, fault, potential, stats.threads, kernels, !v1, scratch);
     if (force != nullptr) {
       const auto count = static_cast<std::int64_t>(n);
       Eigen::Ref<Eigen::Matrix3Xd>& f = *force;
-#pragma omp parallel for schedule(static) num_threads(stats.threads) if (n >= kDirectParallelMinBodies)
+#pragma omp parallel for schedule(static) num_threads(stats.threads) if (stats.threads > 1 && count >= 256)
       for (std::int64_t k = 0; k < count; ++k) {
         const auto s = static_cast<std::size_t>(k);
         const auto c = static_cast<Eigen::Index>(d.order[s]);
@@ -190,7 +194,7 @@ void WalkScratch::reserve(std::size_t cell_count, std::size_t body_ranges, std::
 
 std::size_t ForceScratchData::bytes() const {
   std::size_t b = 0;
-  for (const auto* v : {&x, &y, &z, &ax, &ay, &az, &phi}) b += capacity_bytes(*v);
+  for (const auto* v : {&x, &y, &z, &ax, &ay, &az, &phi, &built_x, &built_y, &built_z}) b += capacity_bytes(*v);
   b += capacity_bytes(keys) + capacity_bytes(keys_tmp) + capacity_bytes(order) + capacity_bytes(order_tmp);
   b += capacity_bytes(nodes) + capacity_bytes(moments) + capacity_bytes(leaves) + capacity_bytes(groups);
   b += capacity_bytes(walk);
@@ -210,7 +214,7 @@ bool simd_supported(Simd simd) {
   switch (simd) {
     case Simd::Best: return true;
     case Simd::Avx512: return __builtin_cpu_supports("avx512f") != 0;
-    case Simd::Avx2: return __builtin_cpu_supports("avx2") != 0;
+    case Simd::Avx2: return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
     case Simd::Portable: return true;
   }
   return false;
@@ -223,14 +227,14 @@ Simd best_simd() {
   return best;
 }
 
-const detail::KernelTable& detail::kernels_for(Simd simd) {
+const detail::KernelTable& detail::kernels_for(Simd simd, KernelMath math) {
   switch (simd == Simd::Best ? best_simd() : simd) {
-    case Simd::Avx512: return avx512_kernels();
-    case Simd::Avx2: return avx2_kernels();
+    case Simd::Avx512: return avx512_kernels(math);
+    case Simd::Avx2: return avx2_kernels(math);
     case Simd::Best:
     case Simd::Portable: break;
   }
-  return portable_kernels();
+  return portable_kernels(math);
 }
 
 const char* to_string(Evaluator e) {
@@ -238,6 +242,7 @@ const char* to_string(Evaluator e) {
     case Evaluator::Auto: return "auto";
     case Evaluator::Direct: return "direct";
     case Evaluator::BarnesHut: return "barnes-hut";
+    case Evaluator::BarnesHutV1: return "barnes-hut-v1";
   }
   return "?";
 }
@@ -266,6 +271,11 @@ std::vector<std::string> evaluator_names() {
 
 int effective_threads(int threads) { return threads > 0 ? threads : std::max(1, omp_get_max_threads()); }
 
+int evaluation_threads(int threads, Evaluator evaluator, std::size_t bodies) {
+  const std::size_t min_bodies = evaluator == Evaluator::BarnesHutV1 ? kV1ParallelMinBodies : kParallelMinBodies;
+  return bodies < min_bodies ? 1 : effective_threads(threads);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Public entry points
 
@@ -283,8 +293,8 @@ double repulsion_potential(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, 
 void add_repulsion_with_fault(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
                               TreeFault fault, ForceScratch& scratch, Eigen::Ref<Eigen::Matrix3Xd> force) {
   KANOKO_ASSERT(force.cols() == positions.cols(), "force and positions differ in size");
-  KANOKO_ASSERT(resolve_evaluator(params.evaluator, static_cast<std::size_t>(positions.cols())) ==
-                    Evaluator::BarnesHut,
+  KANOKO_ASSERT(resolve_evaluator(params.evaluator, static_cast<std::size_t>(positions.cols())) !=
+                    Evaluator::Direct,
                 "a tree fault needs the Barnes-Hut evaluator");
   evaluate(positions, params, fault, scratch, &force, false);
 }

@@ -16,11 +16,14 @@
 // Determinism. The force on body i is a sum over sources in an order fixed by the positions alone
 // (all bodies in index order for `direct`; the cells, then the bodies, of the interaction list of
 // i's group for `barnes-hut`, the tree being built serially from a sort along the Morton curve).
-// Threads only decide which thread computes which bodies, so the result is bit-identical for any
-// thread count. The SIMD kernels (AVX-512, AVX2) and the portable fallback perform the same
-// correctly rounded operations (+, −, ×, ÷, √; no fused multiply-add) in the same order per body,
-// so they too give bit-identical results and the choice of instruction set does not show in a
-// trajectory.
+// With RepulsionParams::reuse_tree the tree is that of the scratch's last building evaluation,
+// refitted to the new positions, so the result is a function of those two sets of positions (the
+// model builds at the first evaluation of each step). Threads only decide which thread computes
+// which bodies, so the result is bit-identical for any thread count. The SIMD kernels (AVX-512,
+// AVX2+FMA) and the portable fallback perform the same correctly rounded operations (+, −, ×, and
+// fused multiply-adds, with an exact integer seed for 1/√; or √ and ÷ for the baseline's exact
+// kernels) in the same order per body, so they too give bit-identical results and the choice of
+// instruction set does not show in a trajectory. See docs/engine-performance.md.
 #pragma once
 
 #include <Eigen/Core>
@@ -37,6 +40,10 @@ enum class Evaluator {
   Auto,       ///< direct up to kAutoDirectMaxBodies bodies, Barnes–Hut above
   Direct,     ///< exact all-pairs summation
   BarnesHut,  ///< octree with the opening angle θ
+  /// Issue 4's Barnes–Hut, kept as the benchmarks' baseline (not offered in mapping files): the tree
+  /// rebuilt at every evaluation (reuse_tree ignored), 1/√ by a √ and a ÷, groups of 192 bodies,
+  /// threads from 256 bodies on.
+  BarnesHutV1,
 };
 
 /// How much of a far cell's charge distribution Barnes–Hut keeps.
@@ -58,6 +65,19 @@ enum class Simd {
 /// (bench/bench_forces.cpp): at 2 048 bodies direct summation and Barnes–Hut at θ = 0.5 cost about
 /// the same, and direct summation is exact.
 inline constexpr std::size_t kAutoDirectMaxBodies = 2048;
+
+/// Barnes–Hut's default group size (RepulsionParams::group_size = 0). Measured with the fast
+/// kernels by bench/bench_forces.cpp (BarnesHutTuning, N = 100k): smaller groups do less pair work
+/// but walk the tree more often and were slower (64: 1.2–1.5× the time of 192) and less accurate
+/// (median error 4.2e-4 against 3.3e-4); 256 was as fast as 192 and more accurate (3.0e-4, p99
+/// unchanged), 384 and 512 slower.
+inline constexpr std::uint32_t kGroupSize = 256;
+
+/// Below this many bodies an evaluation runs on one thread whatever RepulsionParams::threads says:
+/// the work (at most about 1 ms with either evaluator) is too small to pay for waking a second
+/// thread, and on a machine whose other cores are busy the wait for them made 1k-body evaluations
+/// 25–75× slower (issue 15).
+inline constexpr std::size_t kParallelMinBodies = 2048;
 
 /// Parameters of one repulsion evaluation.
 struct RepulsionParams {
@@ -85,9 +105,16 @@ struct RepulsionParams {
   /// Morton key runs out of bits and a leaf holds whatever is left (coincident bodies).
   std::uint32_t leaf_size = 8;
   /// Largest number of bodies in a group that shares one tree walk and one interaction list.
-  /// Larger groups walk the tree less often but share longer lists; 8 and 192 were the fastest
-  /// pair on the reference machine for 10⁴ to 10⁵ Plummer-sphere bodies (bench/bench_forces.cpp).
-  std::uint32_t group_size = 192;
+  /// Larger groups walk the tree less often but share longer lists (more pair work: a group's list
+  /// must hold for its whole bounding box). 0 = the evaluator's default: kGroupSize for
+  /// barnes-hut, 192 for barnes-hut-v1 (bench/bench_forces.cpp measures them).
+  std::uint32_t group_size = 0;
+  /// Barnes–Hut: keep the octree of the last evaluation that built one in this scratch (same body
+  /// count, leaf and group sizes) and refit it to the new positions — new centres of charge and
+  /// moments, b_max grown by how far the cell's bodies have moved since the build, which keeps
+  /// the opening criterion a bound — instead of sorting and building again. Meant for the stages
+  /// of one integration step, where bodies move a tiny fraction of a cell. False = build.
+  bool reuse_tree = false;
   /// Threads (OpenMP); 0 = all the cores OpenMP offers. Does not change the result.
   int threads = 0;
   /// Instruction set of the inner kernels. Does not change the result.
@@ -105,6 +132,7 @@ struct ForceStats {
   std::size_t groups = 0;        ///< groups (tree walks)
   int depth = 0;                 ///< deepest octree level
   std::size_t overfull_leaves = 0;  ///< leaves at the depth limit holding more than leaf_size bodies
+  bool refitted = false;         ///< Barnes–Hut reused the previous tree (RepulsionParams::reuse_tree)
 };
 
 struct ForceScratchData;
@@ -139,13 +167,15 @@ Simd best_simd();
 /// True if this CPU can run `simd`.
 bool simd_supported(Simd simd);
 
-/// Names used in mapping files and on the command line: "auto", "direct", "barnes-hut".
+/// Names used in mapping files and on the command line: "auto", "direct", "barnes-hut"; and
+/// "barnes-hut-v1" for the benchmarks' baseline.
 const char* to_string(Evaluator e);
 /// "monopole", "quadrupole".
 const char* to_string(Multipole m);
 /// "best", "avx512", "avx2", "portable".
 const char* to_string(Simd s);
-/// All evaluator names, in declaration order (for help texts and suggestions).
+/// The evaluator names a user may choose, in declaration order (for help texts and suggestions;
+/// without the benchmarks' baseline barnes-hut-v1).
 std::vector<std::string> evaluator_names();
 
 /// Adds the repulsion to `force` (3×N, same order as `positions`). `params.strength` = 0 adds
@@ -160,5 +190,10 @@ double repulsion_potential(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, 
 
 /// The number of threads `threads` means (0 = all OpenMP offers).
 int effective_threads(int threads);
+
+/// The threads an evaluation of `bodies` bodies by `evaluator` (resolved) uses when asked for
+/// `threads`: one below kParallelMinBodies (256 for barnes-hut-v1, as in issue 4), else
+/// effective_threads(threads).
+int evaluation_threads(int threads, Evaluator evaluator, std::size_t bodies);
 
 }  // namespace kanoko::integrators

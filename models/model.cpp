@@ -155,7 +155,12 @@ void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& 
     force_.col(a) += f;
     force_.col(b) -= f;
   }
-  if (repulsion_params_.strength > 0) integrators::add_repulsion(x, repulsion_params_, scratch_, force_);
+  if (repulsion_params_.strength > 0) {
+    integrators::RepulsionParams p = repulsion_params_;
+    p.reuse_tree = step_started_ && evaluations_in_step_ > 0;
+    ++evaluations_in_step_;
+    integrators::add_repulsion(x, p, scratch_, force_);
+  }
   if (!pulls_.empty()) {
     const bool symmetric = mapping_.communication->mode == CommunicationMode::Symmetric;
     for (const Pull& p : pulls_) {

@@ -64,6 +64,16 @@ class Model {
 
   /// Threads for the repulsion (0 = all cores). The trajectory does not depend on it.
   void set_threads(int threads) { repulsion_params_.threads = threads; }
+  /// Marks the start of an integration step: its first derivative builds the Barnes–Hut tree, the
+  /// step's later ones refit it (integrators::RepulsionParams::reuse_tree). Without calls to
+  /// begin_step every derivative builds its own tree. The result depends on the state at the step's
+  /// first evaluation, never on the thread count.
+  void begin_step() {
+    step_started_ = true;
+    evaluations_in_step_ = 0;
+  }
+  /// Replaces the repulsion's evaluator (benchmarks: barnes-hut-v1 as the baseline).
+  void set_repulsion_evaluator(integrators::Evaluator e) { repulsion_params_.evaluator = e; }
   /// How the repulsion is evaluated (from the mapping's [forces.repulsion]).
   [[nodiscard]] const integrators::RepulsionParams& repulsion_params() const { return repulsion_params_; }
   /// Counts from the last repulsion evaluation.
@@ -111,6 +121,8 @@ class Model {
   Eigen::Matrix3Xd force_;  ///< scratch, sized once
   integrators::RepulsionParams repulsion_params_;
   integrators::ForceScratch scratch_;  ///< the repulsion's buffers, reused by every evaluation
+  bool step_started_ = false;          ///< begin_step() was called: the tree is reused within steps
+  std::uint64_t evaluations_in_step_ = 0;
   // Cumulative traffic through the current interval, for the statistics.
   std::size_t totals_through_ = 0;  ///< bins [0, totals_through_) are summed in totals_
   Eigen::Matrix<double, 4, Eigen::Dynamic> totals_;  ///< bytes sent, recv, msgs sent, recv

@@ -129,8 +129,9 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
 std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapping& m) {
   Fnv1a64 h;
   // v3: readers changed what they deliver (Paraver's default computing state, Pajé value aliases),
-  // so runs cached by older versions are recomputed.
-  h.update("kanoko-input-v3");
+  // so runs cached by older versions are recomputed. v4: the repulsion's fast kernels and the tree
+  // reused within a step (issue 15) changed the trajectories' last bits.
+  h.update("kanoko-input-v4");
   h.update_value(trajectory::kVersionMajor);
   std::vector<char> buf(1 << 20);
   for (const std::filesystem::path& file : ingest::body_trace_files(trace, m)) {
@@ -200,6 +201,7 @@ std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, inte
   stepper.restart();
   const auto steps = static_cast<std::uint64_t>(std::ceil(10.0 / beta / dt));
   for (std::uint64_t k = 0; k < steps; ++k) {
+    model.begin_step();
     stepper.step(static_cast<double>(k) * dt, dt, y);
     check_interrupt();
   }
@@ -235,7 +237,10 @@ double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integra
   for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
     model.set_interval(bin);
     stepper->restart();
-    for (std::uint64_t k = 0; k < per; ++k) stepper->step(static_cast<double>(bin * per + k) * dt, dt, y);
+    for (std::uint64_t k = 0; k < per; ++k) {
+      model.begin_step();
+      stepper->step(static_cast<double>(bin * per + k) * dt, dt, y);
+    }
     if (!y.allFinite()) return std::numeric_limits<double>::infinity();
     excursions.sample(y);
     check_interrupt();
@@ -496,6 +501,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   for (std::uint64_t step = first_step; step < total_steps; ++step) {
     const std::size_t bin = static_cast<std::size_t>(step / steps_per_interval);
     if (bin != model.current_interval()) enter_interval(bin);
+    model.begin_step();
     stepper->step(static_cast<double>(step) * dt, dt, y);
     const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, cols);
     if (!y.allFinite() || x.array().abs().maxCoeff() > kBlowUpRadii * start_radius) {

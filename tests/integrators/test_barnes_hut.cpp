@@ -16,7 +16,8 @@
 // orientations. (The Plummer sphere has no faces; its errors do not depend on the orientation.)
 // Each tolerance is then shown to fail on a deliberately broken tree (integrators/forces_testing.hpp).
 //
-// The reference is an independent double-precision sum over all bodies, per target, written here.
+// The reference is an independent double-precision sum over all bodies, per target, straight from
+// the definition (integrators/force_accuracy.hpp, shared with the benchmarks).
 // References are cached per input, so each is computed once per test run.
 #include <gtest/gtest.h>
 
@@ -27,6 +28,7 @@
 #include <string>
 
 #include "integrators/body_distributions.hpp"
+#include "integrators/force_accuracy.hpp"
 #include "integrators/forces.hpp"
 #include "integrators/forces_testing.hpp"
 
@@ -98,27 +100,6 @@ Eigen::Matrix3Xd rotate_and_translate(const Eigen::Matrix3Xd& x, std::uint64_t s
   return (rot * x).colwise() + t;
 }
 
-/// Direct summation at the targets, straight from the definition.
-std::vector<Eigen::Vector3d> reference_forces(const Eigen::Matrix3Xd& x, const std::vector<Eigen::Index>& targets) {
-  std::vector<Eigen::Vector3d> out;
-  out.reserve(targets.size());
-  for (const Eigen::Index i : targets) {
-    double fx = 0, fy = 0, fz = 0;
-    const double xi = x(0, i), yi = x(1, i), zi = x(2, i);
-    for (Eigen::Index j = 0; j < x.cols(); ++j) {
-      if (j == i) continue;
-      const double dx = xi - x(0, j), dy = yi - x(1, j), dz = zi - x(2, j);
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      const double inv_r3 = 1.0 / (r2 * std::sqrt(r2));
-      fx += dx * inv_r3;
-      fy += dy * inv_r3;
-      fz += dz * inv_r3;
-    }
-    out.emplace_back(fx, fy, fz);
-  }
-  return out;
-}
-
 /// The case for (distribution, N, pose), computed once per test program.
 const Case& test_case(Distribution d, std::size_t n, Pose pose = Pose::AsGenerated) {
   static std::map<std::tuple<Distribution, std::size_t, Pose>, Case> cache;
@@ -131,19 +112,12 @@ const Case& test_case(Distribution d, std::size_t n, Pose pose = Pose::AsGenerat
   if (pose == Pose::RotatedAndTranslated) c.positions = rotate_and_translate(c.positions, 78, kShift);
   // Targets: every k-th body, a deterministic sample spread over the whole system (the bodies are
   // drawn independently, so this is a random sample).
-  const std::size_t count = std::min(n, kTargets);
-  for (std::size_t k = 0; k < count; ++k) c.targets.push_back(static_cast<Eigen::Index>(k * n / count));
-  c.reference = reference_forces(c.positions, c.targets);
+  c.targets = spread_sample(n, kTargets);
+  c.reference = reference_repulsion(c.positions, c.targets);
   return cache.emplace(key, std::move(c)).first->second;
 }
 
-/// Relative force errors at the targets, sorted.
-struct Errors {
-  std::vector<double> sorted;
-  [[nodiscard]] double median() const { return sorted[sorted.size() / 2]; }
-  [[nodiscard]] double p99() const { return sorted[std::min(sorted.size() - 1, sorted.size() * 99 / 100)]; }
-  [[nodiscard]] double max() const { return sorted.back(); }
-};
+using Errors = ForceErrors;
 
 Errors errors(const Case& c, const RepulsionParams& p, TreeFault fault = TreeFault::None) {
   ForceScratch scratch;
@@ -153,12 +127,7 @@ Errors errors(const Case& c, const RepulsionParams& p, TreeFault fault = TreeFau
   } else {
     add_repulsion_with_fault(c.positions, p, fault, scratch, f);
   }
-  Errors e;
-  for (std::size_t k = 0; k < c.targets.size(); ++k) {
-    e.sorted.push_back((f.col(c.targets[k]) - c.reference[k]).norm() / c.reference[k].norm());
-  }
-  std::sort(e.sorted.begin(), e.sorted.end());
-  return e;
+  return relative_force_errors(f, c.targets, c.reference);
 }
 
 RepulsionParams barnes_hut(double theta, Multipole multipole = Multipole::Monopole) {
