@@ -75,6 +75,7 @@ StateGrid state_grid(const TraceIndex& index, double t0_s, double t1_s, std::siz
   }
   if (!(t1_s > t0_s)) return out;
   const double cw = out.column_width_s();
+  const double inv_cw = 1.0 / cw;
   // The VENUS trade: sweep the raw segments only when there are few enough of them for the
   // pixels at hand, or when the bins are coarser than a pixel (zoomed in).
   const std::size_t budget =
@@ -107,8 +108,17 @@ StateGrid state_grid(const TraceIndex& index, double t0_s, double t1_s, std::siz
                                [](double t, const Segment& s) { return t < s.end_s; });
     for (; it != segs.end() && it->begin_s < t1_s; ++it) {
       const std::size_t k = cls_index(it->cls);
-      for_columns(std::max(t0_s, it->begin_s), std::min(t1_s, it->end_s), t0_s, t1_s, cw, out.columns,
-                  [&](std::size_t c, double overlap) { row[c][k] += overlap; });
+      const double a = std::max(t0_s, it->begin_s);
+      const double z = std::min(t1_s, it->end_s);
+      // Most segments of a big run lie inside one column: add them without the general loop.
+      const auto c = static_cast<std::size_t>(std::min((a - t0_s) * inv_cw, static_cast<double>(out.columns - 1)));
+      const double c0 = t0_s + static_cast<double>(c) * cw;
+      const double c1 = c + 1 == out.columns ? t1_s : c0 + cw;
+      if (a >= c0 && z <= c1) {
+        if (z > a) row[c][k] += z - a;
+        continue;
+      }
+      for_columns(a, z, t0_s, t1_s, cw, out.columns, [&](std::size_t col, double overlap) { row[col][k] += overlap; });
     }
   }
   for (std::size_t r = 0; r < rows; ++r) {
