@@ -247,6 +247,29 @@ TEST(BigViews, SelectedRankIsAnOutlineNotAFlood) {
   EXPECT_GT(changed, static_cast<int>(plot.w));  // the outline is there
   EXPECT_LT(changed, static_cast<int>(plot.w * 8));  // and it is no fill
   EXPECT_EQ(far, 0);
+  // Rows many pixels high: the selected row's inside keeps its states, only its edge changes.
+  const TraceIndex few = index_run(small_run(24, 3000));
+  ViewState p2 = default_view_state(few);
+  ViewState s2 = p2;
+  s2.selection.entity = 10;
+  const ViewImage c = render_view_image(*view, few, p2, kW, kH);
+  const ViewImage d = render_view_image(*view, few, s2, kW, kH);
+  const Rect plot2 = view->zoom_axes(Rect{0, 0, kW, kH}, few, p2).plot;
+  const double row_h = plot2.h / 24;
+  ASSERT_GE(row_h, 10);
+  int edge = 0;
+  int inside = 0;
+  for (int y = static_cast<int>(plot2.y + 10 * row_h); y < static_cast<int>(plot2.y + 11 * row_h); ++y) {
+    for (int x = static_cast<int>(plot2.x) + 4; x < static_cast<int>(plot2.x + plot2.w) - 4; ++x) {
+      const Pixel p = pixel_at(c, x, y);
+      const Pixel q = pixel_at(d, x, y);
+      const bool same = p.r == q.r && p.g == q.g && p.b == q.b;
+      const bool in = y >= plot2.y + 10 * row_h + 3 && y < plot2.y + 11 * row_h - 4;
+      if (!same) ++(in ? inside : edge);
+    }
+  }
+  EXPECT_GT(edge, static_cast<int>(plot2.w));
+  EXPECT_EQ(inside, 0);
 }
 
 // ---- legends -------------------------------------------------------------------------------------
