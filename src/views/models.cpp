@@ -136,14 +136,9 @@ StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, st
   const std::size_t n = index.entity_count();
   std::vector<std::uint32_t> row_of(n);
   for (std::size_t e = 0; e < n; ++e) row_of[e] = static_cast<std::uint32_t>(e);
-  StateGrid grid = state_grid(index, t0_s, t1_s, columns, 0, row_of, n);
   StateColumns out;
-  out.t0_s = t0_s;
-  out.t1_s = t1_s;
-  out.columns = grid.columns;
+  static_cast<StateGrid&>(out) = state_grid(index, t0_s, t1_s, columns, 0, row_of, n);
   out.entities = n;
-  out.exact = grid.exact;
-  out.cells = std::move(grid.cells);
   return out;
 }
 

@@ -14,26 +14,6 @@ namespace kanoko::views {
 
 // ---- space-time diagram ----------------------------------------------------------------------
 
-/// Per entity and pixel column, the seconds spent in each class (the VENUS level-of-detail merge:
-/// everything inside one pixel becomes one cell, drawn in its dominant class).
-struct StateColumns {
-  double t0_s = 0;
-  double t1_s = 0;
-  std::size_t columns = 0;
-  std::size_t entities = 0;
-  bool exact = true;  ///< from the raw segments (else from the bins)
-  std::vector<ClassSeconds> cells;  ///< [entity * columns + column]
-  [[nodiscard]] const ClassSeconds& cell(EntityIndex e, std::size_t c) const { return cells[e * columns + c]; }
-  [[nodiscard]] double column_width_s() const { return (t1_s - t0_s) / static_cast<double>(columns); }
-};
-
-/// The class with the most time in a cell (ties: busy, then overhead, then idle).
-StateClass dominant_class(const ClassSeconds& cell);
-
-/// Class time per entity per column over [t0, t1). Uses the raw segments when the detail is
-/// complete and the visible segments are few enough to sweep, otherwise the bins.
-StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns);
-
 /// Class time per pixel column summed over groups of entities (the space-time view's rows when
 /// there are more entities than pixel rows, and the utilisation view's single row): entity
 /// `first + i` adds to row `row_of[i]` (skipped when it is kNoRow). Each row's no-state time is
@@ -50,6 +30,20 @@ struct StateGrid {
   [[nodiscard]] double column_width_s() const { return (t1_s - t0_s) / static_cast<double>(columns); }
 };
 inline constexpr std::uint32_t kNoRow = std::numeric_limits<std::uint32_t>::max();
+
+/// Per entity and pixel column, the seconds spent in each class (the VENUS level-of-detail merge:
+/// everything inside one pixel becomes one cell): a StateGrid with one row per entity.
+struct StateColumns : StateGrid {
+  std::size_t entities = 0;
+};
+
+/// The class with the most time in a cell (ties: busy, then overhead, then idle).
+StateClass dominant_class(const ClassSeconds& cell);
+
+/// Class time per entity per column over [t0, t1). Uses the raw segments when the detail is
+/// complete and the visible segments are few enough to sweep, otherwise the bins.
+StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns);
+
 /// The grid over [t0, t1) for entities [first, first + row_of.size()). Sweeps the raw segments
 /// when the detail is complete and the visible segments are few enough for the pixels (or the
 /// bins are coarser than a column), else spreads the bins over the columns. Work: the visible
