@@ -285,15 +285,16 @@ class SpaceTimeView final : public View {
     if (lay.label_w <= 0) return;
     const double size = lay.row_h >= 8 ? std::clamp(lay.row_h * 0.7, 7.0, 10.0) : 8.0;
     const std::size_t stride = nice_stride((size + 3) / lay.row_h);
-    const double top = lay.axis.plot.y + size;
+    const double top = lay.axis.plot.y + size * 0.75;
     const double bottom = lay.axis.plot.y + lay.axis.plot.h;
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.15);
     cairo_set_line_width(cr, 1);
     const auto first = static_cast<std::size_t>(std::ceil(std::max(0.0, lay.e0) / static_cast<double>(stride))) * stride;
     for (std::size_t e = first; static_cast<double>(e) < lay.e1 && e < index.entity_count(); e += stride) {
       const double y = lay.y_of(static_cast<double>(e) + 0.5);
-      const double base = y + size * 0.35;
-      if (base < top || base > bottom) continue;
+      // The first label may sit a little lower than its row so that it stays under the title.
+      const double base = std::max(y + size * 0.35, top);
+      if (base > bottom) continue;
       const std::string& label = index.entities[e].name;
       // Labels longer than the gutter are cut on the left (they are right-aligned).
       draw_text(cr, lay.axis.plot.x - 5, base, label, size, 1.0);
