@@ -188,6 +188,15 @@ void reset_zoom(ViewState& state, const TraceIndex& index) {
   state.entity1 = d.entity1;
 }
 
+ViewState with_window(const ViewState& shared, const ViewState& panel) {
+  ViewState out = shared;
+  out.window_t0_s = panel.window_t0_s;
+  out.window_t1_s = panel.window_t1_s;
+  out.entity0 = panel.entity0;
+  out.entity1 = panel.entity1;
+  return out;
+}
+
 bool zoomed(const ViewState& state, const TraceIndex& index) {
   double t0 = 0;
   double t1 = 0;

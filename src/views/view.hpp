@@ -146,6 +146,9 @@ bool zoom_at(ViewState& state, const View& view, const Rect& area, const TraceIn
 bool pan(ViewState& state, const View& view, const Rect& area, const TraceIndex& index, double dx, double dy);
 /// The whole run and every entity again.
 void reset_zoom(ViewState& state, const TraceIndex& index);
+/// A panel's state to draw with: everything from `shared` (cursor, interval, toggles, selection)
+/// and the visible window (window_t0_s/window_t1_s, entity0/entity1) of `panel`.
+ViewState with_window(const ViewState& shared, const ViewState& panel);
 /// True when `state` shows less than the whole run or not every entity.
 bool zoomed(const ViewState& state, const TraceIndex& index);
 

@@ -390,6 +390,16 @@ TEST(BigViews, ZoomAndPanMoveTheVisibleWindow) {
   EXPECT_NEAR(s.window_t0_s + 0.25 * (s.window_t1_s - s.window_t0_s), t_before, 1e-9 * ix.span_s());
   EXPECT_NEAR(s.entity1 - s.entity0, 32.0, 1e-9);
   EXPECT_NEAR(s.entity0 + 0.75 * (s.entity1 - s.entity0), 48.0, 1e-9);  // the entity under the pointer stays
+  // A panel draws the shared cursor and selection in its own window.
+  ViewState shared = default_view_state(ix);
+  shared.time_s = 0.002;
+  shared.selection.entity = 7;
+  const ViewState panel = with_window(shared, s);
+  EXPECT_EQ(panel.time_s, 0.002);
+  EXPECT_EQ(panel.selection.entity, 7);
+  EXPECT_EQ(panel.window_t0_s, s.window_t0_s);
+  EXPECT_EQ(panel.entity0, s.entity0);
+  EXPECT_EQ(panel.entity1, s.entity1);
   EXPECT_TRUE(zoomed(s, ix));
   EXPECT_NE(render_view_image(*view, ix, s, 800, 400).pixels, before.pixels);
   // A pick after the zoom finds the entity under the pointer (on its label: no message lines).
