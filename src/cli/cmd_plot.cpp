@@ -67,18 +67,38 @@ std::vector<std::string> name_list(const std::string& text) {
   return out;
 }
 
+// "A:B" → a < b, both finite; InputError naming `option` otherwise.
+void read_range(const std::string& text, const char* option, const char* example, double& a, double& b) {
+  const std::size_t colon = text.find(':');
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no colon");
+    std::size_t used0 = 0;
+    std::size_t used1 = 0;
+    a = std::stod(text.substr(0, colon), &used0);
+    b = std::stod(text.substr(colon + 1), &used1);
+    if (used0 != colon || used1 != text.size() - colon - 1) throw std::invalid_argument("trailing text");
+  } catch (const std::exception&) {
+    throw InputError(FileLoc{option}, std::string("expected ") + example + ", got '" + text + "'");
+  }
+  if (!(b > a) || !std::isfinite(a) || !std::isfinite(b)) {
+    throw InputError(FileLoc{option}, "the range must end after it starts, got '" + text + "'");
+  }
+}
+
 }  // namespace
 
 int cmd_plot(const Args& args) {
   const CommandSpec spec{
       "plot",
       "VIEW RUN.kntj|TRACE [-o OUT.png|OUT.svg] [--json OUT.json] [--size WxH] [--time T] [--select ENTITY] "
-      "[--window T0:T1] [--interval S] [--cumulative] [--bytes] [--trace PATH]",
+      "[--window T0:T1] [--entities E0:E1] [--interval S] [--cumulative] [--bytes] [--trace PATH]",
       "Draws one companion view of a run without a display. RUN is a trajectory from 'kanoko\n"
       "simulate' (its trace is found from the path recorded in it, or next to the run) or a trace\n"
-      "file itself. The trace is indexed in one streaming pass; the space-time diagram merges\n"
-      "everything that falls in one pixel (the VENUS level-of-detail technique), so long traces\n"
-      "stay fast. The replay cursor is --time (default: end of the run); the matrix and the Kiviat\n"
+      "file itself. The trace is indexed in one streaming pass; the space-time diagram draws what\n"
+      "the pixels can show (each pixel mixes the state colours by their time in it, entities\n"
+      "beyond the pixel rows share rows, and more than 2000 messages become a density of message\n"
+      "ends per pixel), so big runs stay fast; every view has a legend. The replay cursor is\n"
+      "--time (default: end of the run); the matrix and the Kiviat\n"
       "show the current interval: for a run, its mapping's interval holding the cursor (as the\n"
       "viewer's inspect panel and 'kanoko export'); for a bare trace, or with --interval S, the S\n"
       "seconds ending at the cursor (default a twentieth of the run); with --cumulative,\n"
@@ -95,7 +115,9 @@ int cmd_plot(const Args& args) {
       "  kanoko plot kiviat traces/fib22-ring.kntr -o kiviat.png --time 1.5 --interval 0.1\n"
       "  kanoko plot spacetime run.kntj -o zoom.png --window 1.0:1.2 --select pe3 --size 1600x600\n"
       "  kanoko plot spacetime traces/smpi/late4-locations.trace -o late.png --colour-by location\n"
-      "  kanoko plot summary run.kntj --json summary.json --time 1.0\n"};
+      "  kanoko plot summary run.kntj --json summary.json --time 1.0\n"
+
+      "  kanoko plot matrix big.kntj -o block.png --entities 128:256\n"};
 
   std::string view_name;
   std::string input;
@@ -104,6 +126,7 @@ int cmd_plot(const Args& args) {
   std::string size_text = "800x500";
   std::string select;
   std::string window;
+  std::string entities;
   std::string trace_override;
   std::string format = "auto";
   std::string busy;
@@ -120,6 +143,8 @@ int cmd_plot(const Args& args) {
       "time", po::value<double>(), "replay cursor, trace seconds (default: end of the run)")(
       "select", po::value<std::string>(&select), "entity to highlight, by name or index")(
       "window", po::value<std::string>(&window), "time span of the space-time and utilisation views, T0:T1")(
+      "entities", po::value<std::string>(&entities),
+      "entity range shown, E0:E1 (first included, last excluded; space-time rows, matrix, kiviat)")(
       "interval", po::value<double>(),
       "current interval in seconds, ending at --time (matrix, kiviat; default: the run's interval)")(
       "cumulative", po::bool_switch(&cumulative), "matrix and kiviat: from the start to --time")(
@@ -188,20 +213,12 @@ int cmd_plot(const Args& args) {
     if (state.interval_s <= 0) throw InputError(FileLoc{"--interval"}, "the interval must be positive");
     state.run_intervals = false;
   }
-  if (!window.empty()) {
-    const std::size_t colon = window.find(':');
-    try {
-      if (colon == std::string::npos) throw std::invalid_argument("no colon");
-      std::size_t used0 = 0;
-      std::size_t used1 = 0;
-      state.window_t0_s = std::stod(window.substr(0, colon), &used0);
-      state.window_t1_s = std::stod(window.substr(colon + 1), &used1);
-      if (used0 != colon || used1 != window.size() - colon - 1) throw std::invalid_argument("trailing text");
-    } catch (const std::exception&) {
-      throw InputError(FileLoc{"--window"}, "expected T0:T1 in seconds (e.g. 1.0:1.5), got '" + window + "'");
-    }
-    if (!(state.window_t1_s > state.window_t0_s) || !std::isfinite(state.window_t0_s) || !std::isfinite(state.window_t1_s)) {
-      throw InputError(FileLoc{"--window"}, "the window must end after it starts, got '" + window + "'");
+  if (!window.empty()) read_range(window, "--window", "T0:T1 in seconds (e.g. 1.0:1.5)", state.window_t0_s, state.window_t1_s);
+  if (!entities.empty()) {
+    read_range(entities, "--entities", "E0:E1 entity indices (e.g. 0:64)", state.entity0, state.entity1);
+    if (state.entity0 < 0 || state.entity1 > static_cast<double>(index.entity_count())) {
+      throw InputError(FileLoc{"--entities"}, "the range " + entities + " is outside the entities, 0:" +
+                                                  std::to_string(index.entity_count()));
     }
   }
   if (!select.empty()) {

@@ -31,20 +31,18 @@ bool same_pick(const std::optional<Pick>& a, const std::optional<Pick>& b) {
 
 ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock,
                        views::TraceIndex index, const std::vector<std::string>& view_names)
-    : ViewPanels(reader, scene, clock, std::future<views::TraceIndex>{}, nullptr, view_names, "") {
+    : ViewPanels(reader, scene, clock, PendingIndex{}, view_names, "") {
   index_ = std::move(index);
   start();
 }
 
 ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock,
-                       std::future<views::TraceIndex> index, std::shared_ptr<IndexProgress> progress,
-                       const std::vector<std::string>& view_names, std::string trace_name)
+                       PendingIndex index, const std::vector<std::string>& view_names, std::string trace_name)
     : reader_(&reader),
       scene_(scene),
       clock_(clock),
       names_(view_names),
       pending_(std::move(index)),
-      progress_(std::move(progress)),
       trace_name_(std::move(trace_name)),
       index_started_wall_s_(wall_seconds()) {
   // Unknown names fail here, before any window opens.
@@ -88,21 +86,20 @@ ViewPanels::ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene,
 
 void ViewPanels::start() {
   // The run's current interval (docs/statistics.md).
-  whole_ = views::default_view_state(*index_, reader_->meta().interval_s, reader_->meta().trace_begin_s);
-  whole_.location_colours = location_colours_;
-  states_.assign(names_.size(), whole_);
+  views::ViewState whole = views::default_view_state(*index_, reader_->meta().interval_s, reader_->meta().trace_begin_s);
+  whole.location_colours = location_colours_;
+  states_.assign(names_.size(), whole);
   match_bodies();
   // last_scene_selection_ starts empty, so that a body selected before (--select) reaches the
   // panels at the first refresh.
   last_scene_selection_.reset();
-  if (progress_) progress_->fraction = 1.0;
 }
 
 bool ViewPanels::ready() {
   if (index_) return true;
-  if (!pending_.valid() || pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+  if (!failure_.empty() || !pending_.ready || !pending_.ready()) return false;
   try {
-    index_ = pending_.get();
+    index_ = pending_.take();
   } catch (const std::exception& e) {
     failure_ = e.what();
     std::fprintf(stderr, "kanoko view: the companion views are off: %s\n", e.what());
@@ -117,12 +114,14 @@ std::string ViewPanels::status() const {
   if (!failure_.empty()) return "The companion views are off: " + failure_;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f s", wall_seconds() - index_started_wall_s_);
-  return "Indexing " + trace_name_ + " for the companion views (" + buf + ")...";
+  const std::string how = pending_.text ? pending_.text() : "indexing";
+  return "Companion views: " + how + " of " + trace_name_ + " (" + buf + ")";
 }
 
 double ViewPanels::progress() const {
   if (index_) return 1.0;
-  return progress_ ? std::clamp(progress_->fraction.load(), 0.0, 1.0) : 0.0;
+  const double f = pending_.fraction ? pending_.fraction() : -1.0;
+  return f < 0 ? -1.0 : std::min(f, 1.0);
 }
 
 void ViewPanels::match_bodies() {
@@ -150,7 +149,7 @@ void ViewPanels::set_run(const trajectory::Reader& run) {
 }
 
 ViewPanels::~ViewPanels() {
-  if (progress_) progress_->cancel = true;
+  if (!index_ && pending_.cancel) pending_.cancel();
   for (auto& job : jobs_) {
     if (job.valid()) job.wait();  // they read the index and the views
   }
@@ -284,48 +283,27 @@ bool ViewPanels::click(double x_px, double y_px) {
   return true;
 }
 
-void ViewPanels::zoom(std::size_t i, double x_px, double /*y_px*/, double factor) {
-  if (!index_ || i >= states_.size() || !(factor > 0) || !std::isfinite(factor)) return;
-  views::ViewState& st = states_[i];
+void ViewPanels::zoom(std::size_t i, double x_px, double y_px, double factor) {
+  if (!index_ || i >= states_.size()) return;
   const views::Rect& r = rects_[i];
-  const double t0 = st.window_t0_s;
-  const double t1 = st.window_t1_s;
-  const double span = t1 - t0;
-  if (!(span > 0) || !(r.w > 0)) return;
-  const double at = t0 + span * std::clamp((x_px - r.x) / r.w, 0.0, 1.0);
-  // Not narrower than a microsecond or a millionth of the run, not wider than the run.
-  const double whole = whole_.window_t1_s - whole_.window_t0_s;
-  const double new_span = std::clamp(span * factor, std::max(1e-6, whole * 1e-6), whole);
-  double n0 = at - (at - t0) * new_span / span;
-  n0 = std::clamp(n0, whole_.window_t0_s, whole_.window_t1_s - new_span);
-  st.window_t0_s = n0;
-  st.window_t1_s = n0 + new_span;
-  dirty_[i] = 1;
+  if (views::zoom_at(states_[i], *views_[i], views::Rect{0, 0, r.w, r.h}, *index_, x_px - r.x, y_px - r.y, factor)) {
+    dirty_[i] = 1;
+  }
 }
 
-void ViewPanels::pan(std::size_t i, double dx_px, double /*dy_px*/) {
-  if (!index_ || i >= states_.size() || !(rects_[i].w > 0) || !std::isfinite(dx_px)) return;
-  views::ViewState& st = states_[i];
-  const double span = st.window_t1_s - st.window_t0_s;
-  const double n0 = std::clamp(st.window_t0_s - dx_px / rects_[i].w * span, whole_.window_t0_s,
-                               whole_.window_t1_s - span);
-  if (n0 == st.window_t0_s) return;
-  st.window_t0_s = n0;
-  st.window_t1_s = n0 + span;
-  dirty_[i] = 1;
+void ViewPanels::pan(std::size_t i, double dx_px, double dy_px) {
+  if (!index_ || i >= states_.size()) return;
+  const views::Rect& r = rects_[i];
+  if (views::pan(states_[i], *views_[i], views::Rect{0, 0, r.w, r.h}, *index_, dx_px, dy_px)) dirty_[i] = 1;
 }
 
 void ViewPanels::reset_zoom(std::size_t i) {
   if (!index_ || i >= states_.size()) return;
-  states_[i].window_t0_s = whole_.window_t0_s;
-  states_[i].window_t1_s = whole_.window_t1_s;
+  views::reset_zoom(states_[i], *index_);
   dirty_[i] = 1;
 }
 
-bool ViewPanels::zoomed(std::size_t i) const {
-  return index_ && i < states_.size() &&
-         (states_[i].window_t0_s != whole_.window_t0_s || states_[i].window_t1_s != whole_.window_t1_s);
-}
+bool ViewPanels::zoomed(std::size_t i) const { return index_ && i < states_.size() && views::zoomed(states_[i], *index_); }
 
 void ViewPanels::apply_to_scene(const views::Selection& s) {
   const auto body = [&](std::int64_t e) -> std::int64_t {
@@ -411,15 +389,23 @@ void ViewPanels::update_pair_line() {
   pair_line_->dirtyBound();
 }
 
+PendingIndex pending_index(std::shared_ptr<views::IndexBuildJob> job) {
+  PendingIndex p;
+  p.ready = [job] { return job->ready(); };
+  p.take = [job] { return job->take(); };
+  p.fraction = [job] { return job->progress().fraction(); };
+  p.text = [job] { return job->progress().text(); };
+  p.cancel = [job] { job->cancel(); };
+  return p;
+}
+
 std::unique_ptr<ViewPanels> make_view_panels(const trajectory::Reader& reader, TrajectoryScene& scene,
                                              ReplayClock& clock, const ViewPanelOptions& options) {
   if (options.views.empty()) return nullptr;
-  auto progress = std::make_shared<IndexProgress>();
-  std::future<views::TraceIndex> index =
-      std::async(std::launch::async, [trace = options.trace, index_options = options.index, format = options.format] {
-        return views::build_trace_index(trace, index_options, format);
-      });
-  return std::make_unique<ViewPanels>(reader, scene, clock, std::move(index), std::move(progress), options.views,
+  // The run knows the trace's end, so the build can say how far it has got.
+  auto job = std::make_shared<views::IndexBuildJob>(options.trace, options.index, options.format,
+                                                    reader.meta().trace_end_s);
+  return std::make_unique<ViewPanels>(reader, scene, clock, pending_index(std::move(job)), options.views,
                                       options.trace.filename().string());
 }
 

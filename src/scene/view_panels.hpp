@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <limits>
 #include <memory>
@@ -47,11 +48,17 @@ struct PanelImage {
   std::uint64_t version = 0;
 };
 
-/// How far the background index build has got.
-struct IndexProgress {
-  std::atomic<double> fraction{0};    ///< 0..1 of the trace read
-  std::atomic<bool> cancel{false};    ///< set when the viewer closes before it is done
+/// An index being built elsewhere, as the panels poll it (pending_index() wraps the views'
+/// background build; tests hand in their own).
+struct PendingIndex {
+  std::function<bool()> ready;              ///< true when take() will not block
+  std::function<views::TraceIndex()> take;  ///< the index, or what the build threw
+  std::function<double()> fraction;         ///< 0..1, or -1 when unknown
+  std::function<std::string()> text;        ///< e.g. "indexing trace: 42 % (1.2 M records)"
+  std::function<void()> cancel;             ///< stops a build nobody waits for any more
 };
+/// The panels' view of a views::IndexBuildJob.
+[[nodiscard]] PendingIndex pending_index(std::shared_ptr<views::IndexBuildJob> job);
 
 /// The panels of one scene and clock, both of which must outlive it. Rectangles are in window
 /// pixels with the origin at the top-left corner (as the interface's).
@@ -60,10 +67,9 @@ class ViewPanels {
   /// Panels over a ready index.
   ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock, views::TraceIndex index,
              const std::vector<std::string>& view_names);
-  /// Panels whose index is being built (`index`, reporting to `progress`); until it is ready
-  /// they show status() and take no clicks. A build that fails shows its message instead.
-  ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock,
-             std::future<views::TraceIndex> index, std::shared_ptr<IndexProgress> progress,
+  /// Panels whose index is being built (`index`); until it is ready they show status() and
+  /// take no clicks. A build that fails shows its message instead.
+  ViewPanels(const trajectory::Reader& reader, TrajectoryScene& scene, ReplayClock& clock, PendingIndex index,
              const std::vector<std::string>& view_names, std::string trace_name);
   ~ViewPanels();
   ViewPanels(const ViewPanels&) = delete;
@@ -80,7 +86,7 @@ class ViewPanels {
   [[nodiscard]] bool ready();
   /// What the panels show while not ready: the build's progress, or why it failed.
   [[nodiscard]] std::string status() const;
-  /// The build's progress, 0..1 (1 once ready).
+  /// The build's progress, 0..1 (1 once ready), -1 when unknown.
   [[nodiscard]] double progress() const;
 
   /// Call once per frame: follows the clock and the scene's selection, shows the pictures drawn
@@ -95,7 +101,8 @@ class ViewPanels {
   void default_layout(int width_px, int height_px);
   /// A left click at window pixel (x, y): true when it was on a panel (then it picked there).
   bool click(double x_px, double y_px);
-  /// Zooms panel i by `factor` (< 1 magnifies) around window pixel (x, y) (the wheel).
+  /// Zooms panel i by `factor` (> 1 magnifies: a wheel notch is 1.25 or 1/1.25) around window
+  /// pixel (x, y): the time and the entity under the pointer stay there (views::zoom_at).
   void zoom(std::size_t i, double x_px, double y_px, double factor);
   /// Pans panel i by a drag of (dx, dy) window pixels.
   void pan(std::size_t i, double dx_px, double dy_px);
@@ -150,15 +157,13 @@ class ViewPanels {
   ReplayClock& clock_;
   std::vector<std::string> names_;
   std::optional<views::TraceIndex> index_;
-  std::future<views::TraceIndex> pending_;
-  std::shared_ptr<IndexProgress> progress_;
+  PendingIndex pending_;
   std::string trace_name_;
   std::string failure_;  ///< the background build's error, if it failed
   double index_started_wall_s_ = 0;
   std::vector<std::unique_ptr<views::View>> views_;
   views::SelectionHub hub_;
   std::vector<views::ViewState> states_;  ///< one per panel: each zooms on its own
-  views::ViewState whole_;                ///< the default state: everything visible
   std::vector<std::int64_t> body_of_entity_;  ///< -1 when the entity has no body
   std::vector<views::Rect> rects_;
   std::vector<PanelImage> images_;

@@ -796,7 +796,8 @@ void ViewerUi::build_views() {
     ImGui::TextUnformatted(panels_->status().c_str());
     ImGui::PopTextWrapPos();
     ImGui::SetNextItemWidth(width);
-    ImGui::ProgressBar(static_cast<float>(panels_->progress()), ImVec2(width, 0));
+    const double f = panels_->progress();  // -1: how far is unknown, the text says what was read
+    ImGui::ProgressBar(f < 0 ? 0.0F : static_cast<float>(f), ImVec2(width, 0), f < 0 ? "" : nullptr);
     note("views.progress");
     ImGui::End();
     return;
@@ -836,7 +837,7 @@ void ViewerUi::build_views() {
     }
     // Wheel zooms this panel (not the camera), drag pans it, a click picks, double-click resets.
     if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
-      panels_->zoom(i, io.MousePos.x, io.MousePos.y, io.MouseWheel > 0 ? 0.8 : 1.25);
+      panels_->zoom(i, io.MousePos.x, io.MousePos.y, io.MouseWheel > 0 ? 1.25 : 1 / 1.25);
     }
     if (ImGui::IsItemActivated()) panel_dragged_ = false;
     if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 3.0F)) {

@@ -21,17 +21,32 @@ std::int32_t column_of(double t, double t0, double t1, double cw, std::size_t co
   return static_cast<std::int32_t>(std::clamp(x, 0.0, static_cast<double>(columns - 1)));
 }
 
-// Number of raw segments visible in [t0, t1).
-std::size_t visible_segments(const TraceIndex& index, double t0, double t1) {
+// Number of raw segments of entities [first, last) visible in [t0, t1).
+std::size_t visible_segments(const TraceIndex& index, double t0, double t1, EntityIndex first, EntityIndex last) {
   std::size_t n = 0;
-  for (const auto& segs : index.segments) {
-    const auto first = std::upper_bound(segs.begin(), segs.end(), t0,
-                                        [](double t, const Segment& s) { return t < s.end_s; });
-    const auto last = std::lower_bound(first, segs.end(), t1,
-                                       [](const Segment& s, double t) { return s.begin_s < t; });
-    n += static_cast<std::size_t>(last - first);
+  for (EntityIndex e = first; e < last && e < index.segments.size(); ++e) {
+    const auto& segs = index.segments[e];
+    const auto from = std::upper_bound(segs.begin(), segs.end(), t0,
+                                       [](double t, const Segment& s) { return t < s.end_s; });
+    const auto to = std::lower_bound(from, segs.end(), t1,
+                                     [](const Segment& s, double t) { return s.begin_s < t; });
+    n += static_cast<std::size_t>(to - from);
   }
   return n;
+}
+
+// Calls add(column, overlap_s) for every column of a window (t0, cw, columns) that [a, b)
+// overlaps (a, b inside the window).
+template <typename Add>
+void for_columns(double a, double b, double t0, double t1, double cw, std::size_t columns, Add&& add) {
+  const auto first = static_cast<std::size_t>(column_of(a, t0, t1, cw, columns));
+  const auto last = static_cast<std::size_t>(column_of(b, t0, t1, cw, columns));
+  for (std::size_t c = first; c <= last && c < columns; ++c) {
+    const double c0 = t0 + static_cast<double>(c) * cw;
+    const double c1 = c + 1 == columns ? t1 : c0 + cw;
+    const double overlap = std::min(b, c1) - std::max(a, c0);
+    if (overlap > 0) add(c, overlap);
+  }
 }
 
 }  // namespace
@@ -45,28 +60,54 @@ StateClass dominant_class(const ClassSeconds& cell, double span_s) {
   return s.no_state_s > cell[best] ? StateClass::None : static_cast<StateClass>(best);
 }
 
-StateClass StateColumns::dominant(EntityIndex e, std::size_t c) const { return dominant_class(cell(e, c), column_span_s(c)); }
+StateClass StateGrid::dominant(std::size_t row, std::size_t c) const {
+  return dominant_class(cell(row, c), static_cast<double>(members[row]) * column_span_s(c));
+}
 
-StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns) {
-  StateColumns out;
+StateGrid state_grid(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns, EntityIndex first,
+                     const std::vector<std::uint32_t>& row_of, std::size_t rows) {
+  StateGrid out;
   out.t0_s = t0_s;
   out.t1_s = t1_s;
   out.columns = std::max<std::size_t>(1, columns);
-  out.entities = index.entity_count();
-  out.cells.assign(out.entities * out.columns, ClassSeconds{});
+  out.rows = rows;
+  out.cells.assign(rows * out.columns, ClassSeconds{});
+  out.members.assign(rows, 0);
+  const std::size_t n = index.entity_count();
+  const auto last = static_cast<EntityIndex>(std::min<std::size_t>(n, std::size_t{first} + row_of.size()));
+  for (EntityIndex e = first; e < last; ++e) {
+    if (row_of[e - first] < rows) ++out.members[row_of[e - first]];
+  }
   if (!(t1_s > t0_s)) return out;
   const double cw = out.column_width_s();
+  const double inv_cw = 1.0 / cw;
   // The VENUS trade: sweep the raw segments only when there are few enough of them for the
   // pixels at hand, or when the bins are coarser than a pixel (zoomed in).
-  const std::size_t budget = std::max<std::size_t>(out.columns * out.entities * 8, std::size_t{1} << 18U);
+  const std::size_t budget =
+      std::max<std::size_t>(out.columns * std::max<std::size_t>(1, last - std::min(first, last)) * 8, std::size_t{1} << 18U);
   out.exact = index.detail_complete &&
-              (index.bin_width_s > cw || visible_segments(index, t0_s, t1_s) <= budget);
-  for (EntityIndex e = 0; e < out.entities; ++e) {
-    ClassSeconds* row = &out.cells[e * out.columns];
+              (index.bin_width_s > cw || visible_segments(index, t0_s, t1_s, first, last) <= budget);
+  for (EntityIndex e = first; e < last; ++e) {
+    const std::uint32_t r = row_of[e - first];
+    if (r >= rows) continue;
+    ClassSeconds* row = &out.cells[std::size_t{r} * out.columns];
     if (!out.exact) {
-      for (std::size_t c = 0; c < out.columns; ++c) {
-        const double c0 = t0_s + static_cast<double>(c) * cw;
-        row[c] = index.class_time_from_bins(e, c0, c + 1 == out.columns ? t1_s : c0 + cw);
+      // Each bin's time spread evenly over the columns it covers.
+      const auto& bins = index.bin_class_s[e];
+      for (std::size_t b = index.bin_of(t0_s); b < index.bin_count; ++b) {
+        const double b0 = index.begin_s + static_cast<double>(b) * index.bin_width_s;
+        if (b0 >= t1_s) break;
+        // The bin's time lies within the run: a bin the end cuts spreads it over its part before
+        // the end (as TraceIndex::class_time_from_bins).
+        const double b1 = index.end_s > b0 ? std::min(b0 + index.bin_width_s, index.end_s) : b0 + index.bin_width_s;
+        const double a = std::max(t0_s, b0);
+        const double z = std::min(t1_s, b1);
+        if (!(z > a)) continue;
+        const double* k = &bins[b * kClassCount];
+        for_columns(a, z, t0_s, t1_s, cw, out.columns, [&](std::size_t c, double overlap) {
+          const double frac = overlap / (b1 - b0);
+          for (std::size_t j = 0; j < kClassCount; ++j) row[c][j] += k[j] * frac;
+        });
       }
       continue;
     }
@@ -74,24 +115,122 @@ StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, st
     auto it = std::upper_bound(segs.begin(), segs.end(), t0_s,
                                [](double t, const Segment& s) { return t < s.end_s; });
     for (; it != segs.end() && it->begin_s < t1_s; ++it) {
-      const double b = std::max(t0_s, it->begin_s);
-      const double end = std::min(t1_s, it->end_s);
-      const auto first = static_cast<std::size_t>(column_of(b, t0_s, t1_s, cw, out.columns));
-      const auto last = static_cast<std::size_t>(column_of(end, t0_s, t1_s, cw, out.columns));
-      for (std::size_t c = first; c <= last && c < out.columns; ++c) {
-        const double c0 = t0_s + static_cast<double>(c) * cw;
-        const double c1 = c + 1 == out.columns ? t1_s : c0 + cw;
-        const double overlap = std::min(end, c1) - std::max(b, c0);
-        if (overlap > 0) row[c][cls_index(it->cls)] += overlap;
+      const std::size_t k = cls_index(it->cls);
+      const double a = std::max(t0_s, it->begin_s);
+      const double z = std::min(t1_s, it->end_s);
+      // Most segments of a big run lie inside one column: add them without the general loop.
+      const auto c = static_cast<std::size_t>(std::min((a - t0_s) * inv_cw, static_cast<double>(out.columns - 1)));
+      const double c0 = t0_s + static_cast<double>(c) * cw;
+      const double c1 = c + 1 == out.columns ? t1_s : c0 + cw;
+      if (a >= c0 && z <= c1) {
+        if (z > a) row[c][k] += z - a;
+        continue;
       }
+      for_columns(a, z, t0_s, t1_s, cw, out.columns, [&](std::size_t col, double overlap) { row[col][k] += overlap; });
     }
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    ClassSeconds* row = &out.cells[r * out.columns];
     for (std::size_t c = 0; c < out.columns; ++c) {
-      const trace::TimeSplit split =
-          trace::split_time(row[c][0], row[c][1], row[c][2], out.column_span_s(c), index.gaps_computing);
+      // The shared split (docs/statistics.md): overlaps cut, no-state time what is left of the
+      // row's members × the column, computing when the trace's gaps count so.
+      const trace::TimeSplit split = trace::split_time(row[c][0], row[c][1], row[c][2],
+                                                       static_cast<double>(out.members[r]) * out.column_span_s(c),
+                                                       index.gaps_computing);
       row[c] = {split.computing_s, split.communicating_s, split.waiting_s};
     }
   }
   return out;
+}
+
+StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns) {
+  const std::size_t n = index.entity_count();
+  std::vector<std::uint32_t> row_of(n);
+  for (std::size_t e = 0; e < n; ++e) row_of[e] = static_cast<std::uint32_t>(e);
+  StateColumns out;
+  static_cast<StateGrid&>(out) = state_grid(index, t0_s, t1_s, columns, 0, row_of, n);
+  out.entities = n;
+  return out;
+}
+
+MessageDensity message_density(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns,
+                               EntityIndex first, const std::vector<std::uint32_t>& row_of, std::size_t rows) {
+  MessageDensity out;
+  out.columns = std::max<std::size_t>(1, columns);
+  out.rows = rows;
+  out.ends.assign(rows * out.columns, 0.0F);
+  if (!(t1_s > t0_s)) return out;
+  const double cw = (t1_s - t0_s) / static_cast<double>(out.columns);
+  const auto row = [&](EntityIndex e) {
+    return e >= first && e - first < row_of.size() && row_of[e - first] < rows ? row_of[e - first] : kNoRow;
+  };
+  const auto add = [&](std::uint32_t r, std::size_t c, float v) { out.ends[std::size_t{r} * out.columns + c] += v; };
+  if (index.detail_complete) {
+    const std::size_t from = index.first_message_at(t0_s - index.max_latency_s);
+    for (std::size_t i = from; i < index.messages.size(); ++i) {
+      const MessageRecord& m = index.messages[i];
+      if (m.send_s > t1_s) break;
+      bool counted = false;
+      const std::uint32_t rs = row(m.src);
+      if (rs != kNoRow && m.send_s >= t0_s) {
+        add(rs, static_cast<std::size_t>(column_of(m.send_s, t0_s, t1_s, cw, out.columns)), 1.0F);
+        counted = true;
+      }
+      const std::uint32_t rd = row(m.dst);
+      if (rd != kNoRow && m.recv_s >= m.send_s && m.recv_s >= t0_s && m.recv_s <= t1_s) {
+        add(rd, static_cast<std::size_t>(column_of(m.recv_s, t0_s, t1_s, cw, out.columns)), 1.0F);
+        counted = true;
+      }
+      out.messages += counted ? 1 : 0;
+    }
+  } else {
+    out.exact = false;
+    for (std::size_t b = index.bin_of(t0_s); b < index.bin_count; ++b) {
+      const double b0 = index.begin_s + static_cast<double>(b) * index.bin_width_s;
+      if (b0 > t1_s) break;
+      const double a = std::max(t0_s, b0);
+      const double z = std::min(t1_s, b0 + index.bin_width_s);
+      if (!(z > a)) continue;
+      for (const PairAgg& p : index.bin_traffic[b]) {
+        const std::uint32_t rs = row(p.src);
+        const std::uint32_t rd = row(p.dst);
+        if (rs == kNoRow && rd == kNoRow) continue;
+        out.messages += p.messages;
+        const auto count = static_cast<double>(p.messages);
+        for_columns(a, z, t0_s, t1_s, cw, out.columns, [&](std::size_t c, double overlap) {
+          const auto v = static_cast<float>(count * overlap / (z - a));
+          if (rs != kNoRow) add(rs, c, v);
+          if (rd != kNoRow) add(rd, c, v);
+        });
+      }
+    }
+  }
+  out.max_ends = out.ends.empty() ? 0.0F : *std::max_element(out.ends.begin(), out.ends.end());
+  return out;
+}
+
+std::uint64_t count_visible_messages(const TraceIndex& index, double t0_s, double t1_s, EntityIndex first,
+                                     EntityIndex last, std::uint64_t limit) {
+  std::uint64_t n = 0;
+  if (!(t1_s > t0_s)) return 0;
+  const auto shown = [&](EntityIndex s, EntityIndex d) { return (s >= first && s < last) || (d >= first && d < last); };
+  if (index.detail_complete) {
+    for (std::size_t i = index.first_message_at(t0_s - index.max_latency_s); i < index.messages.size() && n < limit; ++i) {
+      const MessageRecord& m = index.messages[i];
+      if (m.send_s > t1_s) break;
+      const bool known = m.recv_s >= m.send_s;
+      if ((known ? m.recv_s : m.send_s) < t0_s || !shown(m.src, m.dst)) continue;
+      ++n;
+    }
+    return n;
+  }
+  for (std::size_t b = index.bin_of(t0_s); b < index.bin_count && n < limit; ++b) {
+    if (index.begin_s + static_cast<double>(b) * index.bin_width_s > t1_s) break;
+    for (const PairAgg& p : index.bin_traffic[b]) {
+      if (shown(p.src, p.dst)) n += p.messages;
+    }
+  }
+  return std::min(n, limit);
 }
 
 MessageBundles bundle_messages(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns) {
@@ -148,22 +287,35 @@ MessageBundles bundle_messages(const TraceIndex& index, double t0_s, double t1_s
 }
 
 MatrixModel compute_matrix(const TraceIndex& index, double t0_s, double t1_s) {
-  MatrixModel out;
-  out.n = index.entity_count();
-  if (out.n > kMaxMatrixEntities) {
-    throw InputError(FileLoc{"matrix"}, "the trace has " + std::to_string(out.n) +
+  const std::size_t n = index.entity_count();
+  if (n > kMaxMatrixEntities) {
+    throw InputError(FileLoc{"matrix"}, "the trace has " + std::to_string(n) +
                                             " entities; the communication matrix shows at most " +
                                             std::to_string(kMaxMatrixEntities));
   }
+  return compute_matrix_blocks(index, t0_s, t1_s, 0, static_cast<EntityIndex>(n), n);
+}
+
+MatrixModel compute_matrix_blocks(const TraceIndex& index, double t0_s, double t1_s, EntityIndex first,
+                                  EntityIndex last, std::size_t cells) {
+  MatrixModel out;
+  last = static_cast<EntityIndex>(std::min<std::size_t>(last, index.entity_count()));
+  first = std::min(first, last);
+  const std::size_t count = last - first;
+  out.n = std::min(cells, count);
   out.t0_s = t0_s;
   out.t1_s = t1_s;
   out.messages.assign(out.n * out.n, 0);
   out.bytes.assign(out.n * out.n, 0);
+  if (out.n == 0) return out;
   const bool to_end = t1_s >= index.end_s;
   const auto inside = [&](double t) { return t >= t0_s && (t < t1_s || (to_end && t <= t1_s)); };
-  const auto add = [&](EntityIndex s, EntityIndex d, std::uint64_t count, std::uint64_t bytes) {
-    out.messages[s * out.n + d] += count;
-    out.bytes[s * out.n + d] += bytes;
+  const auto block = [&](EntityIndex e) { return (std::size_t{e} - first) * out.n / count; };
+  const auto add = [&](EntityIndex s, EntityIndex d, std::uint64_t n, std::uint64_t bytes) {
+    if (s < first || s >= last || d < first || d >= last) return;
+    const std::size_t at = block(s) * out.n + block(d);
+    out.messages[at] += n;
+    out.bytes[at] += bytes;
   };
   if (index.detail_complete) {
     for (std::size_t i = index.first_message_at(t0_s); i < index.messages.size(); ++i) {
@@ -178,8 +330,8 @@ MatrixModel compute_matrix(const TraceIndex& index, double t0_s, double t1_s) {
       for (const PairAgg& p : index.bin_traffic[b]) add(p.src, p.dst, p.messages, p.bytes);
     }
   }
-  out.max_messages = out.messages.empty() ? 0 : *std::max_element(out.messages.begin(), out.messages.end());
-  out.max_bytes = out.bytes.empty() ? 0 : *std::max_element(out.bytes.begin(), out.bytes.end());
+  out.max_messages = *std::max_element(out.messages.begin(), out.messages.end());
+  out.max_bytes = *std::max_element(out.bytes.begin(), out.bytes.end());
   return out;
 }
 
@@ -202,14 +354,13 @@ UtilisationModel compute_utilisation(const TraceIndex& index, double t0_s, doubl
   out.t0_s = t0_s;
   out.t1_s = t1_s;
   out.entities = index.entity_count();
-  const StateColumns cols = state_columns(index, t0_s, t1_s, columns);
-  out.counts.assign(cols.columns, ClassSeconds{});
+  // Every entity in one row: memory is the columns, not entities × columns.
+  const StateGrid grid = state_grid(index, t0_s, t1_s, columns, 0, std::vector<std::uint32_t>(out.entities, 0), 1);
+  out.counts.assign(grid.columns, ClassSeconds{});
   if (!(t1_s > t0_s)) return out;
-  for (std::size_t c = 0; c < cols.columns; ++c) {
-    const double width = cols.column_span_s(c);
-    for (EntityIndex e = 0; e < cols.entities; ++e) {
-      for (std::size_t k = 0; k < kClassCount; ++k) out.counts[c][k] += cols.cell(e, c)[k] / width;
-    }
+  for (std::size_t c = 0; c < grid.columns; ++c) {
+    const double width = grid.column_span_s(c);
+    for (std::size_t k = 0; k < kClassCount; ++k) out.counts[c][k] = grid.cell(0, c)[k] / width;
   }
   return out;
 }

@@ -14,23 +14,34 @@ namespace kanoko::views {
 
 // ---- space-time diagram ----------------------------------------------------------------------
 
-/// Per entity and pixel column, the seconds spent in each class (the VENUS level-of-detail merge:
-/// everything inside one pixel becomes one cell, drawn in its dominant class).
-struct StateColumns {
+/// Class time per pixel column summed over groups of entities (the space-time view's rows when
+/// there are more entities than pixel rows, and the utilisation view's single row): entity
+/// `first + i` adds to row `row_of[i]` (skipped when it is kNoRow). Each cell holds the shared
+/// split (trace::split_time, docs/statistics.md) of its row: no-state time is what is left of
+/// the member count × the column width.
+struct StateGrid {
   double t0_s = 0;
   double t1_s = 0;
   std::size_t columns = 0;
-  std::size_t entities = 0;
-  bool exact = true;  ///< from the raw segments (else from the bins)
-  std::vector<ClassSeconds> cells;  ///< [entity * columns + column]
-  [[nodiscard]] const ClassSeconds& cell(EntityIndex e, std::size_t c) const { return cells[e * columns + c]; }
+  std::size_t rows = 0;
+  bool exact = true;                    ///< from the raw segments (else from the bins)
+  std::vector<ClassSeconds> cells;      ///< [row * columns + column]
+  std::vector<std::uint32_t> members;   ///< entities per row
+  [[nodiscard]] const ClassSeconds& cell(std::size_t row, std::size_t c) const { return cells[row * columns + c]; }
   [[nodiscard]] double column_width_s() const { return (t1_s - t0_s) / static_cast<double>(columns); }
   /// Seconds of column c (the last one ends at t1_s exactly).
   [[nodiscard]] double column_span_s(std::size_t c) const {
     return c + 1 == columns ? t1_s - (t0_s + static_cast<double>(c) * column_width_s()) : column_width_s();
   }
   /// The class with the most time in a cell, no-state time included (dominant_class).
-  [[nodiscard]] StateClass dominant(EntityIndex e, std::size_t c) const;
+  [[nodiscard]] StateClass dominant(std::size_t row, std::size_t c) const;
+};
+inline constexpr std::uint32_t kNoRow = std::numeric_limits<std::uint32_t>::max();
+
+/// Per entity and pixel column, the seconds spent in each class (the VENUS level-of-detail merge:
+/// everything inside one pixel becomes one cell): a StateGrid with one row per entity.
+struct StateColumns : StateGrid {
+  std::size_t entities = 0;
 };
 
 /// The class with the most time in a cell of `span_s` seconds, None when the cell's no-state
@@ -40,6 +51,35 @@ StateClass dominant_class(const ClassSeconds& cell, double span_s);
 /// Class time per entity per column over [t0, t1). Uses the raw segments when the detail is
 /// complete and the visible segments are few enough to sweep, otherwise the bins.
 StateColumns state_columns(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns);
+
+/// The grid over [t0, t1) for entities [first, first + row_of.size()). Sweeps the raw segments
+/// when the detail is complete and the visible segments are few enough for the pixels (or the
+/// bins are coarser than a column), else spreads the bins over the columns. Work: the visible
+/// segments (or bins) plus entities × columns at most, and memory rows × columns.
+StateGrid state_grid(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns, EntityIndex first,
+                     const std::vector<std::uint32_t>& row_of, std::size_t rows);
+
+/// Message ends per cell of a rows × columns grid (the space-time view's density when there are
+/// more messages than lines can show): each message adds 1 at its send (column, row of the
+/// sender) and 1 at its receive (column, row of the receiver) when they are in the window and
+/// the entity has a row (`row_of` as for state_grid). Without the raw detail, each bin's traffic
+/// is spread evenly over the columns the bin covers.
+struct MessageDensity {
+  std::size_t columns = 0;
+  std::size_t rows = 0;
+  bool exact = true;
+  std::vector<float> ends;   ///< [row * columns + column]
+  float max_ends = 0;        ///< largest cell
+  std::uint64_t messages = 0;  ///< messages with at least one end counted
+};
+MessageDensity message_density(const TraceIndex& index, double t0_s, double t1_s, std::size_t columns,
+                               EntityIndex first, const std::vector<std::uint32_t>& row_of, std::size_t rows);
+
+/// Messages sent or received in [t0, t1] (or crossing it) whose sender or receiver is in
+/// [first, last), counting at most `limit` (so the caller can tell "few" cheaply); from the
+/// raw detail, or from the bins' traffic (by send time) without it.
+std::uint64_t count_visible_messages(const TraceIndex& index, double t0_s, double t1_s, EntityIndex first,
+                                     EntityIndex last, std::uint64_t limit);
 
 /// Messages merged by pixel: every message of one (sender, receiver, send column, receive column)
 /// becomes one bundle that keeps their count and bytes, so none is lost from the totals.
@@ -82,6 +122,13 @@ inline constexpr std::size_t kMaxMatrixEntities = 4096;
 /// The matrix of messages sent in [t0, t1) (a send at the end of the run counts in a window that
 /// ends there). Throws InputError when there are more than kMaxMatrixEntities entities.
 MatrixModel compute_matrix(const TraceIndex& index, double t0_s, double t1_s);
+
+/// The matrix of entities [first, last) in `cells` × `cells` blocks (what the pixels can show):
+/// cell (i, j) sums what the entities of block i sent to those of block j in [t0, t1) (as
+/// compute_matrix counts); entity e is in block (e - first) × cells / (last - first). `n` is the
+/// cell count; any number of entities, memory cells².
+MatrixModel compute_matrix_blocks(const TraceIndex& index, double t0_s, double t1_s, EntityIndex first,
+                                  EntityIndex last, std::size_t cells);
 
 // ---- utilisation -----------------------------------------------------------------------------
 

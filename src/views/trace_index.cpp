@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -9,6 +10,7 @@
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/trace/readers.hpp"
+#include "src/views/draw.hpp"
 
 namespace kanoko::views {
 
@@ -181,6 +183,22 @@ struct TraceIndexBuilder::Impl {
   std::size_t detail_records = 0;
   double observed_end_s = 0;
   bool ended = false;
+  IndexProgress* progress = nullptr;
+  std::uint64_t records = 0;
+  double latest_s = 0;
+
+  // Counts a record at time t; every kIndexProgressStride records publishes the progress and
+  // honours a cancel.
+  void tick(double t) {
+    if (std::isfinite(t) && t > latest_s) latest_s = t;
+    if (++records % kIndexProgressStride != 0 || progress == nullptr) return;
+    publish();
+  }
+  void publish() {
+    progress->records.store(records, std::memory_order_relaxed);
+    progress->trace_time_s.store(latest_s, std::memory_order_relaxed);
+    if (progress->cancel.load(std::memory_order_relaxed)) throw IndexBuildCancelled();
+  }
 
   explicit Impl(IndexOptions o) : options(std::move(o)), classifier(options.rules.classifier()) {
     bins = std::max<std::size_t>(16, options.bins);
@@ -309,8 +327,11 @@ struct TraceIndexBuilder::Impl {
 TraceIndexBuilder::TraceIndexBuilder(IndexOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 TraceIndexBuilder::~TraceIndexBuilder() = default;
 
+void TraceIndexBuilder::set_progress(IndexProgress* progress) { impl_->progress = progress; }
+
 void TraceIndexBuilder::on_entity(const trace::Entity& e) {
   auto& s = *impl_;
+  s.tick(s.ix.begin_s);
   const std::size_t n = std::max<std::size_t>(s.ix.entities.size(), std::size_t{e.index} + 1);
   s.ix.entities.resize(n);
   s.ix.entities[e.index] = e;
@@ -328,6 +349,7 @@ void TraceIndexBuilder::on_load(const trace::LoadSample& /*s*/) {}
 void TraceIndexBuilder::on_message(const trace::Message& m) {
   auto& s = *impl_;
   KANOKO_ASSERT(m.src < s.ix.entity_count() && m.dst < s.ix.entity_count(), "message of an undeclared entity");
+  s.tick(m.send_s);
   ++s.ix.message_count;
   s.observed_end_s = std::max({s.observed_end_s, m.send_s, m.recv_s});
   s.cover(m.send_s);
@@ -344,16 +366,22 @@ void TraceIndexBuilder::on_message(const trace::Message& m) {
 }
 
 void TraceIndexBuilder::on_state(const trace::StateInterval& st) {
+  impl_->tick(st.begin_s);
   impl_->add_state(st.entity, st.begin_s, st.end_s, st.name, false);
 }
 
 void TraceIndexBuilder::on_collective(const trace::Collective& c) {
+  impl_->tick(c.begin_s);
   impl_->add_state(c.entity, c.begin_s, c.end_s, c.name, true);
 }
 
 void TraceIndexBuilder::on_end(double end_s) {
   auto& s = *impl_;
   KANOKO_ASSERT(!s.ended, "on_end called twice");
+  if (s.progress != nullptr) {
+    s.publish();
+    s.progress->finishing.store(true);
+  }
   s.ended = true;
   s.ix.end_s = std::isfinite(end_s) && end_s > s.ix.begin_s ? end_s : std::max(s.ix.begin_s, s.observed_end_s);
   s.cover(s.ix.end_s);
@@ -376,15 +404,68 @@ TraceIndex TraceIndexBuilder::take() {
 }
 
 TraceIndex build_trace_index(const std::filesystem::path& trace, const IndexOptions& options,
-                             const std::string& format) {
+                             const std::string& format, IndexProgress* progress) {
   IndexOptions with_format = options;
   if (with_format.rules.format.empty()) {
     // An undetectable format is left to read_trace, which reports it.
     with_format.rules.format = format == "auto" ? trace::detect_format(trace) : format;
   }
   TraceIndexBuilder builder(std::move(with_format));
+  builder.set_progress(progress);
   trace::read_trace(trace, builder, format);
   return builder.take();
+}
+
+// ------------------------------------------------------------------------------------------
+// Progress and the background build
+// ------------------------------------------------------------------------------------------
+
+double IndexProgress::fraction() const {
+  if (done.load()) return 1.0;
+  const double b = expected_begin_s.load();
+  const double e = expected_end_s.load();
+  if (!std::isfinite(e) || !(e > b)) return finishing.load() ? 0.95 : -1.0;
+  if (finishing.load()) return 0.95;
+  return std::clamp((trace_time_s.load() - b) / (e - b), 0.0, 1.0) * 0.95;
+}
+
+std::string IndexProgress::text() const {
+  const double f = fraction();
+  const std::string count = format_count(static_cast<double>(records.load()));
+  if (done.load()) return "trace indexed (" + count + " records)";
+  if (f < 0) return "indexing trace: " + count + " records read";
+  return "indexing trace: " + std::to_string(static_cast<int>(std::floor(100 * f))) + " % (" + count + " records)";
+}
+
+IndexBuildJob::IndexBuildJob(std::filesystem::path trace, IndexOptions options, std::string format,
+                             double expected_end_s)
+    : progress_(std::make_unique<IndexProgress>()) {
+  progress_->expected_end_s.store(expected_end_s);
+  IndexProgress* p = progress_.get();
+  result_ = std::async(std::launch::async, [trace = std::move(trace), options = std::move(options),
+                                            format = std::move(format), p]() {
+    struct MarkDone {
+      IndexProgress* p;
+      ~MarkDone() { p->done.store(true); }
+    } mark{p};
+    return build_trace_index(trace, options, format, p);
+  });
+}
+
+IndexBuildJob::~IndexBuildJob() {
+  if (result_.valid()) {
+    cancel();
+    result_.wait();
+  }
+}
+
+bool IndexBuildJob::ready() const {
+  return !result_.valid() || result_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+TraceIndex IndexBuildJob::take() {
+  KANOKO_ASSERT(result_.valid(), "IndexBuildJob::take() called twice");
+  return result_.get();
 }
 
 }  // namespace kanoko::views

@@ -6,9 +6,14 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <future>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -142,10 +147,40 @@ struct TraceIndex {
   [[nodiscard]] std::int64_t find_entity(const std::string& text) const;
 };
 
+/// How far an index build is, shared between the thread that builds and the one that shows it
+/// (every member is atomic). The builder publishes its counters every kIndexProgressStride
+/// records and checks `cancel` at the same moments.
+struct IndexProgress {
+  std::atomic<std::uint64_t> records{0};  ///< trace records (entities, states, messages, ...) read
+  std::atomic<double> trace_time_s{0};    ///< latest event time read (readers go in time order)
+  std::atomic<bool> finishing{false};     ///< reading is over, the index is being completed
+  std::atomic<bool> done{false};          ///< the build ended (finished, failed or cancelled)
+  std::atomic<bool> cancel{false};        ///< set to stop the build: it throws IndexBuildCancelled
+  /// The span the trace is expected to cover (the run's metadata knows it); with it fraction()
+  /// can estimate the part read. NaN: unknown.
+  std::atomic<double> expected_begin_s{0};
+  std::atomic<double> expected_end_s{std::numeric_limits<double>::quiet_NaN()};
+  /// 0..1: the trace time read over the expected span (capped at 0.95 until reading is over,
+  /// 1 when done), or -1 when the span is unknown and only records() tells how far it is.
+  [[nodiscard]] double fraction() const;
+  /// "indexing trace: 42 % (1.2 M records)" or "indexing trace: 1.2 M records read".
+  [[nodiscard]] std::string text() const;
+};
+inline constexpr std::uint64_t kIndexProgressStride = 4096;
+
+/// Thrown out of a build whose IndexProgress::cancel was set.
+class IndexBuildCancelled : public std::exception {
+ public:
+  [[nodiscard]] const char* what() const noexcept override { return "index build cancelled"; }
+};
+
 /// A TraceSink that builds a TraceIndex in one pass.
 class TraceIndexBuilder final : public trace::TraceSink {
  public:
   explicit TraceIndexBuilder(IndexOptions options = {});
+  /// Publishes progress into `progress` (which must outlive the build) and stops with
+  /// IndexBuildCancelled when it is cancelled. nullptr: no progress.
+  void set_progress(IndexProgress* progress);
   ~TraceIndexBuilder() override;
   TraceIndexBuilder(const TraceIndexBuilder&) = delete;
   TraceIndexBuilder& operator=(const TraceIndexBuilder&) = delete;
@@ -167,7 +202,39 @@ class TraceIndexBuilder final : public trace::TraceSink {
 };
 
 /// Reads a trace file (format "auto" detects it) into an index. Throws InputError for bad input.
+/// With `progress` (may be nullptr), the build publishes its progress there and throws
+/// IndexBuildCancelled when progress->cancel is set.
 TraceIndex build_trace_index(const std::filesystem::path& trace, const IndexOptions& options = {},
-                             const std::string& format = "auto");
+                             const std::string& format = "auto", IndexProgress* progress = nullptr);
+
+/// An index built on a thread of its own, so that a viewer can open at once, show the progress
+/// and cancel: start it, poll ready() and progress() each frame, then take() the index.
+///
+///   IndexBuildJob job(trace, {}, "auto", run.metadata().trace_end_s);
+///   ... each frame: if (job.ready()) index = job.take(); else show job.progress().text();
+class IndexBuildJob {
+ public:
+  /// Starts building the index of `trace`. `expected_end_s` (NaN: unknown) is the trace's end
+  /// time if known, for progress().fraction().
+  IndexBuildJob(std::filesystem::path trace, IndexOptions options = {}, std::string format = "auto",
+                double expected_end_s = std::numeric_limits<double>::quiet_NaN());
+  /// Cancels a build still running and waits for its thread.
+  ~IndexBuildJob();
+  IndexBuildJob(const IndexBuildJob&) = delete;
+  IndexBuildJob& operator=(const IndexBuildJob&) = delete;
+
+  [[nodiscard]] const IndexProgress& progress() const { return *progress_; }
+  /// True when the build has ended (take() will not block).
+  [[nodiscard]] bool ready() const;
+  /// Asks the build to stop (take() then throws IndexBuildCancelled).
+  void cancel() { progress_->cancel.store(true); }
+  /// The index, once (waits if the build is still running). Rethrows what the build threw
+  /// (InputError for a bad trace, IndexBuildCancelled).
+  TraceIndex take();
+
+ private:
+  std::unique_ptr<IndexProgress> progress_;
+  std::future<TraceIndex> result_;
+};
 
 }  // namespace kanoko::views

@@ -20,7 +20,7 @@ class UtilisationView final : public View {
     const ClipTo clip(cr, area);
     const TimeAxis axis = layout(area, index, state);
     const UtilisationModel u = compute_utilisation(index, axis.t0_s, axis.t1_s, axis.columns());
-    (void)draw_frame(cr, area, "utilisation  entities busy (green), overhead (yellow), idle (red)");
+    (void)draw_frame(cr, area, "utilisation  entities in each state over time");
     const double n = static_cast<double>(std::max<std::size_t>(1, u.entities));
     const double colw = axis.plot.w / static_cast<double>(u.counts.size());
     const auto y_of = [&](double count) { return axis.plot.y + axis.plot.h * (1 - count / n); };
@@ -51,6 +51,20 @@ class UtilisationView final : public View {
     draw_text(cr, axis.plot.x - 3, axis.plot.y + 8, format_count(n), 9, 1.0);
     draw_text(cr, axis.plot.x - 3, axis.plot.y + axis.plot.h, "0", 9, 1.0);
     draw_time_decorations(cr, axis, state);
+    const Rect content = content_area(area);
+    if (content.w >= 60) {
+      const double y = content.y + content.h - 3;
+      const double x = draw_class_key(cr, content.x + 4, y, 8);
+      cairo_set_source_rgb(cr, 0.3, 0.3, 0.35);
+      draw_text(cr, x, y, "height: number of entities (0 to " + format_count(n) + "), stacked", 8);
+    }
+  }
+
+  [[nodiscard]] ZoomAxes zoom_axes(const Rect& area, const TraceIndex& index, const ViewState& state) const override {
+    ZoomAxes axes;
+    axes.plot = layout(area, index, state).plot;
+    axes.time_x = true;
+    return axes;
   }
 
   [[nodiscard]] Selection pick(double x, double y, const Rect& area, const TraceIndex& index,
@@ -65,7 +79,8 @@ class UtilisationView final : public View {
   static TimeAxis layout(const Rect& area, const TraceIndex& index, const ViewState& state) {
     TimeAxis axis;
     const Rect content = content_area(area);
-    axis.plot = Rect{content.x + 34, content.y + 4, std::max(1.0, content.w - 40), std::max(1.0, content.h - 22)};
+    axis.plot = Rect{content.x + 34, content.y + 4, std::max(1.0, content.w - 40),
+                     std::max(1.0, content.h - 22 - kLegendHeight)};
     visible_window(index, state, axis.t0_s, axis.t1_s);
     return axis;
   }

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/error.hpp"
 #include "src/base/suggest.hpp"
+#include "src/views/builtin_views.hpp"
 
 namespace kanoko::views {
 
@@ -51,6 +53,8 @@ ViewState default_view_state(const TraceIndex& index, double run_interval_s, dou
   s.run_intervals = run_interval_s > 0 && std::isfinite(run_interval_s);
   s.interval_origin_s = std::isfinite(run_origin_s) ? run_origin_s : index.begin_s;
   s.interval_s = s.run_intervals ? run_interval_s : std::max(index.span_s() / 20.0, 1e-9);
+  s.entity0 = 0;
+  s.entity1 = static_cast<double>(index.entity_count());
   return s;
 }
 
@@ -68,6 +72,151 @@ void current_interval(const TraceIndex& index, const ViewState& state, double& t
   t0_s = state.cumulative ? index.begin_s : std::max(index.begin_s, t1_s - state.interval_s);
   // At the very start the interval would be empty: show the first one instead.
   if (!(t1_s > t0_s)) t1_s = std::min(index.end_s, t0_s + (state.cumulative ? index.span_s() : state.interval_s));
+}
+
+void visible_entities(const TraceIndex& index, const ViewState& state, double& e0, double& e1) {
+  const auto n = static_cast<double>(index.entity_count());
+  e0 = state.entity0;
+  e1 = state.entity1;
+  if (!(e1 > e0) || !std::isfinite(e0) || !std::isfinite(e1)) {
+    e0 = 0;
+    e1 = n;
+    return;
+  }
+  const double span = std::clamp(e1 - e0, std::min(1.0, n), n);
+  e0 = std::clamp(e0, 0.0, n - span);
+  e1 = e0 + span;
+}
+
+namespace {
+
+// A window [a, b) of a whole [lo, hi) zoomed by `factor` about the fraction `at` (0..1) of it,
+// at least `min_span` wide. Returns true when it changed.
+bool zoom_range(double& a, double& b, double lo, double hi, double at, double factor, double min_span) {
+  const double whole = hi - lo;
+  if (!(whole > 0)) return false;
+  const double anchor = a + at * (b - a);
+  const double span = std::clamp((b - a) / factor, std::min(min_span, whole), whole);
+  const double na = std::clamp(anchor - at * span, lo, hi - span);
+  const double nb = na + span;
+  if (na == a && nb == b) return false;
+  a = na;
+  b = nb;
+  return true;
+}
+
+// The window [a, b) of [lo, hi) moved by `delta` (its own units), clamped. True when it moved.
+bool shift_range(double& a, double& b, double lo, double hi, double delta) {
+  const double span = b - a;
+  const double na = std::clamp(a + delta, lo, std::max(lo, hi - span));
+  if (na == a || !std::isfinite(na)) return false;
+  a = na;
+  b = na + span;
+  return true;
+}
+
+// Where the Kiviat's angle at (x, y) falls in the visible range, 0..1.
+double around_fraction(const Rect& plot, double x, double y) {
+  double a = std::atan2(x - (plot.x + plot.w / 2), -(y - (plot.y + plot.h / 2))) / (2 * std::numbers::pi);
+  if (a < 0) a += 1;
+  return a;
+}
+
+}  // namespace
+
+bool zoom_at(ViewState& state, const View& view, const Rect& area, const TraceIndex& index, double x, double y,
+             double factor) {
+  if (!std::isfinite(factor) || !(factor > 0) || !std::isfinite(x) || !std::isfinite(y)) return false;
+  factor = std::clamp(factor, 1.0 / kMaxZoomStep, kMaxZoomStep);
+  const ZoomAxes axes = view.zoom_axes(area, index, state);
+  if (!axes.any() || !axes.plot.contains(x, y) || !(axes.plot.w > 0) || !(axes.plot.h > 0)) return false;
+  bool changed = false;
+  if (axes.time_x) {
+    double t0 = 0;
+    double t1 = 0;
+    visible_window(index, state, t0, t1);
+    const double lo = index.begin_s;
+    const double hi = index.end_s > index.begin_s ? index.end_s : index.begin_s + 1.0;
+    const double min_span = std::max(kMinZoomSeconds, (hi - lo) * kMinZoomFraction);
+    if (zoom_range(t0, t1, lo, hi, (x - axes.plot.x) / axes.plot.w, factor, min_span)) {
+      state.window_t0_s = t0;
+      state.window_t1_s = t1;
+      changed = true;
+    }
+  }
+  if ((axes.entities_y || axes.entities_x || axes.entities_around) && index.entity_count() > 0) {
+    double e0 = 0;
+    double e1 = 0;
+    visible_entities(index, state, e0, e1);
+    const double at = axes.entities_y ? (y - axes.plot.y) / axes.plot.h
+                      : axes.entities_x ? (x - axes.plot.x) / axes.plot.w
+                                        : around_fraction(axes.plot, x, y);
+    if (zoom_range(e0, e1, 0, static_cast<double>(index.entity_count()), at, factor, 1.0)) {
+      state.entity0 = e0;
+      state.entity1 = e1;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+bool pan(ViewState& state, const View& view, const Rect& area, const TraceIndex& index, double dx, double dy) {
+  if (!std::isfinite(dx) || !std::isfinite(dy)) return false;
+  const ZoomAxes axes = view.zoom_axes(area, index, state);
+  if (!axes.any() || !(axes.plot.w > 0) || !(axes.plot.h > 0)) return false;
+  bool changed = false;
+  if (axes.time_x && dx != 0) {
+    double t0 = 0;
+    double t1 = 0;
+    visible_window(index, state, t0, t1);
+    const double hi = index.end_s > index.begin_s ? index.end_s : index.begin_s + 1.0;
+    if (shift_range(t0, t1, index.begin_s, hi, -dx / axes.plot.w * (t1 - t0))) {
+      state.window_t0_s = t0;
+      state.window_t1_s = t1;
+      changed = true;
+    }
+  }
+  const double along = axes.entities_y || axes.entities_around ? dy : (axes.entities_x ? dx : 0.0);
+  const double extent = axes.entities_y || axes.entities_around ? axes.plot.h : axes.plot.w;
+  if (along != 0 && index.entity_count() > 0) {
+    double e0 = 0;
+    double e1 = 0;
+    visible_entities(index, state, e0, e1);
+    if (shift_range(e0, e1, 0, static_cast<double>(index.entity_count()), -along / extent * (e1 - e0))) {
+      state.entity0 = e0;
+      state.entity1 = e1;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+void reset_zoom(ViewState& state, const TraceIndex& index) {
+  const ViewState d = default_view_state(index);
+  state.window_t0_s = d.window_t0_s;
+  state.window_t1_s = d.window_t1_s;
+  state.entity0 = d.entity0;
+  state.entity1 = d.entity1;
+}
+
+ViewState with_window(const ViewState& shared, const ViewState& panel) {
+  ViewState out = shared;
+  out.window_t0_s = panel.window_t0_s;
+  out.window_t1_s = panel.window_t1_s;
+  out.entity0 = panel.entity0;
+  out.entity1 = panel.entity1;
+  return out;
+}
+
+bool zoomed(const ViewState& state, const TraceIndex& index) {
+  double t0 = 0;
+  double t1 = 0;
+  visible_window(index, state, t0, t1);
+  double e0 = 0;
+  double e1 = 0;
+  visible_entities(index, state, e0, e1);
+  const double hi = index.end_s > index.begin_s ? index.end_s : index.begin_s + 1.0;
+  return t0 > index.begin_s || t1 < hi || e0 > 0 || e1 < static_cast<double>(index.entity_count());
 }
 
 std::vector<std::string> view_names() {

@@ -79,6 +79,10 @@ struct ViewState {
   double interval_origin_s = 0;  ///< where the run's intervals start (Metadata::trace_begin_s)
   bool cumulative = false;  ///< matrix: everything up to time_s instead of the current interval
   bool bytes = false;       ///< matrix: bytes instead of message counts
+  /// Visible entity range [entity0, entity1) of the views with an entity axis (space-time rows,
+  /// matrix rows and columns, Kiviat spokes); fractional while zoomed. entity1 <= entity0: all.
+  double entity0 = 0;
+  double entity1 = 0;
   Selection selection;
   /// Space-time: states coloured by code location instead of by class (null: by class).
   std::shared_ptr<const LocationColouring> location_colours;
@@ -92,6 +96,20 @@ ViewState default_view_state(const TraceIndex& index, double run_interval_s = 0,
                              double run_origin_s = std::numeric_limits<double>::quiet_NaN());
 /// The [t0, t1) of the current interval (or from the start when cumulative).
 void current_interval(const TraceIndex& index, const ViewState& state, double& t0_s, double& t1_s);
+
+/// The visible entity range of a state, made valid: within [0, n], at least one entity wide
+/// (e0 = e1 = 0 without entities).
+void visible_entities(const TraceIndex& index, const ViewState& state, double& e0, double& e1);
+
+/// How a view's pixels map to its window, for zoom and pan (View::zoom_axes).
+struct ZoomAxes {
+  Rect plot;                     ///< the area the axes span; zoom and pan act only over it
+  bool time_x = false;           ///< x across `plot` is the visible time window
+  bool entities_y = false;       ///< y down `plot` is the visible entity range
+  bool entities_x = false;       ///< x across `plot` is the visible entity range (the matrix's columns)
+  bool entities_around = false;  ///< the angle about `plot`'s centre, from 12 o'clock clockwise (Kiviat)
+  [[nodiscard]] bool any() const { return time_x || entities_y || entities_x || entities_around; }
+};
 
 /// The data a view reads from the index.
 enum class DataNeed : unsigned { States = 1U, Messages = 2U, Traffic = 4U };
@@ -108,7 +126,43 @@ class View {
   /// What a click at (x, y) inside `area` selects; an empty selection when it hits nothing.
   [[nodiscard]] virtual Selection pick(double x, double y, const Rect& area, const TraceIndex& index,
                                        const ViewState& state) const = 0;
+  /// The axes zoom_at() and pan() move for this view drawn in `area`; none by default (the
+  /// summary table has no window).
+  [[nodiscard]] virtual ZoomAxes zoom_axes(const Rect& /*area*/, const TraceIndex& /*index*/,
+                                           const ViewState& /*state*/) const {
+    return {};
+  }
 };
+
+// ---- per-view zoom and pan -------------------------------------------------------------------
+// Each panel keeps a ViewState of its own (time_s, interval, selection copied from the shared
+// one) whose window (window_t0_s/window_t1_s, entity0/entity1) only these functions change, so a
+// panel zooms and pans independently of the others and of the 3-D camera.
+
+/// Narrowest time window, as a fraction of the run (and never under kMinZoomSeconds).
+inline constexpr double kMinZoomFraction = 1e-9;
+inline constexpr double kMinZoomSeconds = 1e-12;
+/// Largest zoom factor one call applies (larger ones are clamped; 1/that for zooming out).
+inline constexpr double kMaxZoomStep = 1e3;
+
+/// Zooms `view` drawn in `area` by `factor` (> 1 in, < 1 out; a mouse wheel's notch: 1.25 or
+/// 1/1.25) about the pixel (x, y), y down as the view draws: the time and the entity under the
+/// pointer stay under it. The window stays inside the run and all entities, at least
+/// kMinZoomFraction of the run and one entity wide. Returns true when the state changed; a
+/// factor that is not finite and positive, a point outside the view's ZoomAxes::plot, or a view
+/// without axes change nothing.
+bool zoom_at(ViewState& state, const View& view, const Rect& area, const TraceIndex& index, double x, double y,
+             double factor);
+/// Pans `view` drawn in `area` by a drag of (dx, dy) pixels: the content follows the pointer
+/// (clamped to the run and the entities). Returns true when the state changed.
+bool pan(ViewState& state, const View& view, const Rect& area, const TraceIndex& index, double dx, double dy);
+/// The whole run and every entity again.
+void reset_zoom(ViewState& state, const TraceIndex& index);
+/// A panel's state to draw with: everything from `shared` (cursor, interval, toggles, selection)
+/// and the visible window (window_t0_s/window_t1_s, entity0/entity1) of `panel`.
+ViewState with_window(const ViewState& shared, const ViewState& panel);
+/// True when `state` shows less than the whole run or not every entity.
+bool zoomed(const ViewState& state, const TraceIndex& index);
 
 /// A registry row.
 struct ViewInfo {
