@@ -241,6 +241,22 @@ test::CommandResult run_script(const std::filesystem::path& run, const std::file
   return test::run_program(argv);
 }
 
+/// Checks that the 3-D viewport and the edge windows of a `layout` file tile the window (no two
+/// overlap, their areas add up to it); returns how many rectangles there are.
+std::size_t expect_tiling(const rapidjson::Document& d, const std::string& size) {
+  std::vector<std::pair<std::string, PixelRect>> rects = {{"viewport", rect_of(d["viewport"])}};
+  for (const auto& m : d["windows"].GetObject()) rects.emplace_back(m.name.GetString(), rect_of(m.value));
+  double total = 0;
+  for (std::size_t i = 0; i < rects.size(); ++i) {
+    total += area(rects[i].second);
+    for (std::size_t j = i + 1; j < rects.size(); ++j) {
+      EXPECT_FALSE(overlaps(rects[i].second, rects[j].second)) << size << ": " << rects[i].first << " " << rects[j].first;
+    }
+  }
+  EXPECT_DOUBLE_EQ(total, d["window"]["w"].GetDouble() * d["window"]["h"].GetDouble()) << size;
+  return rects.size();
+}
+
 TEST(ViewerUi, NoTwoRectanglesOverlapAndTheLegendIsDrawn) {
   if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
   TempDir dir;
@@ -256,17 +272,7 @@ TEST(ViewerUi, NoTwoRectanglesOverlapAndTheLegendIsDrawn) {
     const int w = d["window"]["w"].GetInt();
     const int h = d["window"]["h"].GetInt();
     EXPECT_EQ(std::to_string(w) + "x" + std::to_string(h), size);
-    std::vector<std::pair<std::string, PixelRect>> rects = {{"viewport", rect_of(d["viewport"])}};
-    for (const auto& m : d["windows"].GetObject()) rects.emplace_back(m.name.GetString(), rect_of(m.value));
-    ASSERT_EQ(rects.size(), 4U) << "viewport, menu, timeline and the help's side panel";
-    double total = 0;
-    for (std::size_t i = 0; i < rects.size(); ++i) {
-      total += area(rects[i].second);
-      for (std::size_t j = i + 1; j < rects.size(); ++j) {
-        EXPECT_FALSE(overlaps(rects[i].second, rects[j].second)) << size << ": " << rects[i].first << " " << rects[j].first;
-      }
-    }
-    EXPECT_DOUBLE_EQ(total, static_cast<double>(w) * h) << size;
+    EXPECT_EQ(expect_tiling(d, size), 4U) << "viewport, menu, timeline and the help's side panel";
     // The timeline's legend is on the screenshot: light text pixels inside its rectangle.
     const PixelRect legend = rect_of(d["elements"]["timeline.legend"]);
     osg::ref_ptr<osg::Image> image = osgDB::readImageFile((dir / "s.png").string());
@@ -305,19 +311,8 @@ TEST(ViewerUi, CompanionViewsTileTheLeftEdgeZoomOnTheirOwnAndSelect) {
                               {"--size", size, "--paused", "--views", "spacetime,matrix,summary"}, screen);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto d = read_json(L + "1.json");
-    const int w = d["window"]["w"].GetInt();
-    const int h = d["window"]["h"].GetInt();
-    std::vector<std::pair<std::string, PixelRect>> rects = {{"viewport", rect_of(d["viewport"])}};
-    for (const auto& m : d["windows"].GetObject()) rects.emplace_back(m.name.GetString(), rect_of(m.value));
     ASSERT_TRUE(d["windows"].HasMember("views")) << size;
-    double total = 0;
-    for (std::size_t i = 0; i < rects.size(); ++i) {
-      total += area(rects[i].second);
-      for (std::size_t j = i + 1; j < rects.size(); ++j) {
-        EXPECT_FALSE(overlaps(rects[i].second, rects[j].second)) << size << ": " << rects[i].first << " " << rects[j].first;
-      }
-    }
-    EXPECT_DOUBLE_EQ(total, static_cast<double>(w) * h) << size;
+    EXPECT_EQ(expect_tiling(d, size), 5U) << "viewport, menu, timeline, side panel and views";
     // Each panel inside the views column, none over another.
     const PixelRect column = rect_of(d["windows"]["views"]);
     std::vector<PixelRect> panels;
