@@ -46,7 +46,10 @@ class SummaryView final : public View {
     }
     static const char* const kHeaders[] = {"entity", "busy", "comm", "wait", "share", "msgs out", "msgs in", "bytes out", "bytes in", "no state"};
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.3);
-    for (std::size_t c = 0; c < std::size(kHeaders); ++c) draw_text(cr, lay.x[c], lay.y0 - 4, kHeaders[c], 9);
+    for (std::size_t c = 0; c < std::size(kHeaders); ++c) {
+      const ClipTo clip_header(cr, column_box(lay, area, c, lay.y0 - kRowHeight));
+      draw_text(cr, lay.x[c], lay.y0 - 4, kHeaders[c], 9);
+    }
     for (std::size_t r = 0; r < lay.visible; ++r) {
       const std::size_t e = lay.first + r;
       if (e >= m.rows.size()) break;
@@ -72,15 +75,21 @@ class SummaryView final : public View {
       }
       cairo_set_source_rgb(cr, 0.1, 0.1, 0.15);
       const double base = y + kRowHeight - 4;
-      draw_text(cr, lay.x[0], base, index.entities[e].name, 9);
-      draw_text(cr, lay.x[1], base, percent(row.share[0]), 9);
-      draw_text(cr, lay.x[2], base, percent(row.share[1]), 9);
-      draw_text(cr, lay.x[3], base, percent(row.share[2]), 9);
-      draw_text(cr, lay.x[5], base, format_count(static_cast<double>(row.messages_sent)), 9);
-      draw_text(cr, lay.x[6], base, format_count(static_cast<double>(row.messages_received)), 9);
-      draw_text(cr, lay.x[7], base, trajectory::format_bytes_text(static_cast<double>(row.bytes_sent)), 9);
-      draw_text(cr, lay.x[8], base, trajectory::format_bytes_text(static_cast<double>(row.bytes_received)), 9);
-      draw_text(cr, lay.x[9], base, percent(row.no_state_share), 9);
+      // Each cell is clipped to its column, so a long name or a narrow panel never runs text
+      // into the next column.
+      const auto cell = [&](std::size_t c, const std::string& text) {
+        const ClipTo clip_cell(cr, column_box(lay, area, c, y));
+        draw_text(cr, lay.x[c], base, text, 9);
+      };
+      cell(0, index.entities[e].name);
+      cell(1, percent(row.share[0]));
+      cell(2, percent(row.share[1]));
+      cell(3, percent(row.share[2]));
+      cell(5, format_count(static_cast<double>(row.messages_sent)));
+      cell(6, format_count(static_cast<double>(row.messages_received)));
+      cell(7, trajectory::format_bytes_text(static_cast<double>(row.bytes_sent)));
+      cell(8, trajectory::format_bytes_text(static_cast<double>(row.bytes_received)));
+      cell(9, percent(row.no_state_share));
     }
     if (lay.visible < m.rows.size()) {
       cairo_set_source_rgb(cr, 0.4, 0.4, 0.45);
@@ -110,6 +119,12 @@ class SummaryView final : public View {
     std::size_t first = 0;    // first row shown
     std::size_t visible = 0;  // rows that fit
   };
+
+  /// Column c of the row starting at y: text in it is clipped to it.
+  static Rect column_box(const Layout& lay, const Rect& area, std::size_t c, double y) {
+    const double x1 = c + 1 < std::size(lay.x) ? lay.x[c + 1] - 3 : area.x + area.w - 2;
+    return Rect{lay.x[c], y, std::max(0.0, x1 - lay.x[c]), kRowHeight};
+  }
 
   static Layout layout(const Rect& area, const TraceIndex& index, const ViewState& state) {
     Layout lay;
