@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <rapidjson/document.h>
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -102,24 +104,19 @@ std::map<std::string, double> read_stats(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
+  rapidjson::Document d;
+  d.Parse(ss.str().c_str());
   std::map<std::string, double> v;
-  std::string section;
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t q = text.find('"', i);
-    if (q == std::string::npos) break;
-    const std::size_t e = text.find('"', q + 1);
-    const std::string key = text.substr(q + 1, e - q - 1);
-    std::size_t j = text.find_first_not_of(" :", e + 1);
-    if (text[j] == '{') {
-      section = key + ".";
-      i = j + 1;
-      continue;
+  if (d.HasParseError() || !d.IsObject()) {
+    std::fprintf(stderr, "bench_viewer: %s is not a --frame-stats file\n", path.string().c_str());
+    std::exit(1);
+  }
+  for (const auto& m : d.GetObject()) {
+    if (m.value.IsNumber()) v[m.name.GetString()] = m.value.GetDouble();
+    if (!m.value.IsObject()) continue;
+    for (const auto& k : m.value.GetObject()) {
+      if (k.value.IsNumber()) v[std::string(m.name.GetString()) + "." + k.name.GetString()] = k.value.GetDouble();
     }
-    v[section + key] = std::strtod(text.c_str() + j, nullptr);
-    const std::size_t close = text.find_first_of(",}", j);
-    if (close != std::string::npos && text[close] == '}') section.clear();
-    i = close == std::string::npos ? text.size() : close + 1;
   }
   return v;
 }

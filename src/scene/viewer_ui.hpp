@@ -165,8 +165,6 @@ class ViewerUi {
   /// The companion views to show in the left column (null: the run has none); they must
   /// outlive the interface.
   void set_view_panels(ViewPanels* panels) { panels_ = panels; }
-  [[nodiscard]] double views_width() const { return views_w_; }
-  void set_views_width(double w) { views_w_ = std::clamp(w, 160.0, 4000.0); }
   /// Other panels' parts of the side panel (the code locations panel, locations_panel.hpp):
   /// `selection` draws under a selected body's inspect text, `sections` after the legend.
   struct SideHooks {
