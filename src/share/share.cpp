@@ -410,6 +410,8 @@ std::string build_page(const trajectory::Reader& reader, const PageData& d, cons
   std::string json = "{\"format\":1,\"title\":" + json_string(options.title);
   json += ",\"begin\":" + number(d.begin_s) + ",\"end\":" + number(d.end_s);
   json += ",\"trace_end\":" + number(meta.trace_end_s) + ",\"playback_wall_s\":" + number(kPlaybackWall_s);
+  // The run's binning intervals, for the panel's "interval" line (as the desktop's inspect panel).
+  json += ",\"trace_begin\":" + number(meta.trace_begin_s) + ",\"interval\":" + number(meta.interval_s);
   json += ",\"box_lo\":[" + number(d.box_lo.x()) + "," + number(d.box_lo.y()) + "," + number(d.box_lo.z()) + "]";
   json += ",\"box_extent\":[" + number(d.box_extent.x()) + "," + number(d.box_extent.y()) + "," +
           number(d.box_extent.z()) + "]";

@@ -1,7 +1,8 @@
 // The per-entity summary table (VENUS views 4 and 10, Utilization Summary and Communication
 // Summary) from the start up to the replay cursor: the computing (busy), communicating and
 // waiting shares of the span with a bar, messages and bytes sent and received, and the share in
-// no state (docs/statistics.md: the one split, trace::split_time). Above the table, the POP efficiency metrics and the outlier entities over the
+// no state (docs/statistics.md: the one split, trace::split_time); the rows scroll under the
+// wheel and a drag. Above the table, the POP efficiency metrics and the outlier entities over the
 // same span (docs/efficiency.md).
 #include <algorithm>
 #include <cmath>
@@ -93,11 +94,26 @@ class SummaryView final : public View {
     }
     if (lay.visible < m.rows.size()) {
       cairo_set_source_rgb(cr, 0.4, 0.4, 0.45);
-      draw_text(cr, area.x + area.w - 6, area.y + area.h - 4,
-                "rows " + std::to_string(lay.first + 1) + "-" + std::to_string(std::min(m.rows.size(), lay.first + lay.visible)) +
-                    " of " + std::to_string(m.rows.size()),
-                9, 1.0);
+      std::string footer = "rows " + std::to_string(lay.first + 1) + "-" +
+                           std::to_string(std::min(m.rows.size(), lay.first + lay.visible)) + " of " +
+                           std::to_string(m.rows.size()) + " (wheel or drag scrolls)";
+      const auto sel = state.selection.entity;
+      if (state.selection.has_entity() &&
+          (static_cast<std::size_t>(sel) < lay.first || static_cast<std::size_t>(sel) >= lay.first + lay.visible)) {
+        footer += ", selected: row " + std::to_string(sel + 1);
+      }
+      draw_text(cr, area.x + area.w - 6, area.y + area.h - 4, footer, 9, 1.0);
     }
+  }
+
+  /// The rows scroll under the wheel and a drag (ZoomAxes::rows_y); the table has no time window.
+  [[nodiscard]] ZoomAxes zoom_axes(const Rect& area, const TraceIndex& index, const ViewState& state) const override {
+    const Layout lay = layout(area, index, state);
+    ZoomAxes axes;
+    axes.plot = Rect{area.x, lay.y0, area.w, std::max(0.0, static_cast<double>(lay.visible) * kRowHeight)};
+    axes.rows_y = lay.visible < index.entity_count();
+    axes.row_height = kRowHeight;
+    return axes;
   }
 
   [[nodiscard]] Selection pick(double x, double y, const Rect& area, const TraceIndex& index,
@@ -140,9 +156,17 @@ class SummaryView final : public View {
     const double room = area.y + area.h - 14 - lay.y0;
     lay.visible = room > 0 ? static_cast<std::size_t>(room / kRowHeight) : 0;
     const std::size_t n = index.entity_count();
-    // Scroll so that the selected entity is in view.
-    if (state.selection.has_entity() && lay.visible > 0 && static_cast<std::size_t>(state.selection.entity) >= lay.visible) {
-      lay.first = std::min(static_cast<std::size_t>(state.selection.entity) - lay.visible / 2, n - std::min(n, lay.visible));
+    const std::size_t last_first = n - std::min(n, lay.visible);
+    double e0 = 0;
+    double e1 = 0;
+    visible_entities(index, state, e0, e1);
+    if (e0 > 0) {
+      // Scrolled by the wheel or a drag (zoom_axes: rows_y): that scroll wins over the selection.
+      lay.first = std::min(static_cast<std::size_t>(e0), last_first);
+    } else if (state.selection.has_entity() && lay.visible > 0 &&
+               static_cast<std::size_t>(state.selection.entity) >= lay.visible) {
+      // Not scrolled: the selected entity is brought into view.
+      lay.first = std::min(static_cast<std::size_t>(state.selection.entity) - lay.visible / 2, last_first);
     }
     return lay;
   }

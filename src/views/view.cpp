@@ -122,6 +122,21 @@ double around_fraction(const Rect& plot, double x, double y) {
   return a;
 }
 
+// Scrolls a table's rows (ZoomAxes::rows_y) by `rows`: entity0 is the first row shown, entity1
+// the end, so that zoomed() sees the scroll and reset_zoom() undoes it. True when it moved.
+bool scroll_rows(ViewState& state, const TraceIndex& index, double rows) {
+  const auto n = static_cast<double>(index.entity_count());
+  if (!(n > 0) || !std::isfinite(rows)) return false;
+  double e0 = 0;
+  double e1 = 0;
+  visible_entities(index, state, e0, e1);
+  const double first = std::clamp(e0 + rows, 0.0, n - 1);
+  if (first == e0 && e1 == n) return false;
+  state.entity0 = first;
+  state.entity1 = n;
+  return true;
+}
+
 }  // namespace
 
 bool zoom_at(ViewState& state, const View& view, const Rect& area, const TraceIndex& index, double x, double y,
@@ -130,6 +145,7 @@ bool zoom_at(ViewState& state, const View& view, const Rect& area, const TraceIn
   factor = std::clamp(factor, 1.0 / kMaxZoomStep, kMaxZoomStep);
   const ZoomAxes axes = view.zoom_axes(area, index, state);
   if (!axes.any() || !axes.plot.contains(x, y) || !(axes.plot.w > 0) || !(axes.plot.h > 0)) return false;
+  if (axes.rows_y) return scroll_rows(state, index, factor > 1 ? -kScrollRows : (factor < 1 ? kScrollRows : 0.0));
   bool changed = false;
   if (axes.time_x) {
     double t0 = 0;
@@ -164,6 +180,7 @@ bool pan(ViewState& state, const View& view, const Rect& area, const TraceIndex&
   if (!std::isfinite(dx) || !std::isfinite(dy)) return false;
   const ZoomAxes axes = view.zoom_axes(area, index, state);
   if (!axes.any() || !(axes.plot.w > 0) || !(axes.plot.h > 0)) return false;
+  if (axes.rows_y) return axes.row_height > 0 && scroll_rows(state, index, -dy / axes.row_height);
   bool changed = false;
   if (axes.time_x && dx != 0) {
     double t0 = 0;

@@ -108,7 +108,12 @@ struct ZoomAxes {
   bool entities_y = false;       ///< y down `plot` is the visible entity range
   bool entities_x = false;       ///< x across `plot` is the visible entity range (the matrix's columns)
   bool entities_around = false;  ///< the angle about `plot`'s centre, from 12 o'clock clockwise (Kiviat)
-  [[nodiscard]] bool any() const { return time_x || entities_y || entities_x || entities_around; }
+  /// y down `plot` is a list of rows `row_height` pixels high, one per entity from the entity0-th
+  /// (the summary table): zoom_at() scrolls it by kScrollRows rows a call (factor > 1 towards the
+  /// first row, as a wheel turned up), pan() by the rows the drag covers; entity1 stays at the end.
+  bool rows_y = false;
+  double row_height = 0;
+  [[nodiscard]] bool any() const { return time_x || entities_y || entities_x || entities_around || rows_y; }
 };
 
 /// The data a view reads from the index.
@@ -144,6 +149,8 @@ inline constexpr double kMinZoomFraction = 1e-9;
 inline constexpr double kMinZoomSeconds = 1e-12;
 /// Largest zoom factor one call applies (larger ones are clamped; 1/that for zooming out).
 inline constexpr double kMaxZoomStep = 1e3;
+/// Rows a table (ZoomAxes::rows_y) scrolls for one zoom_at() call, a wheel's notch.
+inline constexpr double kScrollRows = 3;
 
 /// Zooms `view` drawn in `area` by `factor` (> 1 in, < 1 out; a mouse wheel's notch: 1.25 or
 /// 1/1.25) about the pixel (x, y), y down as the view draws: the time and the entity under the

@@ -98,6 +98,10 @@
         const b = Math.min(k + 1, F - 1);
         return ((qSpeeds[k * N + i] * (1 - w) + qSpeeds[b * N + i] * w) / Q) * meta.max_speed;
       },
+      /** The time of the last run frame at or before t: the frame statAt reads. */
+      statTimeAt(t) {
+        return statTimes[lastAtOrBefore(statTimes, t)];
+      },
       /** That of the last run frame at or before t. */
       statAt(i, s, t) {
         return stats[(lastAtOrBefore(statTimes, t) * N + i) * S + s];
@@ -215,6 +219,7 @@
     };
     s.velocityAt = (i, t) => around(t, 1 + 3 * N + 3 * i, 3) || [0, 0, 0];
     s.speedAt = (i, t) => Math.hypot(...s.velocityAt(i, t));
+    s.statTimeAt = (t) => s.time(s.index(t));
     s.statAt = (i, st, t) => {
       const f = s.frame(s.index(t));
       return f ? f[0][f[1] + 1 + 6 * N + i * S + st] : NaN;
@@ -386,13 +391,34 @@
       const b = meta.bodies[i];
       return (b.name === '' ? 'body ' + i : b.name) + (b.rank >= 0 ? '  (rank ' + b.rank + ')' : '');
     }
+    /** As the desktop panel's interval line: the run's binning interval holding frame time ft
+     * (Metadata::interval_of), or the settling phase after the trace. */
+    function intervalText(ft) {
+      if (ft > meta.trace_end) return 'settling (after the trace)';
+      if (!(meta.interval > 0)) return 'none';
+      const k = ft > meta.trace_begin ? Math.floor((ft - meta.trace_begin) / meta.interval) : 0;
+      const t0 = meta.trace_begin + k * meta.interval;
+      const t1 = Math.min(meta.trace_end, t0 + meta.interval);
+      return '[' + fmtG(t0, 6) + ', ' + fmtG(Math.max(t0, t1), 6) + ') s';
+    }
+    /** The interval's share in no state (trace::split_time over the stored busy, communicating
+     * and idle fractions), or null without them or after the trace. */
+    function noStateShare(i, t, ft) {
+      const at = ['busy', 'communicating', 'idle'].map((n) => meta.stats.findIndex((st) => st.name === n));
+      if (at.some((k) => k < 0) || ft > meta.trace_end) return null;
+      return Math.max(0, 1 - at.reduce((sum, k) => sum + statAt(i, k, t), 0));
+    }
     function describeBody(i, t) {
       const b = meta.bodies[i];
       let text = bodyTitle(i) + '\n';
       if (b.host !== '') text += line('host', b.host);
+      const ft = src.statTimeAt(t);
+      text += line('interval', intervalText(ft));
       meta.stats.forEach((st, s) => {
         text += line(st.label, formatStat(st.name, statAt(i, s, t), st.percent));
       });
+      const noState = noStateShare(i, t, ft);
+      if (noState !== null) text += line('no state (interval)', formatStat('', noState, true));
       text += line('speed', fmtG(speedAt(i, t), 4) + ' units/s');
       const neighbours = [];
       for (const [a, c] of meta.edges) {

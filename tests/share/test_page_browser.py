@@ -258,10 +258,8 @@ def partner_lines(text):
     return [] if first is None else [l[22:].strip() for l in lines[first:] if l.strip()]
 
 
-def expected_partners(runfile, body, t, names, as_float32):
-    """Body's top 3 partners by bytes so far (both ways) at trace time t, read from the run's
-    `traffic` section (docs/trajectory-format.md) here, as the desktop panel lists them (the
-    shared page stores the bytes as 32-bit floats, the server sends doubles)."""
+def run_sections(runfile):
+    """The run file's bytes, a function giving a section's (offset, size), and its meta keys."""
     raw = open(runfile, "rb").read()
     def section(name):
         at = raw.find(name.encode().ljust(16, b"\0"))
@@ -270,6 +268,25 @@ def expected_partners(runfile, body, t, names, as_float32):
         return at + 24, size
     at, size = section("meta")
     meta = dict(l.split("=", 1) for l in raw[at:at + size].decode().splitlines() if "=" in l)
+    return raw, section, meta
+
+
+def expected_interval(runfile, t):
+    """The desktop inspect panel's "interval" line for frame time t (src/scene/inspect.cpp)."""
+    _, _, meta = run_sections(runfile)
+    interval, begin, end = float(meta["interval_s"]), float(meta["trace_begin_s"]), float(meta["trace_end_s"])
+    if t > end:
+        return "settling (after the trace)"
+    k = int((t - begin) // interval) if t > begin else 0
+    t0 = begin + k * interval
+    return "[%.6g, %.6g) s" % (t0, max(t0, min(end, t0 + interval)))
+
+
+def expected_partners(runfile, body, t, names, as_float32):
+    """Body's top 3 partners by bytes so far (both ways) at trace time t, read from the run's
+    `traffic` section (docs/trajectory-format.md) here, as the desktop panel lists them (the
+    shared page stores the bytes as 32-bit floats, the server sends doubles)."""
+    raw, section, meta = run_sections(runfile)
     interval, begin = float(meta["interval_s"]), float(meta["trace_begin_s"])
     b = int((t - begin) // interval) if t > begin else 0
     at, _ = section("traffic")
@@ -521,11 +538,20 @@ def check_shared(args, html, ring_html, quiet, runfile, rows):
         check(lines.get("mass") == "%.6g" % float(row["mass"]), "mass %s (run: %.6g)" % (lines.get("mass"), float(row["mass"])))
         check(lines.get("load (interval)") == "%.6g" % float(row["load"]),
               "load %s (run: %.6g)" % (lines.get("load (interval)"), float(row["load"])))
+        want_interval = expected_interval(runfile, t_frame)
+        check(lines.get("interval") == want_interval, "interval %s (run: %s)" % (lines.get("interval"), want_interval))
+        if all(k in row for k in ("busy", "communicating", "idle")):
+            rest = max(0.0, 1 - sum(float(row[k]) for k in ("busy", "communicating", "idle")))
+            check(lines.get("no state (interval)") == "%.1f %%" % (100 * rest),
+                  "no state %s (run: %.1f %%)" % (lines.get("no state (interval)"), 100 * rest))
         check("msgs sent (so far)" in lines and "springs to" in lines and "speed" in lines,
               "the panel lists the desktop's statistics: " + ", ".join(lines))
         want = expected_partners(runfile, target, t_frame, [rows[i][0]["name"] for i in range(27)], True)
         shown = partner_lines(text)
         check(len(want) > 0 and shown == want, "the panel's top partners are the run's traffic so far: %s (run: %s)" % (shown, want))
+        # Close the panel (its × button) so that it covers no spring the next checks look at.
+        driver.find_element(By.ID, "panel-close").click()
+        check(not panel.is_displayed(), "the panel's close button closes it")
         check_spring_colours(driver, "tension")
         check_spring_colours(driver, "traffic")
         driver.execute_script("kanoko.springs('tension')")

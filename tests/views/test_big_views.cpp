@@ -449,9 +449,10 @@ TEST(BigViews, ZoomRefusesBadInputs) {
     EXPECT_GE(e1 - e0, 1.0 - 1e-9) << name;
     EXPECT_NO_THROW((void)render_view_png(*view, ix, s, 400, 200)) << name;
   }
-  // No axes: the summary does not zoom.
+  // The summary has no time axis: the wheel scrolls its rows instead (SummaryScrollsItsRows).
   ViewState s = default_view_state(ix);
-  EXPECT_FALSE(zoom_at(s, *make_view("summary"), area, ix, 100, 100, 2.0));
+  EXPECT_FALSE(zoom_at(s, *make_view("summary"), area, ix, 100, 100, std::nan("")));
+  EXPECT_FALSE(zoom_at(s, *make_view("summary"), area, ix, 100, 100, 2.0));  // already at the first row
   // An empty trace: nothing to zoom, nothing breaks.
   const TraceIndex empty = index_text("kntr 1\n");
   for (const auto& name : view_names()) {
@@ -461,6 +462,42 @@ TEST(BigViews, ZoomRefusesBadInputs) {
     (void)pan(e, *view, area, empty, 10, 10);
     EXPECT_NO_THROW((void)render_view_png(*view, empty, e, 300, 200)) << name;
   }
+}
+
+// The summary table of 64 ranks in a short panel: the wheel and a drag scroll its rows, a pick
+// finds the row under the pointer after the scroll, the selection no longer pulls the rows back
+// while the user has scrolled, and reset_zoom() brings back the first row.
+TEST(BigViews, SummaryScrollsItsRows) {
+  const TraceIndex ix = index_run(small_run(64, 3000));
+  const Rect area{0, 0, 700, 260};
+  const auto view = make_view("summary");
+  ViewState s = default_view_state(ix);
+  const ZoomAxes axes = view->zoom_axes(area, ix, s);
+  ASSERT_TRUE(axes.rows_y);
+  ASSERT_GT(axes.row_height, 0.0);
+  const double x = axes.plot.x + axes.plot.w / 2;
+  const double y = axes.plot.y + axes.row_height / 2;  // the first row shown
+  EXPECT_EQ(view->pick(x, y, area, ix, s).entity, 0);
+  const auto before = render_view_image(*view, ix, s, 700, 260).pixels;
+  EXPECT_FALSE(zoom_at(s, *view, area, ix, x, y, 1.25));  // up at the top: nothing to scroll
+  ASSERT_TRUE(zoom_at(s, *view, area, ix, x, y, 1 / 1.25));  // one notch down
+  EXPECT_EQ(view->pick(x, y, area, ix, s).entity, static_cast<std::int64_t>(kScrollRows));
+  EXPECT_TRUE(zoomed(s, ix));
+  EXPECT_NE(render_view_image(*view, ix, s, 700, 260).pixels, before);
+  // A drag up by two rows shows two rows further.
+  ASSERT_TRUE(pan(s, *view, area, ix, 0, -2 * axes.row_height));
+  EXPECT_EQ(view->pick(x, y, area, ix, s).entity, static_cast<std::int64_t>(kScrollRows) + 2);
+  // The scroll wins over a selection elsewhere in the table.
+  s.selection.entity = 0;
+  EXPECT_EQ(view->pick(x, y, area, ix, s).entity, static_cast<std::int64_t>(kScrollRows) + 2);
+  // Scrolling far down stops with the last row in view.
+  for (int i = 0; i < 100; ++i) (void)zoom_at(s, *view, area, ix, x, y, 0.5);
+  const double rows = axes.plot.h / axes.row_height;
+  EXPECT_EQ(view->pick(x, axes.plot.y + (rows - 0.5) * axes.row_height, area, ix, s).entity, 63);
+  reset_zoom(s, ix);
+  s.selection = {};
+  EXPECT_FALSE(zoomed(s, ix));
+  EXPECT_EQ(render_view_image(*view, ix, s, 700, 260).pixels, before);
 }
 
 TEST(BigViews, PlotShowsAnEntityRange) {
