@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "src/base/background.hpp"
 #include "src/base/progress.hpp"
 #include "src/base/units.hpp"
 #include "src/mapping/mapping.hpp"
@@ -122,7 +123,7 @@ ViewerUi::ViewerUi(const trajectory::Reader& reader, ReplayClock& clock, Traject
       toggles_(toggles),
       timeline_(clock.begin_s(), clock.end_s()) {
   // The activity strip reads up to kActivityBins frames: off the frame loop.
-  activity_job_ = std::async(std::launch::async, [&r = reader_] { return trajectory::run_activity(r, kActivityBins); });
+  activity_job_ = background_async([&r = reader_] { return trajectory::run_activity(r, kActivityBins); });
 }
 
 ViewerUi::~ViewerUi() = default;  // the futures wait for their jobs (they read reader_)
@@ -156,7 +157,7 @@ void ViewerUi::poll_background() {
     range_for_ = sel;
     range_.reset();
     if (sel) {
-      range_job_ = std::async(std::launch::async, [&r = reader_, s = *sel] {
+      range_job_ = background_async([&r = reader_, s = *sel] {
         return trajectory::range_statistics(r, s.first, s.second);
       });
     }

@@ -1,3 +1,4 @@
+#include "src/base/background.hpp"
 #include "src/sim/resimulate.hpp"
 
 #include <cstdio>
@@ -67,6 +68,7 @@ void Resimulation::change(std::size_t index, double factor, const trajectory::Re
   progress_ = 0;
   running_ = true;
   worker_ = std::thread([this, o] {
+    (void)lower_thread_priority();  // the viewer keeps playing meanwhile
     std::string failure;
     std::unique_ptr<trajectory::Reader> result;
     try {

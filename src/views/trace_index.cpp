@@ -7,6 +7,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "src/base/background.hpp"
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/trace/readers.hpp"
@@ -442,8 +443,8 @@ IndexBuildJob::IndexBuildJob(std::filesystem::path trace, IndexOptions options, 
     : progress_(std::make_unique<IndexProgress>()) {
   progress_->expected_end_s.store(expected_end_s);
   IndexProgress* p = progress_.get();
-  result_ = std::async(std::launch::async, [trace = std::move(trace), options = std::move(options),
-                                            format = std::move(format), p]() {
+  result_ = background_async([trace = std::move(trace), options = std::move(options),
+                              format = std::move(format), p]() {
     struct MarkDone {
       IndexProgress* p;
       ~MarkDone() { p->done.store(true); }
