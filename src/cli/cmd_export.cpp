@@ -9,6 +9,7 @@
 #include "src/cli/options.hpp"
 #include "src/export/gltf.hpp"
 #include "src/sim/budget.hpp"
+#include "src/trajectory/hierarchy.hpp"
 #include "src/trajectory/panel_values.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -79,7 +80,10 @@ int cmd_export(const Args& args) {
       "velocity and every per-body statistic stored in the file (load, mass, traffic of the current\n"
       "interval and running totals), each column named with its unit (busy_fraction, bytes_sent_B),\n"
       "and no_state_fraction, the interval's rest after computing, communicating and waiting\n"
-      "(docs/statistics.md). Numbers are written exactly (shortest round-trip form).\n\n"
+      "(docs/statistics.md). Numbers are written exactly (shortest round-trip form).\n"
+      "With --level host, one row per frame and host instead: the host's ranks aggregated, at\n"
+      "their centroid with their mean velocity, the busy, communicating and idle fractions\n"
+      "averaged and every other statistic summed, and a members column (docs/outputs.md).\n\n"
       "With --gltf (or an output named .glb) it writes a glTF 2.0 binary for 3-D tools (Blender,\n"
       "three.js, ...): one node per body named as the body and sized as the viewer draws it, a\n"
       "shared sphere mesh with the body's colour, the motion as an animation (a translation channel\n"
@@ -88,14 +92,18 @@ int cmd_export(const Args& args) {
       "size is computed first and a file beyond --max-output is refused; --fps keeps fewer\n"
       "keyframes. Layout: docs/outputs.md.",
       "  kanoko export ring.kntj -o ring.csv\n"
+      "  kanoko export halo.kntj --level host -o hosts.csv\n"
       "  kanoko export ring.kntj --gltf -o ring.glb\n"
       "  kanoko export mesh.kntj -o mesh.glb --fps 30 --max-output 200M\n"};
   po::options_description options("Options");
   std::string run, output;
+  std::string level;
   bool gltf = false;
   options.add_options()("run", po::value(&run)->required(), "trajectory file (.kntj)")(
       "output,o", po::value(&output)->required(), "file to write: CSV, or glTF binary with --gltf or a .glb name")(
       "gltf", po::bool_switch(&gltf), "write a glTF 2.0 binary (.glb) instead of CSV")(
+      "level", po::value(&level),
+      "CSV: aggregate the bodies to this level of the run's hierarchy: rank (the default) or host")(
       "fps", po::value<double>(), "glTF: keyframes per second of the run (default: every stored frame)")(
       "max-output", po::value<std::string>(),
       "glTF: largest file to write, e.g. 512M (default: min(free space - 1 GiB, 16 GiB))");
@@ -105,6 +113,9 @@ int cmd_export(const Args& args) {
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
 
   gltf = gltf || ends_with_glb(output);
+  if (gltf && !level.empty()) {
+    throw InputError(FileLoc{"--level"}, "--level applies to the CSV export, not to --gltf");
+  }
   if (!gltf) {
     for (const char* name : {"fps", "max-output"}) {
       if (vm.count(name) != 0U) {
@@ -117,6 +128,10 @@ int cmd_export(const Args& args) {
   const trajectory::Reader reader(run);
   if (gltf) return export_gltf(reader, run, output, vm);
   const auto& meta = reader.meta();
+  // The level to aggregate to (rank: every body as it is), checked before the output is opened.
+  const trajectory::Hierarchy hierarchy(meta);
+  const std::size_t at = level.empty() ? 0 : hierarchy.level_index(level, "--level");
+  const trajectory::Cut cut(hierarchy, at);
   AtomicOutputFile out(output);
   std::string buf = "time_s,body,name,x,y,z,vx,vy,vz";
   // Each statistic's unit in its column name (busy_fraction, bytes_sent_B), and the interval's
@@ -128,22 +143,33 @@ int cmd_export(const Args& args) {
   const bool split = meta.stat_index(trajectory::stat::kBusy) >= 0 && meta.stat_index(trajectory::stat::kIdle) >= 0 &&
                      meta.stat_index(trajectory::stat::kCommunicating) >= 0;
   if (split) buf += ",no_state_fraction";
+  if (at > 0) buf += ",members";
   buf += '\n';
   std::vector<std::string> names;
-  for (const auto& b : meta.bodies) names.push_back(csv_field(b.name));
+  for (std::size_t g = 0; g < hierarchy.group_count(at); ++g) names.push_back(csv_field(hierarchy.group_name(at, g)));
+  trajectory::AggregateFrame agg;
   for (std::size_t k = 0; k < reader.frame_count(); ++k) {
     const trajectory::FrameView f = reader.frame(k);
-    for (Eigen::Index i = 0; i < f.positions.cols(); ++i) {
+    if (at > 0) trajectory::aggregate(cut, meta, f, agg);
+    // The frame's own columns, or the aggregates' (no copy either way).
+    using Ref3 = Eigen::Ref<const Eigen::Matrix3Xd>;
+    using RefS = Eigen::Ref<const Eigen::MatrixXd>;
+    const Ref3 positions = at > 0 ? Ref3(agg.positions) : Ref3(f.positions);
+    const Ref3 velocities = at > 0 ? Ref3(agg.velocities) : Ref3(f.velocities);
+    const RefS stats = at > 0 ? RefS(agg.stats) : RefS(f.stats);
+    for (Eigen::Index i = 0; i < positions.cols(); ++i) {
+      const auto item = static_cast<std::size_t>(i);
       append_number(buf, f.time_s);
-      buf += ',' + std::to_string(i) + ',' + names[static_cast<std::size_t>(i)];
-      for (int c = 0; c < 3; ++c) append_number(buf += ',', f.positions(c, i));
-      for (int c = 0; c < 3; ++c) append_number(buf += ',', f.velocities(c, i));
-      for (Eigen::Index s = 0; s < f.stats.rows(); ++s) append_number(buf += ',', f.stats(s, i));
+      buf += ',' + std::to_string(i) + ',' + names[at > 0 ? cut.items()[item].group : item];
+      for (int c = 0; c < 3; ++c) append_number(buf += ',', positions(c, i));
+      for (int c = 0; c < 3; ++c) append_number(buf += ',', velocities(c, i));
+      for (Eigen::Index s = 0; s < stats.rows(); ++s) append_number(buf += ',', stats(s, i));
       if (split) {
         // Settling frames (after the trace) have no interval: every fraction is 0 there.
-        const auto s = trajectory::interval_split(meta, f, static_cast<std::size_t>(i));
+        const auto s = trajectory::interval_split(meta, f.time_s, stats, item);
         append_number(buf += ',', s ? s->no_state_s : 0.0);
       }
+      if (at > 0) buf += ',' + std::to_string(cut.bodies(item).size());
       buf += '\n';
     }
     if (buf.size() > (1U << 20)) {
@@ -153,8 +179,8 @@ int cmd_export(const Args& args) {
   }
   out.write(buf);
   out.commit();
-  std::cerr << "kanoko export: wrote " << output << " (" << reader.frame_count() << " frames × " << meta.body_count()
-            << " bodies)\n";
+  std::cerr << "kanoko export: wrote " << output << " (" << reader.frame_count() << " frames × "
+            << cut.items().size() << (at > 0 ? " " + hierarchy.level_name(at) + "s of " + std::to_string(meta.body_count()) + " bodies)\n" : " bodies)\n");
   return 0;
 }
 

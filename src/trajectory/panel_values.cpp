@@ -63,12 +63,17 @@ std::string format_stat_value(std::string_view stat, double v) {
 std::string format_bytes_text(double bytes) { return format_stat_value(stat::kBytesSent, bytes); }
 
 std::optional<trace::TimeSplit> interval_split(const Metadata& meta, const FrameView& f, std::size_t body) {
+  return interval_split(meta, f.time_s, f.stats, body);
+}
+
+std::optional<trace::TimeSplit> interval_split(const Metadata& meta, double time_s,
+                                               const Eigen::Ref<const Eigen::MatrixXd>& stats, std::size_t body) {
   const int busy = meta.stat_index(stat::kBusy);
   const int comm = meta.stat_index(stat::kCommunicating);
   const int idle = meta.stat_index(stat::kIdle);
-  if (busy < 0 || comm < 0 || idle < 0 || f.time_s > meta.trace_end_s) return std::nullopt;
+  if (busy < 0 || comm < 0 || idle < 0 || time_s > meta.trace_end_s) return std::nullopt;
   const auto b = static_cast<Eigen::Index>(body);
-  return trace::split_time(f.stats(busy, b), f.stats(comm, b), f.stats(idle, b), 1.0, false);
+  return trace::split_time(stats(busy, b), stats(comm, b), stats(idle, b), 1.0, false);
 }
 
 double body_speed(const Reader& reader, std::size_t body, double t_s) {

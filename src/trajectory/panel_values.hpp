@@ -8,6 +8,8 @@
 #include <string_view>
 #include <optional>
 
+#include <Eigen/Core>
+
 #include "src/trace/time_split.hpp"
 
 namespace kanoko::trajectory {
@@ -42,6 +44,10 @@ struct FrameView;
 /// the rest in no state. Nothing when the run stores no such statistics or the frame is in the
 /// settling phase after the trace (no interval).
 [[nodiscard]] std::optional<trace::TimeSplit> interval_split(const Metadata& meta, const FrameView& f, std::size_t body);
+/// The same for column `body` of statistics laid out as a frame's (S × bodies) at frame time
+/// `time_s`: an aggregate's (trajectory/hierarchy.hpp), whose fractions are its bodies' means.
+[[nodiscard]] std::optional<trace::TimeSplit> interval_split(const Metadata& meta, double time_s,
+                                                             const Eigen::Ref<const Eigen::MatrixXd>& stats, std::size_t body);
 
 /// Speed of body `body` at trace time t (scene units per trace second), from the stored
 /// velocities of the frames around t, linearly interpolated.

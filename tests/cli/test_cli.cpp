@@ -138,6 +138,95 @@ TEST(Cli, SimulateThenExportCsv) {
   EXPECT_TRUE(contains(csv, ",2,\"c, the third\",")) << "names with commas are quoted";
 }
 
+// Rows of a CSV file, split at commas (no quoted fields in these files).
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream cells_in(line);
+    std::string cell;
+    while (std::getline(cells_in, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// Zero configuration: six ranks on two hosts, exported per host. Each host row is its three
+// ranks' centroid, their summed bytes and their mean busy fraction; a level the run does not
+// have is a located error and no file.
+TEST(Cli, ExportAggregatesRanksPerHost) {
+  TempDir dir;
+  std::string trace = "kntr 1\n";
+  for (int i = 0; i < 6; ++i) {
+    trace += "node 0 " + std::to_string(i) + " name=r" + std::to_string(i) + " host=h" + std::to_string(i / 3) + "\n";
+  }
+  for (int k = 0; k < 20; ++k) {
+    const double t = 0.01 * k;
+    for (int i = 0; i < 6; ++i) {
+      trace += "state " + std::to_string(t) + " " + std::to_string(i) + " " + std::to_string(0.002 * (1 + i)) + " compute\n";
+    }
+    for (int i = 0; i < 6; ++i) {
+      trace += "msg " + std::to_string(t + 0.004) + " " + std::to_string(i) + " " + std::to_string((i + 1) % 6) + " " +
+               std::to_string(100 * (i + 1)) + "\n";
+    }
+  }
+  trace += "end 0.2\n";
+  write_text(dir / "t.kntr", trace);
+  auto r = run_kanoko({"simulate", (dir / "t.kntr").string(), "-o", (dir / "r.kntj").string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_kanoko({"export", (dir / "r.kntj").string(), "-o", (dir / "ranks.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_kanoko({"export", (dir / "r.kntj").string(), "--level", "host", "-o", (dir / "hosts.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "hosts of 6 bodies")) << r.err;
+  const auto ranks = csv_rows(read_text(dir / "ranks.csv"));
+  const auto hosts = csv_rows(read_text(dir / "hosts.csv"));
+  ASSERT_GT(ranks.size(), 1U);
+  const auto column = [](const std::vector<std::string>& header, const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  ASSERT_EQ(hosts[0].back(), "members");
+  ASSERT_EQ((ranks.size() - 1) / 6, (hosts.size() - 1) / 2) << "as many frames";
+  const std::size_t x = column(ranks[0], "x");
+  const std::size_t bytes = column(ranks[0], "bytes_sent_total_B");
+  const std::size_t busy = column(ranks[0], "busy_fraction");
+  ASSERT_EQ(column(hosts[0], "busy_fraction"), busy);
+  double busy_seen = 0;
+  for (std::size_t f = 0; f + 1 < hosts.size() / 2; ++f) {
+    for (std::size_t h = 0; h < 2; ++h) {
+      const auto& row = hosts[1 + 2 * f + h];
+      EXPECT_EQ(row[2], "h" + std::to_string(h));
+      EXPECT_EQ(row.back(), "3");
+      double sx = 0, sb = 0, sbusy = 0;
+      for (std::size_t i = 3 * h; i < 3 * h + 3; ++i) {
+        const auto& rr = ranks[1 + 6 * f + i];
+        ASSERT_EQ(rr[0], row[0]) << "same frame time";
+        sx += std::stod(rr[x]);
+        sb += std::stod(rr[bytes]);
+        sbusy += std::stod(rr[busy]);
+      }
+      EXPECT_NEAR(std::stod(row[x]), sx / 3, 1e-9 * (1 + std::abs(sx)));
+      EXPECT_NEAR(std::stod(row[bytes]), sb, 1e-9 * (1 + sb));
+      EXPECT_NEAR(std::stod(row[busy]), sbusy / 3, 1e-12);
+      busy_seen += sbusy;
+    }
+  }
+  EXPECT_GT(busy_seen, 0.0) << "the trace's computing shows";
+  // A level that does not exist, and --level with --gltf: errors, no file.
+  r = run_kanoko({"export", (dir / "r.kntj").string(), "--level", "rack", "-o", (dir / "bad.csv").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "--level: error: no level 'rack' in this run (did you mean 'rank'?); its levels are: rank, host")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.csv"));
+  r = run_kanoko({"export", (dir / "r.kntj").string(), "--level", "host", "--gltf", "-o", (dir / "bad.glb").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "--level applies to the CSV export")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.glb"));
+}
+
 TEST(Cli, TruncatedTrajectoryIsRefused) {
   TempDir dir;
   write_text(dir / "m.toml", kMapping);
