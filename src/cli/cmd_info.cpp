@@ -12,6 +12,8 @@
 #include "src/ingest/survey.hpp"
 #include "src/trace/efficiency.hpp"
 #include "src/trace/readers.hpp"
+#include "src/trajectory/hierarchy.hpp"
+#include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::cli {
 namespace {
@@ -202,12 +204,77 @@ std::string efficiency_text(const EfficiencyReport& r, const std::vector<std::st
   return t;
 }
 
+/// `kanoko info RUN`: what a trajectory file holds (a run, finished or still being written).
+int run_info(const std::string& path, bool json) {
+  const trajectory::Reader reader(path, trajectory::Open::partial);
+  const trajectory::Metadata& meta = reader.meta();
+  const trajectory::Hierarchy hierarchy(meta);
+  const std::size_t frames = reader.frame_count();
+  const double first_s = frames > 0 ? reader.frame_time(0) : 0.0;
+  const double last_s = frames > 0 ? reader.frame_time(frames - 1) : 0.0;
+  const auto bytes = static_cast<double>(std::filesystem::file_size(path));
+  const double per_body_frame = frames > 0 && meta.body_count() > 0
+                                    ? bytes / (static_cast<double>(frames) * static_cast<double>(meta.body_count()))
+                                    : 0.0;
+  const std::string state = reader.complete() ? "complete"
+                                              : "unfinished (" + std::to_string(frames) + " of " +
+                                                    (meta.planned_frames > 0 ? std::to_string(meta.planned_frames) : "?") +
+                                                    " frames so far: still being written, or killed)";
+  const auto g6 = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  if (json) {
+    std::string j = "{\"run\":" + json_string(path) + ",\"version\":" + std::to_string(reader.version()) +
+                    ",\"complete\":" + (reader.complete() ? "true" : "false") + ",\"bodies\":" +
+                    std::to_string(meta.body_count()) + ",\"levels\":{";
+    for (std::size_t l = 0; l < hierarchy.level_count(); ++l) {
+      j += (l > 0 ? "," : "") + json_string(hierarchy.level_name(l)) + ":" + std::to_string(hierarchy.group_count(l));
+    }
+    j += "},\"springs\":" + std::to_string(meta.edges.size()) + ",\"frames\":" + std::to_string(frames) +
+         ",\"planned_frames\":" + std::to_string(meta.planned_frames) + ",\"trace_begin_s\":" +
+         number(meta.trace_begin_s) + ",\"trace_end_s\":" + number(meta.trace_end_s) + ",\"first_frame_s\":" +
+         number(first_s) + ",\"last_frame_s\":" + number(last_s) + ",\"interval_s\":" + number(meta.interval_s) +
+         ",\"dt_s\":" + number(meta.dt_s) + ",\"integrator\":" + json_string(meta.integrator) + ",\"statistics\":[";
+    for (std::size_t i = 0; i < meta.stat_names.size(); ++i) j += (i > 0 ? "," : "") + json_string(meta.stat_names[i]);
+    j += "],\"source_trace\":" + json_string(meta.source_trace) + ",\"source_mapping\":" +
+         json_string(meta.source_mapping) + ",\"bytes\":" + number(bytes) + ",\"bytes_per_body_frame\":" +
+         number(per_body_frame) + "}\n";
+    std::cout << j;
+    return 0;
+  }
+  std::cout << "run:         " << path << "\nformat:      Kanoko trajectory, version " << reader.version() << ", "
+            << state << "\nbodies:      " << meta.body_count();
+  std::string levels;
+  for (std::size_t l = 0; l < hierarchy.level_count(); ++l) {
+    levels += (l > 0 ? ", " : "") + std::to_string(hierarchy.group_count(l)) + " " + hierarchy.level_name(l) +
+              (hierarchy.group_count(l) == 1 ? "" : "s");
+  }
+  std::cout << " (levels: " << levels << "; kanoko export --level)\nsprings:     " << meta.edges.size()
+            << "\nframes:      " << frames << ", " << g6(first_s) << " .. " << g6(last_s)
+            << " s (the trace: " << g6(meta.trace_begin_s) << " .. " << g6(meta.trace_end_s)
+            << (last_s > meta.trace_end_s ? " s, then settling)" : " s)") << "\ninterval:    " << g6(meta.interval_s) << " s\nintegrator:  " << meta.integrator
+            << ", dt " << g6(meta.dt_s) << " s, " << meta.steps_per_frame << (meta.steps_per_frame == 1 ? " step" : " steps")
+            << " per frame\nstatistics:  ";
+  for (std::size_t i = 0; i < meta.stat_names.size(); ++i) std::cout << (i > 0 ? ", " : "") << meta.stat_names[i];
+  char size[96];
+  std::snprintf(size, sizeof size, "%.4g MB, %.4g bytes per body and frame", bytes / 1e6, per_body_frame);
+  std::cout << "\nsource:      " << (meta.source_trace.empty() ? "-" : meta.source_trace) << " with mapping "
+            << (meta.source_mapping.empty() ? "(inferred)" : meta.source_mapping) << "\nfile:        " << size
+            << '\n';
+  return 0;
+}
+
 }  // namespace
 
 int cmd_info(const Args& args) {
   const CommandSpec spec{
-      "info", "TRACE [--format F] [--entity-type T] [--json]",
-      "Reads a trace and summarises it: its format, the entities (bodies) and, for Pajé, the\n"
+      "info", "TRACE [--format F] [--entity-type T] [--json] | RUN.kntj [--json]",
+      "Given a run (a .kntj trajectory, finished or still being written), says what it holds: its\n"
+      "state, bodies and their levels (ranks, hosts), springs, frames and times, the statistics it\n"
+      "stores, its sources and its size per body and frame.\n"
+      "Given a trace, reads it and summarises it: its format, the entities (bodies) and, for Pajé, the\n"
       "containers by type, the time span, the number of events, states, messages and bytes, and the\n"
       "top five sender -> receiver pairs by bytes, the iteration markers (name, count, mean period;\n"
       "--from iter:K counts them), and the POP efficiency metrics (load balance,\n"
@@ -222,7 +289,7 @@ int cmd_info(const Args& args) {
   for (const std::string& f : trace::reader_names()) formats += (formats.empty() ? "" : ", ") + f;
   po::options_description options("Options");
   std::string path, format = "auto", entity_type;
-  options.add_options()("trace", po::value(&path)->required(), "trace file")(
+  options.add_options()("trace", po::value(&path)->required(), "trace file, or a run (.kntj)")(
       "format,f", po::value(&format)->default_value("auto"),
       ("trace format: auto (detected from the content) or one of " + formats).c_str())(
       "entity-type", po::value(&entity_type),
@@ -236,6 +303,7 @@ int cmd_info(const Args& args) {
   positional.add("trace", 1);
   po::variables_map vm;
   if (!parse_command_line(spec, options, positional, args, vm)) return 0;
+  if (trajectory::looks_like_trajectory(path)) return run_info(path, vm.count("json") != 0U);
 
   trace::ReaderOptions reader_options;
   reader_options.paje.entity_type = entity_type;

@@ -227,6 +227,50 @@ TEST(Cli, ExportAggregatesRanksPerHost) {
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.glb"));
 }
 
+// `kanoko info` on a run: what it holds, as text and JSON; an unfinished run (a writer's
+// temporary file) says so; a damaged one is a located error.
+TEST(Cli, InfoDescribesARun) {
+  TempDir dir;
+  trajectory::Metadata meta;
+  for (int i = 0; i < 4; ++i) meta.bodies.push_back({"r" + std::to_string(i), "h" + std::to_string(i / 2), i});
+  meta.edges = {{0, 1}};
+  meta.stat_names = {trajectory::stat::kMass};
+  meta.interval_s = 0.5;
+  meta.trace_end_s = 2;
+  meta.dt_s = 0.25;
+  meta.integrator = "rk4";
+  meta.planned_frames = 300;
+  const Eigen::Matrix3Xd zero = Eigen::Matrix3Xd::Zero(3, 4);
+  const Eigen::MatrixXd mass = Eigen::MatrixXd::Ones(1, 4);
+  {
+    trajectory::Writer w(dir / "done.kntj", meta);
+    for (int k = 0; k < 12; ++k) w.append_frame(0.25 * k, zero, zero, mass);
+    w.commit();
+  }
+  auto r = run_kanoko({"info", (dir / "done.kntj").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Kanoko trajectory, version 2, complete")) << r.out;
+  EXPECT_TRUE(contains(r.out, "4 (levels: 4 ranks, 2 hosts")) << r.out;
+  EXPECT_TRUE(contains(r.out, "frames:      12, 0 .. 2.75 s (the trace: 0 .. 2 s, then settling)")) << r.out;
+  r = run_kanoko({"info", (dir / "done.kntj").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\"complete\":true,\"bodies\":4,\"levels\":{\"rank\":4,\"host\":2}")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"frames\":12,")) << r.out;
+  // A run still being written: the whole blocks so far.
+  trajectory::Writer growing(dir / "live.kntj", meta);
+  for (int k = 0; k < 200; ++k) growing.append_frame(0.25 * k, zero, zero, mass);
+  r = run_kanoko({"info", growing.temporary_path().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "unfinished (")) << r.out;
+  EXPECT_TRUE(contains(r.out, " of 300 frames so far")) << r.out;
+  // Damaged: a located error, exit 1.
+  const std::string bytes = read_text(dir / "done.kntj");
+  write_text(dir / "cut.kntj", bytes.substr(0, 100));
+  r = run_kanoko({"info", (dir / "cut.kntj").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "cut.kntj")) << r.err;
+}
+
 TEST(Cli, TruncatedTrajectoryIsRefused) {
   TempDir dir;
   write_text(dir / "m.toml", kMapping);
