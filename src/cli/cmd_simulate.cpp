@@ -1,8 +1,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "integrators/forces.hpp"
-#include "integrators/integrator.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "src/base/error.hpp"
 #include "src/base/output_target.hpp"
 #include "src/base/progress.hpp"
@@ -21,8 +21,14 @@ int cmd_simulate(const Args& args) {
                         std::to_string(e.evaluations_per_step) + " force evaluation" +
                         (e.evaluations_per_step == 1 ? "" : "s") + " per step): " + e.description + "\n";
   }
-  std::string evaluators_text;
-  for (const auto& name : integrators::evaluator_names()) evaluators_text += (evaluators_text.empty() ? "" : ", ") + name;
+  auto listed = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+  };
+  const std::string evaluators_text = listed(integrators::evaluator_names());
+  const std::string evaluator_help = "repulsion evaluator: " + evaluators_text;
+  const std::string multipole_help = "Barnes-Hut far field: " + listed(integrators::multipole_names());
   const CommandSpec spec{
       "simulate", "TRACE [--mapping MAP | --purpose P] -o RUN.kntj [--from T --to T] [--force] [--integrator NAME] ...",
       "Reads TRACE (any format of kanoko info), bins it into the mapping's intervals, builds the physical\n"
@@ -66,9 +72,9 @@ int cmd_simulate(const Args& args) {
       "quiet,q", po::bool_switch(), "no progress bar or summary")(
       "format", po::value<std::string>(), "trace format, overriding [trace] format: auto or a reader name (kanoko info --help)")(
       "integrator", po::value<std::string>(), "integrator, overriding [simulation] integrator (see below)")(
-      "evaluator", po::value<std::string>(), "repulsion evaluator: auto, direct or barnes-hut")(
+      "evaluator", po::value<std::string>(), evaluator_help.c_str())(
       "theta", po::value<double>(), "Barnes-Hut opening angle, 0 to 1 (default 0.5)")(
-      "multipole", po::value<std::string>(), "Barnes-Hut far field: monopole or quadrupole")(
+      "multipole", po::value<std::string>(), multipole_help.c_str())(
       "threads,j", po::value<int>()->default_value(0), "threads for the force evaluation (0 = all cores)");
   po::positional_options_description positional;
   positional.add("trace", 1);

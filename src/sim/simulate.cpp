@@ -1,6 +1,7 @@
 #include "src/sim/simulate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,8 +10,8 @@
 #include <limits>
 #include <vector>
 
-#include "integrators/forces.hpp"
-#include "integrators/integrator.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "models/model.hpp"
 #include "models/suggest.hpp"
 #include "src/ingest/checks.hpp"
@@ -59,14 +60,14 @@ std::array<float, 3> palette_colour(std::size_t i) {
   return kOkabeIto[i % kOkabeIto.size()];
 }
 
-/// The member of `values` whose name is `value`; an InputError located at `option` otherwise.
-template <class Enum>
-Enum parse_name(const std::string& value, const std::vector<Enum>& values, const char* (*name)(Enum),
-                const std::string& option) {
+/// The value of `values` whose name (integrators::to_string) is `value`; else an InputError for
+/// `option` listing the valid names.
+template <class Enum, std::size_t N>
+Enum parse_name(const std::string& value, const std::array<Enum, N>& values, const std::string& option) {
   std::vector<std::string> names;
   for (Enum e : values) {
-    if (value == name(e)) return e;
-    names.emplace_back(name(e));
+    if (value == integrators::to_string(e)) return e;
+    names.emplace_back(integrators::to_string(e));
   }
   std::string valid;
   for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
@@ -107,10 +108,7 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
                          m.path + " has no [forces.repulsion]");
   }
   if (options.evaluator) {
-    using mapping::ForceEvaluator;
-    m.repulsion->evaluator = parse_name<ForceEvaluator>(
-        *options.evaluator, {ForceEvaluator::Auto, ForceEvaluator::Direct, ForceEvaluator::BarnesHut},
-        mapping::to_string, "--evaluator");
+    m.repulsion->evaluator = parse_name(*options.evaluator, integrators::kUserEvaluators, "--evaluator");
   }
   if (options.theta) {
     if (!(*options.theta >= 0.0 && *options.theta <= 1.0)) {
@@ -120,9 +118,7 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
     m.repulsion->theta = *options.theta;
   }
   if (options.multipole) {
-    using mapping::Multipole;
-    m.repulsion->multipole = parse_name<Multipole>(*options.multipole, {Multipole::Monopole, Multipole::Quadrupole},
-                                                   mapping::to_string, "--multipole");
+    m.repulsion->multipole = parse_name(*options.multipole, integrators::kMultipoles, "--multipole");
   }
 }
 
@@ -155,9 +151,9 @@ std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapp
   update_string(m.trace.format);  // --format may override the mapping's
   h.update_value(m.simulation.tolerance);
   if (m.repulsion) {
-    update_string(mapping::to_string(m.repulsion->evaluator));
+    update_string(integrators::to_string(m.repulsion->evaluator));
     h.update_value(m.repulsion->theta);
-    update_string(mapping::to_string(m.repulsion->multipole));
+    update_string(integrators::to_string(m.repulsion->multipole));
   }
   return h.digest();
 }

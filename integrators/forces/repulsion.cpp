@@ -1,4 +1,4 @@
-#include "integrators/forces.hpp"
+#include "integrators/forces/repulsion.hpp"
 
 #include <omp.h>
 
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "integrators/force_scratch.hpp"
-#include "integrators/forces_testing.hpp"
+#include "integrators/forces/force_scratch.hpp"
+#include "integrators/forces/forces_testing.hpp"
 #include "src/base/check.hpp"
 #include "src/base/interrupt.hpp"
 
@@ -265,9 +265,18 @@ const char* to_string(Simd s) {
   return "?";
 }
 
-std::vector<std::string> evaluator_names() {
-  return {to_string(Evaluator::Auto), to_string(Evaluator::Direct), to_string(Evaluator::BarnesHut)};
+namespace {
+template <class Enum, std::size_t N>
+std::vector<std::string> names_of(const std::array<Enum, N>& values) {
+  std::vector<std::string> names;
+  for (Enum e : values) names.emplace_back(to_string(e));
+  return names;
 }
+}  // namespace
+
+std::vector<std::string> evaluator_names() { return names_of(kUserEvaluators); }
+
+std::vector<std::string> multipole_names() { return names_of(kMultipoles); }
 
 int effective_threads(int threads) { return threads > 0 ? threads : std::max(1, omp_get_max_threads()); }
 

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "integrators/force_kernels.hpp"
-#include "integrators/forces.hpp"
-#include "integrators/forces_testing.hpp"
+#include "integrators/forces/force_kernels.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/forces/forces_testing.hpp"
 
 namespace kanoko::integrators {
 

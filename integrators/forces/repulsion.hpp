@@ -27,6 +27,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -97,7 +98,7 @@ struct RepulsionParams {
   /// as a whole on a group of bodies only when every point of the group's bounding box is farther
   /// than b / θ from the centre; otherwise it is opened. θ = 0 opens every cell, which is direct
   /// summation in tree order. Measured errors at θ = 0.5 (monopole) are in
-  /// tests/integrators/test_barnes_hut.cpp.
+  /// tests/integrators/forces/test_barnes_hut.cpp.
   double theta = 0.5;
   /// Terms kept for far cells.
   Multipole multipole = Multipole::Monopole;
@@ -167,6 +168,12 @@ Simd best_simd();
 /// True if this CPU can run `simd`.
 bool simd_supported(Simd simd);
 
+/// The evaluators a user may choose (mapping files, `kanoko simulate --evaluator`), in declaration
+/// order: all but the benchmarks' baseline barnes-hut-v1.
+inline constexpr std::array<Evaluator, 3> kUserEvaluators{Evaluator::Auto, Evaluator::Direct, Evaluator::BarnesHut};
+/// Every multipole choice, in declaration order.
+inline constexpr std::array<Multipole, 2> kMultipoles{Multipole::Monopole, Multipole::Quadrupole};
+
 /// Names used in mapping files and on the command line: "auto", "direct", "barnes-hut"; and
 /// "barnes-hut-v1" for the benchmarks' baseline.
 const char* to_string(Evaluator e);
@@ -174,9 +181,10 @@ const char* to_string(Evaluator e);
 const char* to_string(Multipole m);
 /// "best", "avx512", "avx2", "portable".
 const char* to_string(Simd s);
-/// The evaluator names a user may choose, in declaration order (for help texts and suggestions;
-/// without the benchmarks' baseline barnes-hut-v1).
+/// The names of kUserEvaluators, in that order (the mapping's choices, help texts, suggestions).
 std::vector<std::string> evaluator_names();
+/// The names of kMultipoles, in that order.
+std::vector<std::string> multipole_names();
 
 /// Adds the repulsion to `force` (3×N, same order as `positions`). `params.strength` = 0 adds
 /// nothing. Non-finite positions give non-finite forces (the caller reports the blow-up).

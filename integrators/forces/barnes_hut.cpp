@@ -32,7 +32,7 @@
 #include <array>
 #include <cmath>
 
-#include "integrators/force_scratch.hpp"
+#include "integrators/forces/force_scratch.hpp"
 #include "src/base/interrupt.hpp"
 
 namespace kanoko::integrators::detail {
