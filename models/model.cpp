@@ -12,6 +12,20 @@ namespace kanoko::models {
 using mapping::CommunicationMode;
 using mapping::CommunicationQuantity;
 
+namespace {
+
+/// The mean of the columns of x, the same bits wherever the result is kept. Eigen evaluates a row
+/// sum of a 3×N matrix either as part of a two-row packet (adding four columns pairwise before the
+/// running sum) or alone (a plain running sum), as the alignment of the destination decides, so the
+/// last bits of the centre pull's anchor once depended on where the model sat in memory. A 16-byte
+/// aligned destination fixes the choice (rows x, y as a packet, z alone), the one the model made.
+Eigen::Vector3d centroid(const Eigen::Matrix3Xd& x) {
+  alignas(16) Eigen::Vector3d c = x.rowwise().mean();
+  return c;
+}
+
+}  // namespace
+
 Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline)
     : timeline_(timeline),
       mass_base_(m.mass.base),
@@ -26,7 +40,7 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline)
   }
   Layout layout = build_layout(m, n, &timeline);
   initial_positions_ = std::move(layout.positions);
-  terms_.centre = initial_positions_.rowwise().mean();
+  terms_.centre = centroid(initial_positions_);
   terms_.spring_edges = std::move(layout.edges);
   terms_.spring_k.assign(terms_.spring_edges.size(), m.springs.k);
   if (m.mass.expression || m.springs.k_expression || (m.communication && m.communication->weight)) {
@@ -78,7 +92,7 @@ double Model::load_of(std::size_t bin, trace::EntityIndex e) const {
 void Model::rest_at(const Eigen::Matrix3Xd& x) {
   KANOKO_ASSERT(x.cols() == initial_positions_.cols(), "rest_at needs one position per body");
   initial_positions_ = x;
-  terms_.centre = initial_positions_.rowwise().mean();
+  terms_.centre = centroid(initial_positions_);
 }
 
 Eigen::VectorXd Model::initial_state() const {

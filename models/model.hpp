@@ -57,6 +57,9 @@ class Model {
 
   /// Threads for the repulsion (0 = all cores). The trajectory does not depend on it.
   void set_threads(int threads) { terms_.repulsion.threads = threads; }
+  /// Shares the repulsion among processes (not owned; null = this process alone). The trajectory
+  /// does not depend on it; every process must then evaluate at the same states.
+  void set_partition(integrators::Partition* partition) { terms_.repulsion.partition = partition; }
   /// Marks the start of an integration step: its first derivative builds the Barnes–Hut tree, the
   /// step's later ones refit it (integrators::RepulsionParams::reuse_tree). Without calls to
   /// begin_step every derivative builds its own tree. The result depends on the state at the step's

@@ -80,6 +80,28 @@ inline constexpr std::uint32_t kGroupSize = 256;
 /// 25–75× slower (issue 15).
 inline constexpr std::size_t kParallelMinBodies = 2048;
 
+/// Shares one evaluation among processes (the ranks of an MPI run; this library knows nothing of
+/// MPI, src/sim/mpi_run.hpp implements it). Every process sorts the same bodies and builds the same
+/// tree, then sums only the targets of its own part, a contiguous run of them (index order for
+/// direct summation, curve order for Barnes–Hut); share() then hands every process every part's
+/// sums. A body's sum takes the same operations in the same order whichever process computes it, so
+/// the forces are bit-identical to one process's. Barnes–Hut balances the parts by the work each
+/// body's group did in the previous evaluation (shared as well, so every process draws the same
+/// bounds); direct summation by bodies.
+class Partition {
+ public:
+  virtual ~Partition() = default;
+  /// Number of parts (processes), ≥ 1.
+  [[nodiscard]] virtual int parts() const = 0;
+  /// This process's part, in [0, parts()).
+  [[nodiscard]] virtual int part() const = 0;
+  /// Called by every process at once with the same `bounds` (parts() + 1 item offsets: part p owns
+  /// items [bounds[p], bounds[p + 1])) and `stride` (values per item). On entry `values` holds this
+  /// part's items; on return it holds every part's. Throws (Interrupted, RunError) rather than hang
+  /// when the run is stopped or a process is lost.
+  virtual void share(double* values, const std::vector<std::size_t>& bounds, std::size_t stride) = 0;
+};
+
 /// Parameters of one repulsion evaluation.
 struct RepulsionParams {
   /// R, the strength of the repulsion (force units × length²). Each pair at distance r pushes its
@@ -120,6 +142,9 @@ struct RepulsionParams {
   int threads = 0;
   /// Instruction set of the inner kernels. Does not change the result.
   Simd simd = Simd::Best;
+  /// Shares the evaluation among processes (not owned); null = this process sums every body. Does
+  /// not change the result.
+  Partition* partition = nullptr;
 };
 
 /// Counts from the last evaluation, for benchmarks and run summaries.
