@@ -6,6 +6,7 @@
 # Prints one line per run: wall s, CPU s (user + system, of every process), and the CPU ratio to
 # the one-process run with the same total number of threads.
 set -eu
+mapping=$(dirname "$0")/../mappings/ring.toml  # springs, repulsion (Barnes-Hut above 2 048 bodies), pulls, friction
 kanoko=${1:-build/src/cli/kanoko}
 bodies=${2:-20000}
 intervals=${3:-10}
@@ -24,26 +25,12 @@ awk -v n="$bodies" -v k="$intervals" 'BEGIN {
   }
   printf "end %.1f\n", k / 10
 }' > "$dir/t.kntr"
-cat > "$dir/m.toml" <<'EOF'
-[bodies]
-placement = "ring"
-[mass]
-load_gain = 1
-[springs]
-topology = "ring"
-[forces.repulsion]
-strength = 1e-6
-[forces.communication]
-mode = "symmetric"
-[forces.friction]
-beta = 1
-EOF
 
 # run NAME COMMAND...: wall and CPU seconds of COMMAND and its children.
 run() {
   name=$1
   shift
-  /usr/bin/time -f "%e %U %S" -o "$dir/time" "$@" "$dir/t.kntr" --mapping "$dir/m.toml" -o "$dir/$name.kntj" -q -f
+  /usr/bin/time -f "%e %U %S" -o "$dir/time" "$@" "$dir/t.kntr" --mapping "$mapping" -o "$dir/$name.kntj" -q -f
   read -r wall user system < "$dir/time"
   cpu=$(awk -v u="$user" -v s="$system" 'BEGIN { print u + s }')
   echo "$name $wall $cpu"

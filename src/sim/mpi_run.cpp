@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <limits>
@@ -24,18 +25,21 @@ void check(int code, const char* what) {
 }
 
 /// Waits for a non-blocking collective, testing it. A signal (mpirun's SIGTERM when another rank
-/// died, Ctrl-C) throws Interrupted rather than waiting on. After a while of testing, the waits
-/// between tests lengthen to 50 µs, so that a rank waiting for a slower one does not keep a core
-/// busy.
+/// died, Ctrl-C) throws Interrupted rather than waiting on. After 50 tests the pauses between
+/// tests double from 2 µs up to 1 ms, so that a rank waiting for a slower one (or for a core the
+/// machine gives to someone else) does not keep its own core busy, while a wait stays within about
+/// twice its need.
 void wait_for(MPI_Request& request, const char* what) {
+  long pause_ns = 2'000;
   for (long tests = 0;; ++tests) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done != 0) return;
     check_interrupt();
-    if (tests > 2000) {
-      const timespec pause{0, 50'000};
+    if (tests > 50) {
+      const timespec pause{0, pause_ns};
       nanosleep(&pause, nullptr);
+      pause_ns = std::min(2 * pause_ns, 1'000'000L);
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "integrators/forces/repulsion.hpp"
@@ -178,9 +179,10 @@ InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapp
 /// compare or share.
 enum CheckpointValue : std::size_t { kFailed, kTraceHash, kSettingsHash, kVersionHash, kBodies, kReused, kValueCount };
 
-/// The processes of `group` meet. Each brings `values` (values[kFailed] = 1 with the message of
-/// its failure). Throws the same GroupError on every process if one failed (the first failure's
-/// message, naming its rank) or if a value named in `compared` differs from the first process's.
+/// The processes of `group` meet. Each brings `values` (values[kFailed] = 1 with the line it would
+/// print for its failure). Throws the same GroupError, a line to print, on every process if one
+/// failed (the first failure's line, naming its rank) or if a value named in `compared` differs
+/// from the first process's.
 /// Returns every process's values, kValueCount per process.
 std::vector<std::uint64_t> checkpoint(RunGroup& group, const std::vector<std::uint64_t>& values,
                                       const std::string& message,
@@ -190,13 +192,18 @@ std::vector<std::uint64_t> checkpoint(RunGroup& group, const std::vector<std::ui
   const auto parts = static_cast<std::size_t>(group.parts());
   for (std::size_t p = 0; p < parts; ++p) {
     if (all[p * kValueCount + kFailed] != 0) {
-      throw GroupError(p == 0 ? messages[p] : "rank " + std::to_string(p) + " of the MPI run failed: " + messages[p]);
+      if (p == 0) throw GroupError(messages[p]);
+      constexpr std::string_view kPrefix = "kanoko simulate: ";
+      const std::string_view line = messages[p];
+      throw GroupError(std::string(kPrefix) + "rank " + std::to_string(p) + " of the MPI run failed: " +
+                       std::string(line.starts_with(kPrefix) ? line.substr(kPrefix.size()) : line));
     }
   }
   for (std::size_t p = 1; p < parts; ++p) {
     for (const auto& [value, what] : compared) {
       if (all[p * kValueCount + value] != all[value]) {
-        throw GroupError("the ranks of the MPI run disagree about their inputs: rank " + std::to_string(p) +
+        throw GroupError("kanoko simulate: error: the ranks of the MPI run disagree about their inputs: rank " +
+                         std::to_string(p) +
                          " has a different " + what + " from rank 0's (every rank must run the same kanoko "
                          "build on the same trace, mapping and options)");
       }
