@@ -105,7 +105,7 @@ void expect_ranks_write_the_bytes_of_one_process(int bodies, int intervals) {
   EXPECT_EQ(other_files(dir, {"one.kntj", "mpi1.kntj", "mpi2.kntj", "mpi4.kntj"}), std::vector<std::string>{});
 }
 
-TEST(MpiSimulate, RanksWriteTheBytesOfOneProcessWithBarnesHut) { expect_ranks_write_the_bytes_of_one_process(2500, 4); }
+TEST(MpiSimulate, RanksWriteTheBytesOfOneProcessWithBarnesHut) { expect_ranks_write_the_bytes_of_one_process(2200, 3); }
 
 TEST(MpiSimulate, RanksWriteTheBytesOfOneProcessWithDirectSums) { expect_ranks_write_the_bytes_of_one_process(60, 20); }
 
