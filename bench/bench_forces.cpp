@@ -6,7 +6,7 @@
 //   BarnesHut/N/threads        one Barnes–Hut evaluation (θ = 0.5, monopole) on a Plummer sphere;
 //                              from N = 10 000 on with the median and 99th-percentile relative
 //                              force error against direct summation at 1 000 bodies (err_median,
-//                              err_p99; integrators/force_accuracy.hpp)
+//                              err_p99; integrators/forces/force_accuracy.hpp)
 //   BarnesHutV1/N/threads      the same with issue 4's evaluator (Evaluator::BarnesHutV1), the
 //                              baseline: the table gives every new figure as a ratio to it
 //   BarnesHutQuadrupole/N/threads   the same with quadrupoles
@@ -44,11 +44,11 @@
 #include <utility>
 #include <vector>
 
-#include "integrators/body_distributions.hpp"
-#include "integrators/force_accuracy.hpp"
-#include "integrators/force_kernels.hpp"
-#include "integrators/forces.hpp"
-#include "integrators/integrator.hpp"
+#include "integrators/forces/body_distributions.hpp"
+#include "integrators/forces/force_accuracy.hpp"
+#include "integrators/forces/force_kernels.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "models/model.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/sim/simulate.hpp"

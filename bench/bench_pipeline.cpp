@@ -11,7 +11,7 @@
 #include <random>
 #include <sstream>
 
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "models/model.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/trace/native_reader.hpp"

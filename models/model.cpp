@@ -12,7 +12,27 @@ namespace kanoko::models {
 using mapping::CommunicationMode;
 using mapping::CommunicationQuantity;
 
-Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mapping_(m), timeline_(timeline) {
+namespace {
+
+/// The mean of the columns of x, the same bits wherever the result is kept. Eigen evaluates a row
+/// sum of a 3×N matrix either as part of a two-row packet (adding four columns pairwise before the
+/// running sum) or alone (a plain running sum), as the alignment of the destination decides, so the
+/// last bits of the centre pull's anchor once depended on where the model sat in memory. A 16-byte
+/// aligned destination fixes the choice (rows x, y as a packet, z alone), the one the model made.
+Eigen::Vector3d centroid(const Eigen::Matrix3Xd& x) {
+  alignas(16) Eigen::Vector3d c = x.rowwise().mean();
+  return c;
+}
+
+}  // namespace
+
+Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline)
+    : timeline_(timeline),
+      mass_base_(m.mass.base),
+      mass_load_gain_(m.mass.load_gain),
+      mass_smoothing_(m.mass.smoothing),
+      load_from_samples_(m.mass.load == mapping::LoadSource::Samples),
+      pulls_by_bytes_(!m.communication || m.communication->quantity == CommunicationQuantity::Bytes) {
   const std::size_t n = timeline.entity_count();
   if (n == 0) {
     throw InputError(m.where("bodies"), "no body to simulate: the trace declares no entity or [bodies] leaves them all "
@@ -20,43 +40,39 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mappi
   }
   Layout layout = build_layout(m, n, &timeline);
   initial_positions_ = std::move(layout.positions);
-  initial_centroid_ = initial_positions_.rowwise().mean();
-  edges_ = std::move(layout.edges);
-  spring_k_.assign(edges_.size(), m.springs.k);
+  terms_.centre = centroid(initial_positions_);
+  terms_.spring_edges = std::move(layout.edges);
+  terms_.spring_k.assign(terms_.spring_edges.size(), m.springs.k);
   if (m.mass.expression || m.springs.k_expression || (m.communication && m.communication->weight)) {
-    quantities_ = std::make_unique<Quantities>(m, timeline, edges_);
+    quantities_ = std::make_unique<Quantities>(m, timeline, terms_.spring_edges);
   }
-  for (const auto& e : edges_) {
-    spring_length_.push_back(m.springs.length ? *m.springs.length
-                                              : (initial_positions_.col(e[0]) - initial_positions_.col(e[1])).norm());
+  for (const auto& e : terms_.spring_edges) {
+    terms_.spring_length.push_back(m.springs.length
+                                       ? *m.springs.length
+                                       : (initial_positions_.col(e[0]) - initial_positions_.col(e[1])).norm());
   }
   if (m.communication) {
-    const bool bytes = m.communication->quantity == CommunicationQuantity::Bytes;
     if (m.communication->normalize) {
       double peak = 0;
-      for (const auto& p : timeline.pairs) peak = std::max(peak, bytes ? p.bytes : static_cast<double>(p.messages));
+      for (const auto& p : timeline.pairs) peak = std::max(peak, pulls_by_bytes_ ? p.bytes : static_cast<double>(p.messages));
       communication_scale_ = peak > 0 ? m.communication->gain / peak : 0.0;
     } else {
       communication_scale_ = m.communication->gain / timeline.interval_s;  // per byte (or message) per second
     }
+    terms_.symmetric_pulls = m.communication->mode == CommunicationMode::Symmetric;
   }
   if (m.repulsion) {
-    repulsion_params_.strength = m.repulsion->strength;
-    repulsion_params_.softening = m.repulsion->softening;
-    repulsion_params_.theta = m.repulsion->theta;
-    switch (m.repulsion->evaluator) {
-      case mapping::ForceEvaluator::Auto: repulsion_params_.evaluator = integrators::Evaluator::Auto; break;
-      case mapping::ForceEvaluator::Direct: repulsion_params_.evaluator = integrators::Evaluator::Direct; break;
-      case mapping::ForceEvaluator::BarnesHut: repulsion_params_.evaluator = integrators::Evaluator::BarnesHut; break;
-    }
-    repulsion_params_.multipole = m.repulsion->multipole == mapping::Multipole::Quadrupole
-                                      ? integrators::Multipole::Quadrupole
-                                      : integrators::Multipole::Monopole;
+    terms_.repulsion.strength = m.repulsion->strength;
+    terms_.repulsion.softening = m.repulsion->softening;
+    terms_.repulsion.theta = m.repulsion->theta;
+    terms_.repulsion.evaluator = m.repulsion->evaluator;
+    terms_.repulsion.multipole = m.repulsion->multipole;
   }
+  if (m.centre) terms_.centre_strength = m.centre->strength;
+  if (m.friction) terms_.friction = m.friction->beta;
   const auto cols = static_cast<Eigen::Index>(n);
-  force_.resize(3, cols);
-  mass_ = Eigen::VectorXd::Constant(cols, m.mass.base);
-  if (m.mass.smoothing > 1) {
+  terms_.mass = Eigen::VectorXd::Constant(cols, mass_base_);
+  if (mass_smoothing_ > 1) {
     load_prefix_.assign((timeline.bin_count + 1) * n, 0.0);
     for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {
       for (std::size_t i = 0; i < n; ++i) {
@@ -70,13 +86,13 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline) : mappi
 }
 
 double Model::load_of(std::size_t bin, trace::EntityIndex e) const {
-  return mapping_.mass.load == mapping::LoadSource::Samples ? timeline_.load_at(bin, e) : timeline_.busy_fraction(bin, e);
+  return load_from_samples_ ? timeline_.load_at(bin, e) : timeline_.busy_fraction(bin, e);
 }
 
 void Model::rest_at(const Eigen::Matrix3Xd& x) {
   KANOKO_ASSERT(x.cols() == initial_positions_.cols(), "rest_at needs one position per body");
   initial_positions_ = x;
-  initial_centroid_ = initial_positions_.rowwise().mean();
+  terms_.centre = centroid(initial_positions_);
 }
 
 Eigen::VectorXd Model::initial_state() const {
@@ -92,7 +108,7 @@ void Model::set_interval(std::size_t bin) {
   const bool forcing = bin < timeline_.bin_count;
   const std::size_t source_bin = std::min(bin, timeline_.bin_count - 1);
   // Mass from load (averaged over the last `smoothing` intervals when asked).
-  const std::size_t window = std::min<std::size_t>(std::max<std::uint32_t>(mapping_.mass.smoothing, 1), source_bin + 1);
+  const std::size_t window = std::min<std::size_t>(std::max<std::uint32_t>(mass_smoothing_, 1), source_bin + 1);
   for (std::size_t i = 0; i < n; ++i) {
     double load = 0;
     if (window > 1) {
@@ -101,24 +117,24 @@ void Model::set_interval(std::size_t bin) {
     } else {
       load = load_of(source_bin, static_cast<trace::EntityIndex>(i));
     }
-    mass_[static_cast<Eigen::Index>(i)] = mapping_.mass.base + mapping_.mass.load_gain * load;
+    terms_.mass[static_cast<Eigen::Index>(i)] = mass_base_ + mass_load_gain_ * load;
   }
   if (quantities_) {
     quantities_->set_interval(bin);
-    if (quantities_->has_mass()) quantities_->masses(mass_);
-    if (quantities_->has_stiffness()) quantities_->stiffness(spring_k_);
+    if (quantities_->has_mass()) quantities_->masses(terms_.mass);
+    if (quantities_->has_stiffness()) quantities_->stiffness(terms_.spring_k);
   }
   // Communication pulls and traffic statistics.
-  pulls_.clear();
+  std::vector<integrators::Pull>& pulls = terms_.pulls;
+  pulls.clear();
   interval_traffic_.setZero();
   if (forcing) {
-    const bool bytes = !mapping_.communication || mapping_.communication->quantity == CommunicationQuantity::Bytes;
     for (const auto& p : timeline_.traffic(bin)) {
       if (p.src != p.dst && quantities_ && quantities_->has_weight()) {
         const double w = quantities_->weight(p);
-        if (w > 0) pulls_.push_back({p.src, p.dst, w});
+        if (w > 0) pulls.push_back({p.src, p.dst, w});
       } else if (p.src != p.dst && communication_scale_ > 0) {
-        pulls_.push_back({p.src, p.dst, communication_scale_ * (bytes ? p.bytes : static_cast<double>(p.messages))});
+        pulls.push_back({p.src, p.dst, communication_scale_ * (pulls_by_bytes_ ? p.bytes : static_cast<double>(p.messages))});
       }
       add_pair_traffic(p, interval_traffic_);
     }
@@ -135,48 +151,9 @@ void Model::set_interval(std::size_t bin) {
 }
 
 void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& dydt) {
-  const auto n = static_cast<Eigen::Index>(body_count());
-  KANOKO_ASSERT(y.size() == 6 * n && dydt.size() == 6 * n, "state vector has the wrong size");
-  const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
-  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
-  Eigen::Map<Eigen::Matrix3Xd> dx(dydt.data(), 3, n);
-  Eigen::Map<Eigen::Matrix3Xd> dv(dydt.data() + 3 * n, 3, n);
-  dx = v;
-  force_.setZero();
-
-  for (std::size_t s = 0; s < edges_.size(); ++s) {
-    const double k = spring_k_[s];
-    const auto a = static_cast<Eigen::Index>(edges_[s][0]);
-    const auto b = static_cast<Eigen::Index>(edges_[s][1]);
-    const Eigen::Vector3d d = x.col(a) - x.col(b);
-    const double r = d.norm();
-    if (r == 0.0) continue;
-    const Eigen::Vector3d f = (k * (spring_length_[s] - r) / r) * d;
-    force_.col(a) += f;
-    force_.col(b) -= f;
-  }
-  if (repulsion_params_.strength > 0) {
-    integrators::RepulsionParams p = repulsion_params_;
-    p.reuse_tree = step_started_ && evaluations_in_step_ > 0;
-    ++evaluations_in_step_;
-    integrators::add_repulsion(x, p, scratch_, force_);
-  }
-  if (!pulls_.empty()) {
-    const bool symmetric = mapping_.communication->mode == CommunicationMode::Symmetric;
-    for (const Pull& p : pulls_) {
-      const Eigen::Vector3d d = x.col(p.to) - x.col(p.from);
-      const double r = d.norm();
-      if (r < 1e-12) continue;
-      const Eigen::Vector3d f = (p.weight / r) * d;
-      force_.col(p.from) += f;
-      if (symmetric) force_.col(p.to) -= f;
-    }
-  }
-  if (mapping_.centre && mapping_.centre->strength > 0) {
-    force_ -= mapping_.centre->strength * (x.colwise() - initial_centroid_);
-  }
-  dv = force_.array().rowwise() / mass_.transpose().array();
-  if (mapping_.friction && mapping_.friction->beta > 0) dv -= mapping_.friction->beta * v;
+  const bool reuse_tree = step_started_ && evaluations_in_step_ > 0;
+  ++evaluations_in_step_;
+  integrators::derivative(terms_, y, reuse_tree, scratch_, dydt);
 }
 
 namespace {
@@ -200,10 +177,8 @@ void Model::current_stats(Eigen::MatrixXd& out) const {
   const bool forcing = bin_ < timeline_.bin_count;
   for (Eigen::Index i = 0; i < n; ++i) {
     const auto e = static_cast<trace::EntityIndex>(i);
-    out(0, i) = forcing ? (mapping_.mass.load == mapping::LoadSource::Samples ? timeline_.load_at(source_bin, e)
-                                                                              : timeline_.busy_fraction(source_bin, e))
-                        : 0.0;
-    out(1, i) = mass_[i];
+    out(0, i) = forcing ? load_of(source_bin, e) : 0.0;
+    out(1, i) = terms_.mass[i];
     out(10, i) = forcing ? timeline_.busy_fraction(source_bin, e) : 0.0;
     out(11, i) = forcing ? timeline_.comm_fraction(source_bin, e) : 0.0;
     out(12, i) = forcing ? timeline_.idle_fraction(source_bin, e) : 0.0;
@@ -216,53 +191,12 @@ void Model::current_stats(Eigen::MatrixXd& out) const {
   out.middleRows(6, 4) = totals_;
 }
 
-double Model::energy(const Eigen::VectorXd& y) const {
-  const auto n = static_cast<Eigen::Index>(body_count());
-  const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
-  double e = kinetic_energy(y);
-  for (std::size_t s = 0; s < edges_.size(); ++s) {
-    const double stretch = (x.col(edges_[s][0]) - x.col(edges_[s][1])).norm() - spring_length_[s];
-    e += 0.5 * spring_k_[s] * stretch * stretch;
-  }
-  if (repulsion_params_.strength > 0) {
-    integrators::ForceScratch scratch;  // energy() is called rarely; keep the stepping scratch apart
-    e += integrators::repulsion_potential(x, repulsion_params_, scratch);
-  }
-  if (mapping_.centre && mapping_.centre->strength > 0) {
-    e += 0.5 * mapping_.centre->strength * (x.colwise() - initial_centroid_).colwise().squaredNorm().sum();
-  }
-  return e;
-}
+double Model::energy(const Eigen::VectorXd& y) const { return integrators::mechanical_energy(terms_, y); }
 
-double Model::kinetic_energy(const Eigen::VectorXd& y) const {
-  const auto n = static_cast<Eigen::Index>(body_count());
-  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
-  return 0.5 * (v.colwise().squaredNorm().transpose().array() * mass_.array()).sum();
-}
+double Model::kinetic_energy(const Eigen::VectorXd& y) const { return integrators::kinetic_energy(terms_, y); }
 
-double Model::forcing_power(const Eigen::VectorXd& y) const {
-  if (pulls_.empty()) return 0.0;
-  const auto n = static_cast<Eigen::Index>(body_count());
-  const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
-  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
-  const bool symmetric = mapping_.communication->mode == CommunicationMode::Symmetric;
-  double p = 0;
-  for (const Pull& pull : pulls_) {
-    const Eigen::Vector3d d = x.col(pull.to) - x.col(pull.from);
-    const double r = d.norm();
-    if (r < 1e-12) continue;  // the same cut-off as derivative()
-    const Eigen::Vector3d f = (pull.weight / r) * d;
-    p += f.dot(v.col(pull.from));
-    if (symmetric) p -= f.dot(v.col(pull.to));
-  }
-  return p;
-}
+double Model::forcing_power(const Eigen::VectorXd& y) const { return integrators::forcing_power(terms_, y); }
 
-double Model::friction_power(const Eigen::VectorXd& y) const {
-  if (!mapping_.friction || mapping_.friction->beta <= 0) return 0.0;
-  const auto n = static_cast<Eigen::Index>(body_count());
-  const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
-  return mapping_.friction->beta * (v.colwise().squaredNorm().transpose().array() * mass_.array()).sum();
-}
+double Model::friction_power(const Eigen::VectorXd& y) const { return integrators::friction_power(terms_, y); }
 
 }  // namespace kanoko::models

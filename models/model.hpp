@@ -1,15 +1,11 @@
-// The dynamical model: bodies, springs and force terms built from a mapping and a timeline. It
-// does not know the integrator; it only provides dy/dt for y = [positions; velocities].
-//
-// Equation of motion of body i (each term is optional, chosen by the mapping):
-//   dx_i/dt = v_i
-//   dv_i/dt = (1 / m_i(t)) [ Σ_{springs ij} k (L_ij − |d_ij|) d_ij/|d_ij|          (Hooke)
-//                           + R Σ_{j≠i} d_ij / (|d_ij|² + ε²)^{3/2}                  (repulsion)
-//                           + Σ_j w_ij(t) (x_j − x_i)/|x_j − x_i|                    (communication)
-//                           − c (x_i − x̄_0) ]                                        (centre pull)
-//             − β v_i                                                                (friction)
-// with d_ij = x_i − x_j. This covers both equations of the paper (DESIGN.md): constant mass 1
-// gives the Fibonacci equation; springs + symmetric attraction + mass from load gives the mesh.
+// The dynamical model: bodies, springs and the force terms of each interval, built from a mapping
+// and a timeline. It decides what the terms are (integrators::ForceTerms: which springs with which
+// stiffness, which pulls, which masses) and leaves their evaluation to the force library
+// (integrators/forces/forces.hpp, which also states the equation of motion). It does not know the
+// integrator; it only provides dy/dt for y = [positions; velocities]. Both equations of the paper
+// (DESIGN.md) are cases: constant mass 1 gives the Fibonacci equation; springs + symmetric
+// attraction + mass from load gives the mesh. The mapping is read while the model is built and not
+// kept.
 #pragma once
 
 #include <Eigen/Core>
@@ -19,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "integrators/forces.hpp"
+#include "integrators/forces/forces.hpp"
 #include "models/layout.hpp"
 #include "models/quantities.hpp"
 #include "src/mapping/mapping.hpp"
@@ -27,22 +23,17 @@
 
 namespace kanoko::models {
 
-/// One communication pull active in the current interval: `from` is pulled towards `to` (and,
-/// in symmetric mode, `to` towards `from`) with magnitude `weight`.
-struct Pull {
-  std::uint32_t from = 0;
-  std::uint32_t to = 0;
-  double weight = 0;
-};
-
 class Model {
  public:
   /// Builds the model; throws InputError (located in the mapping) when it does not fit the trace.
+  /// Keeps a reference to `timeline`, none to `m`.
   Model(const mapping::Mapping& m, const trace::Timeline& timeline);
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
 
   [[nodiscard]] std::size_t body_count() const { return static_cast<std::size_t>(initial_positions_.cols()); }
   [[nodiscard]] const Eigen::Matrix3Xd& initial_positions() const { return initial_positions_; }
-  [[nodiscard]] const std::vector<std::array<std::uint32_t, 2>>& spring_edges() const { return edges_; }
+  [[nodiscard]] const std::vector<std::array<std::uint32_t, 2>>& spring_edges() const { return terms_.spring_edges; }
   [[nodiscard]] const trace::Timeline& timeline() const { return timeline_; }
 
   /// Makes `x` (3×N) the starting positions, keeping the springs' natural lengths: used to start a
@@ -53,17 +44,22 @@ class Model {
   /// each a 3×N column-major block (a body's x, y, z contiguous).
   [[nodiscard]] Eigen::VectorXd initial_state() const;
 
-  /// Selects the forcing and masses of interval `bin`; bin >= bin_count() is the settling phase
-  /// after the trace (no communication, the last masses). Steps never straddle intervals.
+  /// Builds the force terms of interval `bin` (masses, stiffness, pulls); bin >= bin_count() is the
+  /// settling phase after the trace (no communication, the last masses). Steps never straddle
+  /// intervals.
   void set_interval(std::size_t bin);
   [[nodiscard]] std::size_t current_interval() const { return bin_; }
 
-  /// dy/dt at state y under the current interval's forcing. O(N + E) besides the repulsion, which
-  /// uses the mapping's evaluator. No allocation once the first call has sized the scratch.
+  /// dy/dt at state y under the current interval's terms (integrators::derivative). O(N + E)
+  /// besides the repulsion, which uses the mapping's evaluator. No allocation once the first call
+  /// has sized the scratch.
   void derivative(double t, const Eigen::VectorXd& y, Eigen::VectorXd& dydt);
 
   /// Threads for the repulsion (0 = all cores). The trajectory does not depend on it.
-  void set_threads(int threads) { repulsion_params_.threads = threads; }
+  void set_threads(int threads) { terms_.repulsion.threads = threads; }
+  /// Shares the repulsion among processes (not owned; null = this process alone). The trajectory
+  /// does not depend on it; every process must then evaluate at the same states.
+  void set_partition(integrators::Partition* partition) { terms_.repulsion.partition = partition; }
   /// Marks the start of an integration step: its first derivative builds the Barnes–Hut tree, the
   /// step's later ones refit it (integrators::RepulsionParams::reuse_tree). Without calls to
   /// begin_step every derivative builds its own tree. The result depends on the state at the step's
@@ -73,14 +69,16 @@ class Model {
     evaluations_in_step_ = 0;
   }
   /// Replaces the repulsion's evaluator (benchmarks: barnes-hut-v1 as the baseline).
-  void set_repulsion_evaluator(integrators::Evaluator e) { repulsion_params_.evaluator = e; }
+  void set_repulsion_evaluator(integrators::Evaluator e) { terms_.repulsion.evaluator = e; }
   /// How the repulsion is evaluated (from the mapping's [forces.repulsion]).
-  [[nodiscard]] const integrators::RepulsionParams& repulsion_params() const { return repulsion_params_; }
+  [[nodiscard]] const integrators::RepulsionParams& repulsion_params() const { return terms_.repulsion; }
   /// Counts from the last repulsion evaluation.
-  [[nodiscard]] const integrators::ForceStats& force_stats() const { return scratch_.stats(); }
+  [[nodiscard]] const integrators::ForceStats& force_stats() const { return scratch_.repulsion.stats(); }
 
-  [[nodiscard]] const Eigen::VectorXd& masses() const { return mass_; }
-  [[nodiscard]] const std::vector<Pull>& pulls() const { return pulls_; }
+  /// The force terms of the current interval.
+  [[nodiscard]] const integrators::ForceTerms& terms() const { return terms_; }
+  [[nodiscard]] const Eigen::VectorXd& masses() const { return terms_.mass; }
+  [[nodiscard]] const std::vector<integrators::Pull>& pulls() const { return terms_.pulls; }
 
   /// Names of the per-body statistics written to each trajectory frame (trajectory::stat), and
   /// after them the variables of the mapping's [locations] (seconds of the interval at those call
@@ -104,23 +102,22 @@ class Model {
  private:
   /// The load of a body in a bin, as [mass] load says (samples or busy fraction).
   [[nodiscard]] double load_of(std::size_t bin, trace::EntityIndex e) const;
-  const mapping::Mapping& mapping_;
   const trace::Timeline& timeline_;
   Eigen::Matrix3Xd initial_positions_;
-  Eigen::Vector3d initial_centroid_;
-  std::vector<std::array<std::uint32_t, 2>> edges_;
-  std::vector<double> spring_length_;
-  std::vector<double> spring_k_;  ///< stiffness of each spring in the current interval
+  // What set_interval needs of the mapping's [mass] and [forces.communication].
+  double mass_base_ = 1;              ///< [mass] base
+  double mass_load_gain_ = 0;         ///< [mass] load_gain
+  std::uint32_t mass_smoothing_ = 1;  ///< [mass] smoothing (intervals averaged)
+  bool load_from_samples_ = true;     ///< [mass] load = "samples" (else the busy fraction)
+  bool pulls_by_bytes_ = true;        ///< pulls follow bytes (else messages)
+  double communication_scale_ = 0;    ///< weight per unit of traffic; 0 = no pulls from traffic
+  /// The terms of the current interval; spring_edges and spring_length are fixed at construction.
+  integrators::ForceTerms terms_;
   std::unique_ptr<Quantities> quantities_;  ///< the mapping's expressions, when it has any
-  double communication_scale_ = 0;  ///< weight per unit of traffic
   std::size_t bin_ = 0;
-  Eigen::VectorXd mass_;
   /// [mass] smoothing: running sums of each body's load, [bin * N + body] = Σ load of bins < bin.
   std::vector<double> load_prefix_;
-  std::vector<Pull> pulls_;
-  Eigen::Matrix3Xd force_;  ///< scratch, sized once
-  integrators::RepulsionParams repulsion_params_;
-  integrators::ForceScratch scratch_;  ///< the repulsion's buffers, reused by every evaluation
+  integrators::DerivativeScratch scratch_;  ///< reused by every evaluation
   bool step_started_ = false;          ///< begin_step() was called: the tree is reused within steps
   std::uint64_t evaluations_in_step_ = 0;
   // Cumulative traffic through the current interval, for the statistics.

@@ -37,7 +37,7 @@ void Quantities::add_to_pair(const trace::PairTraffic& p,
 }
 
 Quantities::Quantities(const mapping::Mapping& m, const trace::Timeline& tl, const std::vector<Edge>& edges)
-    : mapping_(m),
+    : load_from_samples_(m.mass.load == mapping::LoadSource::Samples),
       tl_(tl),
       edges_(edges),
       body_vars_(mapping::kBodyVarCount + mapping::location_variables(m).size(), 0.0),
@@ -110,13 +110,12 @@ void Quantities::set_interval(std::size_t bin) {
   // without formulas.
   if (tl_.bin_count == 0) return;
   const std::size_t source = std::min(bin, tl_.bin_count - 1);
-  const bool samples = mapping_.mass.load == mapping::LoadSource::Samples;
   for (std::size_t i = 0; i < load_.size(); ++i) {
     const auto e = static_cast<trace::EntityIndex>(i);
     busy_[i] = tl_.busy_fraction(source, e);
     comm_[i] = tl_.comm_fraction(source, e);
     idle_[i] = tl_.idle_fraction(source, e);
-    load_[i] = samples ? tl_.load_at(source, e) : busy_[i];
+    load_[i] = load_from_samples_ ? tl_.load_at(source, e) : busy_[i];
   }
 }
 

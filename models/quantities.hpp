@@ -61,7 +61,7 @@ class Quantities {
   /// at the name's call sites (none after the trace).
   [[nodiscard]] double located(std::size_t k, std::size_t body) const;
 
-  const mapping::Mapping& mapping_;
+  bool load_from_samples_;  ///< [mass] load = "samples" (else the busy fraction)
   const trace::Timeline& tl_;
   const std::vector<Edge>& edges_;
   std::size_t bin_ = 0;

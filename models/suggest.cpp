@@ -61,7 +61,7 @@ Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Tim
     mass_sum += model.masses().sum();
     mass_min = std::min(mass_min, model.masses().minCoeff());
     std::fill(force.begin(), force.end(), 0.0);
-    for (const Pull& p : model.pulls()) {
+    for (const integrators::Pull& p : model.pulls()) {
       pull_peak = std::max(pull_peak, p.weight);
       force[p.from] += p.weight;
       if (symmetric) force[p.to] += p.weight;

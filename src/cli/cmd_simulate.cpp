@@ -1,18 +1,72 @@
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
 
-#include "integrators/forces.hpp"
-#include "integrators/integrator.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "src/base/error.hpp"
+#include "src/base/interrupt.hpp"
 #include "src/base/output_target.hpp"
 #include "src/base/progress.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
 #include "sonify/cues.hpp"
 #include "src/sim/simulate.hpp"
+#if KANOKO_WITH_MPI
+#include "src/sim/mpi_run.hpp"
+#endif
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::cli {
+
+namespace {
+
+/// Started by Open MPI's mpirun. A build without MPI still runs as one process under `mpirun -np 1`.
+bool sim_under_mpirun() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return size != nullptr && (KANOKO_WITH_MPI != 0 || std::string(size) != "1");
+}
+
+#if KANOKO_WITH_MPI
+/// The one line this process would print for `e` (as main does).
+std::string describe(const std::exception& e) {
+  if (dynamic_cast<const InputError*>(&e) != nullptr) return e.what();
+  return std::string("kanoko simulate: error: ") + e.what();
+}
+
+/// simulate() as one rank of an MPI run. Rank 0 alone prints. A failure before the ranks share the
+/// work is agreed on at a checkpoint: every rank ends with the same error, rank 0 printing it. A
+/// failure after that (the output cannot be written, a numerical blow-up) ends the whole run with
+/// MPI_Abort once this rank has unwound (removing its temporary output) and rank 0 has reported.
+/// Returns nullopt after such an agreed failure (reported by rank 0).
+std::optional<sim::SimulateSummary> simulate_as_rank(sim::MpiRun& mpi, const sim::SimulateOptions& so) {
+  const bool first = mpi.part() == 0;
+  try {
+    try {
+      return sim::simulate(so);
+    } catch (const sim::GroupError&) {
+      throw;
+    } catch (const Interrupted&) {
+      throw;  // every rank got the signal (mpirun forwards it, or sends SIGTERM when a rank died)
+    } catch (const std::exception& e) {
+      if (mpi.running()) {
+        if (first) std::cerr << describe(e) << '\n';
+        mpi.abort(1);
+      }
+      sim::fail_in_group(mpi, describe(e));  // throws the group's error
+    }
+  } catch (const sim::GroupError& e) {
+    if (first) std::cerr << e.what() << '\n';
+    return std::nullopt;
+  }
+}
+#endif
+
+}  // namespace
 
 int cmd_simulate(const Args& args) {
   std::string integrators_text;
@@ -21,8 +75,14 @@ int cmd_simulate(const Args& args) {
                         std::to_string(e.evaluations_per_step) + " force evaluation" +
                         (e.evaluations_per_step == 1 ? "" : "s") + " per step): " + e.description + "\n";
   }
-  std::string evaluators_text;
-  for (const auto& name : integrators::evaluator_names()) evaluators_text += (evaluators_text.empty() ? "" : ", ") + name;
+  auto listed = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+  };
+  const std::string evaluators_text = listed(integrators::evaluator_names());
+  const std::string evaluator_help = "repulsion evaluator: " + evaluators_text;
+  const std::string multipole_help = "Barnes-Hut far field: " + listed(integrators::multipole_names());
   const CommandSpec spec{
       "simulate", "TRACE [--mapping MAP | --purpose P] -o RUN.kntj [--from T --to T] [--force] [--integrator NAME] ...",
       "Reads TRACE (any format of kanoko info), bins it into the mapping's intervals, builds the physical\n"
@@ -50,12 +110,19 @@ int cmd_simulate(const Args& args) {
           "    monopole or quadrupole far field.\n"
           "  auto: direct up to " + std::to_string(integrators::kAutoDirectMaxBodies) +
           " bodies, Barnes-Hut above.\n"
-          "The trajectory is bit-identical for every --threads value and every CPU's SIMD width.",
+          "The trajectory is bit-identical for every --threads value and every CPU's SIMD width.\n\n"
+          "Under Open MPI's mpirun (mpirun -np P kanoko simulate ...) the ranks share every force\n"
+          "evaluation by bodies and rank 0 alone writes RUN, bit for bit the file one process writes.\n"
+          "Every rank reads the same trace and mapping (they compare them first and stop, rank 0 saying\n"
+          "which differs, if they do not agree); P may not exceed the number of bodies; --threads 0 then\n"
+          "means the host's cores shared among its ranks. If a rank dies, mpirun ends the others and no\n"
+          "RUN is written (docs/engine-performance.md, \"MPI\").",
       "  kanoko simulate traces/smpi/pipeline8-flat.trace -o pipeline.kntj\n"
       "  kanoko simulate traces/smpi/farm8-fattree.trace --purpose waiting -o farm.kntj\n"
       "  kanoko simulate after.trace -o after.kntj --calibrate-like before.kntj\n"
       "  kanoko simulate traces/fib22-ring.kntr --mapping mappings/paper-fibonacci.toml -o ring.kntj\n"
-      "  kanoko simulate traces/mesh-skewed-light.kntr --mapping mappings/paper-mesh.toml -o mesh.kntj\n"};
+      "  kanoko simulate traces/mesh-skewed-light.kntr --mapping mappings/paper-mesh.toml -o mesh.kntj\n"
+      "  mpirun -np 2 kanoko simulate big.kntr --mapping mappings/ring.toml -o big.kntj\n"};
   po::options_description options("Options");
   std::string trace, output;
   add_mapping_options(options, true);
@@ -66,9 +133,9 @@ int cmd_simulate(const Args& args) {
       "quiet,q", po::bool_switch(), "no progress bar or summary")(
       "format", po::value<std::string>(), "trace format, overriding [trace] format: auto or a reader name (kanoko info --help)")(
       "integrator", po::value<std::string>(), "integrator, overriding [simulation] integrator (see below)")(
-      "evaluator", po::value<std::string>(), "repulsion evaluator: auto, direct or barnes-hut")(
+      "evaluator", po::value<std::string>(), evaluator_help.c_str())(
       "theta", po::value<double>(), "Barnes-Hut opening angle, 0 to 1 (default 0.5)")(
-      "multipole", po::value<std::string>(), "Barnes-Hut far field: monopole or quadrupole")(
+      "multipole", po::value<std::string>(), multipole_help.c_str())(
       "threads,j", po::value<int>()->default_value(0), "threads for the force evaluation (0 = all cores)");
   po::positional_options_description positional;
   positional.add("trace", 1);
@@ -91,7 +158,27 @@ int cmd_simulate(const Args& args) {
   if (so.threads < 0) throw InputError(FileLoc{"kanoko simulate --threads"}, "--threads must be 0 (all cores) or more");
   so.progress = !quiet;
   so.budget = budget_from(vm, output);
-  const sim::SimulateSummary s = sim::simulate(so);
+  sim::SimulateSummary s;
+  if (sim_under_mpirun()) {
+#if KANOKO_WITH_MPI
+    sim::MpiRun mpi(std::string("kanoko ") + KANOKO_VERSION);
+    so.group = &mpi;
+    if (so.threads == 0) {
+      // The cores are shared among this host's ranks.
+      so.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / sim::mpi_local_processes());
+    }
+    if (mpi.part() != 0) so.progress = false;
+    const std::optional<sim::SimulateSummary> done = simulate_as_rank(mpi, so);
+    if (!done) return 1;            // rank 0 has said why
+    if (mpi.part() != 0) return 0;  // rank 0 reports
+    s = *done;
+#else
+    throw InputError(FileLoc{"mpirun"}, "this kanoko was built without MPI, so it cannot share a run among mpirun's "
+                                        "processes (install libopenmpi-dev and rebuild, or run it without mpirun)");
+#endif
+  } else {
+    s = sim::simulate(so);
+  }
   if (quiet) return 0;
   if (s.reused) {
     std::cerr << "kanoko simulate: " << output

@@ -125,23 +125,6 @@ std::vector<const ExpressionSpec*> expressions(const Mapping& m) {
   return out;
 }
 
-const char* to_string(ForceEvaluator e) {
-  switch (e) {
-    case ForceEvaluator::Auto: return "auto";
-    case ForceEvaluator::Direct: return "direct";
-    case ForceEvaluator::BarnesHut: return "barnes-hut";
-  }
-  return "?";
-}
-
-const char* to_string(Multipole m) {
-  switch (m) {
-    case Multipole::Monopole: return "monopole";
-    case Multipole::Quadrupole: return "quadrupole";
-  }
-  return "?";
-}
-
 FileLoc Mapping::where(const std::string& key) const {
   // A key not given is expected in its table (the closest enclosing one given), else in the file
   // from its top.
@@ -1039,9 +1022,9 @@ void read_forces(Section s, Mapping& m, const std::string& file, DiagnosticList&
     RepulsionSpec spec;
     if (auto v = r.number("strength", 0, kHuge)) spec.strength = *v;
     if (auto v = r.number("softening", 0, kHuge)) spec.softening = *v;
-    if (auto v = r.choice("evaluator", {"auto", "direct", "barnes-hut"})) spec.evaluator = static_cast<ForceEvaluator>(*v);
+    if (auto v = r.choice("evaluator", integrators::evaluator_names())) spec.evaluator = integrators::kUserEvaluators[*v];
     if (auto v = r.number("theta", 0, 1)) spec.theta = *v;
-    if (auto v = r.choice("multipole", {"monopole", "quadrupole"})) spec.multipole = static_cast<Multipole>(*v);
+    if (auto v = r.choice("multipole", integrators::multipole_names())) spec.multipole = integrators::kMultipoles[*v];
     r.report_unknown_keys();
     m.repulsion = spec;
   }

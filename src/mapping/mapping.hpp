@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "integrators/forces/repulsion.hpp"
 #include "src/base/error.hpp"
 #include "src/mapping/expression.hpp"
 #include "src/mapping/audio_section.hpp"
@@ -116,19 +117,15 @@ struct SpringSpec {
   std::optional<double> length;  ///< natural length L; unset = each edge's initial length
 };
 
-/// [forces.repulsion]: R Σ (x_i - x_j)/|x_i - x_j|³, all pairs.
-/// How the repulsion is summed (integrators/forces.hpp): exactly over all pairs, or with a
-/// Barnes–Hut octree; `Auto` chooses by the number of bodies.
-enum class ForceEvaluator { Auto, Direct, BarnesHut };
-/// What Barnes–Hut keeps of a far cell: its total charge, or also its second moments.
-enum class Multipole { Monopole, Quadrupole };
-
+/// [forces.repulsion]: R Σ (x_i - x_j)/|x_i - x_j|³, all pairs. How it is summed (the evaluator,
+/// θ, the multipole) is declared by the force library (integrators/forces/repulsion.hpp), which
+/// documents each field.
 struct RepulsionSpec {
   double strength = 0;   ///< R
   double softening = 0;  ///< ε in (|d|² + ε²)^{3/2}; 0 = the paper's exact law
-  ForceEvaluator evaluator = ForceEvaluator::Auto;
+  integrators::Evaluator evaluator = integrators::Evaluator::Auto;  ///< one of kUserEvaluators
   double theta = 0.5;    ///< Barnes–Hut opening angle θ (dimensionless); 0 opens every cell
-  Multipole multipole = Multipole::Monopole;
+  integrators::Multipole multipole = integrators::Multipole::Monopole;
 };
 
 /// [forces.communication]: attraction along each pair that communicated in the interval.
@@ -274,9 +271,5 @@ std::vector<std::string> pair_location_variables(const Mapping& m);
 std::vector<const ExpressionSpec*> expressions(const Mapping& m);
 /// Colour of `t` in [0, 1] (clamped) under a colour map, as RGB in [0, 1].
 std::array<float, 3> colour_at(ColourMap map, double t);
-/// "auto", "direct", "barnes-hut".
-const char* to_string(ForceEvaluator e);
-/// "monopole", "quadrupole".
-const char* to_string(Multipole m);
 
 }  // namespace kanoko::mapping

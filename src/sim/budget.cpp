@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "integrators/forces.hpp"
-#include "integrators/integrator.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "models/model.hpp"
 #include "src/base/progress.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -124,8 +124,7 @@ RunEstimate estimate_run(const mapping::Mapping& m, const trace::Timeline& tl) {
   double per_body = 1;
   if (m.repulsion && m.repulsion->strength > 0) {
     const double nd = static_cast<double>(std::max<std::uint64_t>(n, 1));
-    const bool direct = m.repulsion->evaluator == mapping::ForceEvaluator::Direct ||
-                        (m.repulsion->evaluator == mapping::ForceEvaluator::Auto && n <= integrators::kAutoDirectMaxBodies);
+    const bool direct = integrators::resolve_evaluator(m.repulsion->evaluator, n) == integrators::Evaluator::Direct;
     per_body += direct ? nd / 8 : 4 * std::log2(nd + 1);
   }
   e.wall_s = static_cast<double>(e.plan.total_steps) * evaluations * static_cast<double>(n) * per_body /

@@ -1,16 +1,19 @@
 #include "src/sim/simulate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
+#include <string_view>
 #include <vector>
 
-#include "integrators/forces.hpp"
-#include "integrators/integrator.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "models/model.hpp"
 #include "models/suggest.hpp"
 #include "src/ingest/checks.hpp"
@@ -59,14 +62,14 @@ std::array<float, 3> palette_colour(std::size_t i) {
   return kOkabeIto[i % kOkabeIto.size()];
 }
 
-/// The member of `values` whose name is `value`; an InputError located at `option` otherwise.
-template <class Enum>
-Enum parse_name(const std::string& value, const std::vector<Enum>& values, const char* (*name)(Enum),
-                const std::string& option) {
+/// The value of `values` whose name (integrators::to_string) is `value`; else an InputError for
+/// `option` listing the valid names.
+template <class Enum, std::size_t N>
+Enum parse_name(const std::string& value, const std::array<Enum, N>& values, const std::string& option) {
   std::vector<std::string> names;
   for (Enum e : values) {
-    if (value == name(e)) return e;
-    names.emplace_back(name(e));
+    if (value == integrators::to_string(e)) return e;
+    names.emplace_back(integrators::to_string(e));
   }
   std::string valid;
   for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
@@ -107,10 +110,7 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
                          m.path + " has no [forces.repulsion]");
   }
   if (options.evaluator) {
-    using mapping::ForceEvaluator;
-    m.repulsion->evaluator = parse_name<ForceEvaluator>(
-        *options.evaluator, {ForceEvaluator::Auto, ForceEvaluator::Direct, ForceEvaluator::BarnesHut},
-        mapping::to_string, "--evaluator");
+    m.repulsion->evaluator = parse_name(*options.evaluator, integrators::kUserEvaluators, "--evaluator");
   }
   if (options.theta) {
     if (!(*options.theta >= 0.0 && *options.theta <= 1.0)) {
@@ -120,46 +120,109 @@ void apply_overrides(const SimulateOptions& options, mapping::Mapping& m) {
     m.repulsion->theta = *options.theta;
   }
   if (options.multipole) {
-    using mapping::Multipole;
-    m.repulsion->multipole = parse_name<Multipole>(*options.multipole, {Multipole::Monopole, Multipole::Quadrupole},
-                                                   mapping::to_string, "--multipole");
+    m.repulsion->multipole = parse_name(*options.multipole, integrators::kMultipoles, "--multipole");
   }
 }
 
-std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapping& m) {
-  Fnv1a64 h;
-  // v3: readers changed what they deliver (Paraver's default computing state, Pajé value aliases),
-  // so runs cached by older versions are recomputed. v4: the repulsion's fast kernels and the tree
-  // reused within a step (issue 15) changed the trajectories' last bits.
-  h.update("kanoko-input-v4");
+namespace {
+
+/// The input hash and two of its parts: the trace files alone, and the mapping with the effective
+/// settings alone (what the processes of a run compare, to say which input differs).
+struct InputHashes {
+  std::uint64_t all = 0;
+  std::uint64_t trace = 0;
+  std::uint64_t settings = 0;
+};
+
+/// The version of what the input hash covers. v3: readers changed what they deliver (Paraver's
+/// default computing state, Pajé value aliases), so runs cached by older versions are recomputed.
+/// v4: the repulsion's fast kernels and the tree reused within a step (issue 15) changed the
+/// trajectories' last bits.
+constexpr const char* kInputVersion = "kanoko-input-v4";
+
+InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
+  Fnv1a64 h, trace_h, settings_h;
+  h.update(kInputVersion);
   h.update_value(trajectory::kVersionMajor);
   std::vector<char> buf(1 << 20);
   for (const std::filesystem::path& file : ingest::body_trace_files(trace, m)) {
     note_command_input(file);  // the run must not replace any file of its trace
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(FileLoc{file.string()}, "cannot open trace");
-    h.update(file.filename().string());
+    for (Fnv1a64* x : {&h, &trace_h}) x->update(file.filename().string());
     while (in) {
       in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-      h.update(buf.data(), static_cast<std::size_t>(in.gcount()));
+      for (Fnv1a64* x : {&h, &trace_h}) x->update(buf.data(), static_cast<std::size_t>(in.gcount()));
     }
   }
-  h.update(m.text);
-  // The effective settings, after command-line overrides. Each string is length-prefixed so that
-  // no two different lists hash alike.
-  auto update_string = [&h](const std::string& s) {
-    h.update_value(static_cast<std::uint64_t>(s.size()));
-    h.update(s);
-  };
-  update_string(m.simulation.integrator);
-  update_string(m.trace.format);  // --format may override the mapping's
-  h.update_value(m.simulation.tolerance);
-  if (m.repulsion) {
-    update_string(mapping::to_string(m.repulsion->evaluator));
-    h.update_value(m.repulsion->theta);
-    update_string(mapping::to_string(m.repulsion->multipole));
+  // The mapping and the effective settings, after command-line overrides. Each string is
+  // length-prefixed so that no two different lists hash alike.
+  for (Fnv1a64* x : {&h, &settings_h}) {
+    x->update(m.text);
+    auto update_string = [x](const std::string& s) {
+      x->update_value(static_cast<std::uint64_t>(s.size()));
+      x->update(s);
+    };
+    update_string(m.simulation.integrator);
+    update_string(m.trace.format);  // --format may override the mapping's
+    x->update_value(m.simulation.tolerance);
+    if (m.repulsion) {
+      update_string(integrators::to_string(m.repulsion->evaluator));
+      x->update_value(m.repulsion->theta);
+      update_string(integrators::to_string(m.repulsion->multipole));
+    }
   }
-  return h.digest();
+  return {h.digest(), trace_h.digest(), settings_h.digest()};
+}
+
+/// Values the processes of a RunGroup bring to a checkpoint: whether they failed, then what they
+/// compare or share.
+enum CheckpointValue : std::size_t { kFailed, kTraceHash, kSettingsHash, kVersionHash, kBodies, kReused, kValueCount };
+
+/// The processes of `group` meet. Each brings `values` (values[kFailed] = 1 with the line it would
+/// print for its failure). Throws the same GroupError, a line to print, on every process if one
+/// failed (the first failure's line, naming its rank) or if a value named in `compared` differs
+/// from the first process's.
+/// Returns every process's values, kValueCount per process.
+std::vector<std::uint64_t> checkpoint(RunGroup& group, const std::vector<std::uint64_t>& values,
+                                      const std::string& message,
+                                      const std::vector<std::pair<CheckpointValue, const char*>>& compared) {
+  const std::vector<std::uint64_t> all = group.gather(values);
+  const std::vector<std::string> messages = group.gather_text(message);
+  const auto parts = static_cast<std::size_t>(group.parts());
+  for (std::size_t p = 0; p < parts; ++p) {
+    if (all[p * kValueCount + kFailed] != 0) {
+      if (p == 0) throw GroupError(messages[p]);
+      constexpr std::string_view kPrefix = "kanoko simulate: ";
+      const std::string_view line = messages[p];
+      throw GroupError(std::string(kPrefix) + "rank " + std::to_string(p) + " of the MPI run failed: " +
+                       std::string(line.starts_with(kPrefix) ? line.substr(kPrefix.size()) : line));
+    }
+  }
+  for (std::size_t p = 1; p < parts; ++p) {
+    for (const auto& [value, what] : compared) {
+      if (all[p * kValueCount + value] != all[value]) {
+        throw GroupError("kanoko simulate: error: the ranks of the MPI run disagree about their inputs: rank " +
+                         std::to_string(p) +
+                         " has a different " + what + " from rank 0's (every rank must run the same kanoko "
+                         "build on the same trace, mapping and options)");
+      }
+    }
+  }
+  return all;
+}
+
+}  // namespace
+
+void fail_in_group(RunGroup& group, const std::string& message) {
+  std::vector<std::uint64_t> values(kValueCount, 0);
+  values[kFailed] = 1;
+  checkpoint(group, values, message, {});
+  throw GroupError(message);  // not reached: the checkpoint throws, having seen this failure
+}
+
+std::uint64_t input_hash(const std::filesystem::path& trace, const mapping::Mapping& m) {
+  return input_hashes(trace, m).all;
 }
 
 /// Each body's largest distance from its start over a run, sampled at chosen states: what the
@@ -324,8 +387,14 @@ SimulateSummary simulate(const SimulateOptions& options) {
                          did_you_mean(m.simulation.integrator, integrators::integrator_names()) +
                          " (see 'kanoko simulate --help')");
   }
+  RunGroup* const group = options.group;
+  const bool writes = group == nullptr || group->part() == 0;  // only the first process writes
+  if (group != nullptr && options.resume_from != nullptr) {
+    throw InputError(FileLoc{options.output.string()}, "a continued run cannot be shared among MPI processes");
+  }
   SimulateSummary summary;
-  summary.input_hash = input_hash(options.trace, m);
+  const InputHashes hashes = input_hashes(options.trace, m);
+  summary.input_hash = hashes.all;
   if (options.resume_from != nullptr) {
     // A continued run differs from a whole one: its early frames come from the earlier run.
     Fnv1a64 h;
@@ -336,19 +405,34 @@ SimulateSummary simulate(const SimulateOptions& options) {
   }
   std::uint64_t existing = 0;
   std::error_code exists_error;
-  if (!options.force && std::filesystem::exists(options.output, exists_error)) {
+  if (writes && !options.force && std::filesystem::exists(options.output, exists_error)) {
     // Reused only whole and verified: an unfinished or damaged run (or one whose header cannot
     // say what it was made from) is recomputed, saying why.
     const bool readable = trajectory::read_input_hash(options.output, existing);
     if (!readable || existing == summary.input_hash) summary.recompute_reason = trajectory::reuse_problem(options.output);
     if (readable && existing == summary.input_hash && summary.recompute_reason.empty()) {
       summary.reused = true;
-      return summary;
-    }
-    if (options.progress && !summary.recompute_reason.empty()) {
+    } else if (options.progress && !summary.recompute_reason.empty()) {
       std::cerr << "kanoko simulate: " << options.output.string() << " " << summary.recompute_reason << "; recomputing\n";
     }
   }
+  if (group != nullptr) {
+    // The processes compare their inputs, and all follow the first's decision to reuse its output.
+    std::vector<std::uint64_t> values(kValueCount, 0);
+    values[kTraceHash] = hashes.trace;
+    values[kSettingsHash] = hashes.settings;
+    Fnv1a64 version;
+    version.update(group->version());
+    version.update(kInputVersion);
+    version.update_value(trajectory::kVersionMajor);
+    values[kVersionHash] = version.digest();
+    values[kReused] = summary.reused ? 1 : 0;
+    const std::vector<std::uint64_t> all = checkpoint(
+        *group, values, "",
+        {{kVersionHash, "kanoko version"}, {kTraceHash, "trace"}, {kSettingsHash, "mapping or options"}});
+    summary.reused = all[kReused] != 0;
+  }
+  if (summary.reused) return summary;
 
   ingest::SelectionReport selection;
   const trace::Timeline timeline = ingest::read_body_timeline(options.trace, m, &selection);
@@ -392,6 +476,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
   models::Model model(m, timeline);
   model.set_threads(options.threads);
   const std::size_t n = model.body_count();
+  if (group != nullptr && static_cast<std::size_t>(group->parts()) > n) {
+    throw InputError(FileLoc{options.trace.string()},
+                     std::to_string(group->parts()) + " MPI ranks for " + std::to_string(n) +
+                         " bodies: each rank needs at least one body; run with mpirun -np " + std::to_string(n) +
+                         " or fewer");
+  }
 
   // A step never straddles an interval boundary: the step is reduced until it divides the
   // interval exactly, so the forcing and masses are constant within every step. Adaptive
@@ -440,7 +530,16 @@ SimulateSummary simulate(const SimulateOptions& options) {
   }
 
   meta.planned_frames = estimate.plan.frames;
-  trajectory::Writer writer(options.output, meta);
+  std::optional<trajectory::Writer> writer;
+  if (writes) writer.emplace(options.output, meta);
+  if (group != nullptr) {
+    // The last checkpoint: from here on the processes share every force evaluation.
+    std::vector<std::uint64_t> values(kValueCount, 0);
+    values[kBodies] = n;
+    checkpoint(*group, values, "", {{kBodies, "body count"}});
+    model.set_partition(group);
+    group->set_running(true);
+  }
   Eigen::VectorXd y = model.initial_state();
   integrators::StepperOptions stepper_options;
   stepper_options.tolerance = m.simulation.tolerance;
@@ -460,17 +559,18 @@ SimulateSummary simulate(const SimulateOptions& options) {
   // Motion check: each body's largest distance from where it started, sampled at every frame.
   Excursions excursions(model);
   auto write_frame = [&](std::uint64_t step) {
+    if (!writes) return;
     const auto write_start = std::chrono::steady_clock::now();
     excursions.sample(y);
     model.current_stats(stats);
-    writer.append_frame(timeline.begin_s + static_cast<double>(step) * dt,
+    writer->append_frame(timeline.begin_s + static_cast<double>(step) * dt,
                         Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols),
                         Eigen::Map<const Eigen::Matrix3Xd>(y.data() + 3 * cols, 3, cols), stats);
     summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   };
   std::uint64_t first_step = 0;
   if (options.resume_from != nullptr) {
-    first_step = resume(*options.resume_from, options.resume_frame, meta, total_steps, writer, y);
+    first_step = resume(*options.resume_from, options.resume_frame, meta, total_steps, *writer, y);
   } else {
     write_frame(0);
   }
@@ -548,10 +648,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
   bar.finish();
   if (options.on_progress) options.on_progress(1.0);
   const auto commit_start = std::chrono::steady_clock::now();
-  writer.commit();
+  if (writes) writer->commit();
   summary.write_wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_start).count();
 
-  if (n >= 2 && first_step == 0) {
+  if (writes && n >= 2 && first_step == 0) {
     const double median = excursions.median_spacings();
     char text[320];
     if (median < kStillSpacings) {
@@ -580,7 +680,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
     summary.simd = integrators::to_string(model.force_stats().simd);
     summary.threads = model.force_stats().threads;
   }
-  summary.frames = writer.frame_count();
+  summary.frames = writes ? writer->frame_count() : 0;
   summary.bodies = n;
   summary.springs = model.spring_edges().size();
   summary.dt_s = dt;

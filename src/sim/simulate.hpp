@@ -9,12 +9,49 @@
 #include <string>
 #include <vector>
 
+#include "integrators/forces/repulsion.hpp"
+#include "src/base/error.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/sim/budget.hpp"
 #include "src/trace/timeline.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::sim {
+
+/// The processes that share one run: the ranks of `mpirun -np P kanoko simulate` (MpiRun,
+/// src/sim/mpi_run.hpp). simulate() splits every force evaluation among them by bodies
+/// (integrators::Partition) and only the first writes the output; all of them compute the same
+/// states. Before any shared work they meet at checkpoints, where they compare their inputs and
+/// learn of a failure on any of them, so that a problem on one process ends every process with the
+/// same error instead of leaving the others waiting.
+class RunGroup : public integrators::Partition {
+ public:
+  /// Every process's `values` (the same count on each), concatenated in part order (collective).
+  virtual std::vector<std::uint64_t> gather(const std::vector<std::uint64_t>& values) = 0;
+  /// Every process's `text`, in part order (collective).
+  virtual std::vector<std::string> gather_text(const std::string& text) = 0;
+  /// What identifies this build of kanoko; the processes of a run must agree on it.
+  [[nodiscard]] virtual std::string version() const = 0;
+  /// True once simulate() is past its last checkpoint (the processes share the force evaluations):
+  /// a failure from then on can no longer be agreed on and ends the whole run.
+  [[nodiscard]] bool running() const { return running_; }
+  void set_running(bool running) { running_ = running; }
+
+ private:
+  bool running_ = false;
+};
+
+/// Thrown on every process of a RunGroup, with the same message, when one of them failed before a
+/// checkpoint or their inputs differ.
+class GroupError : public RunError {
+ public:
+  using RunError::RunError;
+};
+
+/// For a process whose simulate() failed with `message` before the group was running: meets the
+/// others at the checkpoint they wait at, reporting the failure, then throws the GroupError they
+/// throw too.
+[[noreturn]] void fail_in_group(RunGroup& group, const std::string& message);
 
 struct SimulateOptions {
   std::filesystem::path trace;
@@ -55,6 +92,9 @@ struct SimulateOptions {
   /// Called with the fraction of steps done (0..1) every few hundred steps, on the simulating
   /// thread.
   std::function<void(double)> on_progress;
+  /// The processes sharing this run (not owned); null = this process alone. Only the first
+  /// process (part 0) writes `output`; the others write nothing.
+  RunGroup* group = nullptr;
 };
 
 /// What a run did, for the summary line.

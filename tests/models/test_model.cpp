@@ -1,7 +1,7 @@
 // The model's force terms, one at a time, against hand-computed accelerations.
 #include <gtest/gtest.h>
 
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "models/layout.hpp"
 #include "models/model.hpp"
 #include "tests/support/model_fixtures.hpp"

@@ -1,7 +1,7 @@
 // The model's repulsion evaluator, energy account and allocation behaviour at scale.
 #include <gtest/gtest.h>
 
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "models/model.hpp"
 #include "tests/support/allocation_counter.hpp"
 #include "tests/support/model_fixtures.hpp"

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -79,6 +80,28 @@ inline constexpr std::uint32_t kGroupSize = 256;
 /// 25–75× slower (issue 15).
 inline constexpr std::size_t kParallelMinBodies = 2048;
 
+/// Shares one evaluation among processes (the ranks of an MPI run; this library knows nothing of
+/// MPI, src/sim/mpi_run.hpp implements it). Every process sorts the same bodies and builds the same
+/// tree, then sums only the targets of its own part, a contiguous run of them (index order for
+/// direct summation, curve order for Barnes–Hut); share() then hands every process every part's
+/// sums. A body's sum takes the same operations in the same order whichever process computes it, so
+/// the forces are bit-identical to one process's. Barnes–Hut balances the parts by the work each
+/// body's group did in the previous evaluation (shared as well, so every process draws the same
+/// bounds); direct summation by bodies.
+class Partition {
+ public:
+  virtual ~Partition() = default;
+  /// Number of parts (processes), ≥ 1.
+  [[nodiscard]] virtual int parts() const = 0;
+  /// This process's part, in [0, parts()).
+  [[nodiscard]] virtual int part() const = 0;
+  /// Called by every process at once with the same `bounds` (parts() + 1 item offsets: part p owns
+  /// items [bounds[p], bounds[p + 1])) and `stride` (values per item). On entry `values` holds this
+  /// part's items; on return it holds every part's. Throws (Interrupted, RunError) rather than hang
+  /// when the run is stopped or a process is lost.
+  virtual void share(double* values, const std::vector<std::size_t>& bounds, std::size_t stride) = 0;
+};
+
 /// Parameters of one repulsion evaluation.
 struct RepulsionParams {
   /// R, the strength of the repulsion (force units × length²). Each pair at distance r pushes its
@@ -97,7 +120,7 @@ struct RepulsionParams {
   /// as a whole on a group of bodies only when every point of the group's bounding box is farther
   /// than b / θ from the centre; otherwise it is opened. θ = 0 opens every cell, which is direct
   /// summation in tree order. Measured errors at θ = 0.5 (monopole) are in
-  /// tests/integrators/test_barnes_hut.cpp.
+  /// tests/integrators/forces/test_barnes_hut.cpp.
   double theta = 0.5;
   /// Terms kept for far cells.
   Multipole multipole = Multipole::Monopole;
@@ -119,6 +142,9 @@ struct RepulsionParams {
   int threads = 0;
   /// Instruction set of the inner kernels. Does not change the result.
   Simd simd = Simd::Best;
+  /// Shares the evaluation among processes (not owned); null = this process sums every body. Does
+  /// not change the result.
+  Partition* partition = nullptr;
 };
 
 /// Counts from the last evaluation, for benchmarks and run summaries.
@@ -167,6 +193,12 @@ Simd best_simd();
 /// True if this CPU can run `simd`.
 bool simd_supported(Simd simd);
 
+/// The evaluators a user may choose (mapping files, `kanoko simulate --evaluator`), in declaration
+/// order: all but the benchmarks' baseline barnes-hut-v1.
+inline constexpr std::array<Evaluator, 3> kUserEvaluators{Evaluator::Auto, Evaluator::Direct, Evaluator::BarnesHut};
+/// Every multipole choice, in declaration order.
+inline constexpr std::array<Multipole, 2> kMultipoles{Multipole::Monopole, Multipole::Quadrupole};
+
 /// Names used in mapping files and on the command line: "auto", "direct", "barnes-hut"; and
 /// "barnes-hut-v1" for the benchmarks' baseline.
 const char* to_string(Evaluator e);
@@ -174,9 +206,10 @@ const char* to_string(Evaluator e);
 const char* to_string(Multipole m);
 /// "best", "avx512", "avx2", "portable".
 const char* to_string(Simd s);
-/// The evaluator names a user may choose, in declaration order (for help texts and suggestions;
-/// without the benchmarks' baseline barnes-hut-v1).
+/// The names of kUserEvaluators, in that order (the mapping's choices, help texts, suggestions).
 std::vector<std::string> evaluator_names();
+/// The names of kMultipoles, in that order.
+std::vector<std::string> multipole_names();
 
 /// Adds the repulsion to `force` (3×N, same order as `positions`). `params.strength` = 0 adds
 /// nothing. Non-finite positions give non-finite forces (the caller reports the blow-up).

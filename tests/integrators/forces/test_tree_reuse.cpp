@@ -12,9 +12,9 @@
 
 #include <cstring>
 
-#include "integrators/body_distributions.hpp"
-#include "integrators/force_accuracy.hpp"
-#include "integrators/forces.hpp"
+#include "integrators/forces/body_distributions.hpp"
+#include "integrators/forces/force_accuracy.hpp"
+#include "integrators/forces/repulsion.hpp"
 
 namespace kanoko::integrators {
 namespace {

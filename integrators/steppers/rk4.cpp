@@ -1,6 +1,6 @@
 #include <utility>
 
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 
 namespace kanoko::integrators {
 namespace {

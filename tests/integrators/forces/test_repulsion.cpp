@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "integrators/body_distributions.hpp"
-#include "integrators/forces.hpp"
+#include "integrators/forces/body_distributions.hpp"
+#include "integrators/forces/repulsion.hpp"
 
 namespace kanoko::integrators {
 namespace {

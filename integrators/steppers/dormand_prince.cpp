@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
 

@@ -1,4 +1,4 @@
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 
 namespace kanoko::integrators {
 

@@ -1,5 +1,5 @@
 // Accuracy of a force evaluator against direct summation, shared by the accuracy tests
-// (tests/integrators/test_barnes_hut.cpp) and the benchmarks (bench/bench_forces.cpp), so that both
+// (tests/integrators/forces/test_barnes_hut.cpp) and the benchmarks (bench/bench_forces.cpp), so that both
 // report the same statistics the same way.
 #pragma once
 

@@ -4,7 +4,7 @@
 // results are identical to the portable kernels'.
 #include <immintrin.h>
 
-#include "integrators/force_kernels_impl.hpp"
+#include "integrators/forces/force_kernels_impl.hpp"
 
 namespace kanoko::integrators::detail {
 namespace {

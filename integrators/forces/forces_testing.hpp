@@ -3,7 +3,7 @@
 // nothing). Production code never sets a fault.
 #pragma once
 
-#include "integrators/forces.hpp"
+#include "integrators/forces/repulsion.hpp"
 
 namespace kanoko::integrators {
 

@@ -1,13 +1,14 @@
-#include "integrators/forces.hpp"
+#include "integrators/forces/repulsion.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
-#include "integrators/force_scratch.hpp"
-#include "integrators/forces_testing.hpp"
+#include "integrators/forces/force_scratch.hpp"
+#include "integrators/forces/forces_testing.hpp"
 #include "src/base/check.hpp"
 #include "src/base/interrupt.hpp"
 
@@ -33,9 +34,10 @@ void prepare_bodies(ForceScratchData& d, std::size_t n, bool potential) {
   for (auto* v : {&d.x, &d.y, &d.z}) std::fill(v->begin() + static_cast<std::ptrdiff_t>(n), v->end(), 0.0);
 }
 
-/// Direct summation: for every body, the sum over all bodies in index order, in blocks of targets.
+/// Direct summation: for every body, the sum over all bodies in index order, in blocks of targets;
+/// with a partition, only this part's blocks, then the parts' sums shared.
 void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps2, bool potential, int threads,
-                 const detail::KernelTable& kernels, ForceScratchData& d) {
+                 const detail::KernelTable& kernels, Partition* partition, ForceScratchData& d) {
   const auto n = static_cast<std::size_t>(positions.cols());
   prepare_bodies(d, n, potential);
   for (std::size_t i = 0; i < n; ++i) {
@@ -45,9 +47,21 @@ void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps
     d.z[i] = positions(2, c);
   }
   const detail::BodySources sources{d.x.data(), d.y.data(), d.z.data(), n};
-  const auto blocks = static_cast<std::int64_t>((n + kBlock - 1) / kBlock);
+  const std::size_t block_count = (n + kBlock - 1) / kBlock;
+  std::size_t first_block = 0, last_block = block_count;
+  if (partition != nullptr) {
+    // Part p sums blocks [B p / P, B (p + 1) / P).
+    const auto parts = static_cast<std::size_t>(partition->parts());
+    d.part_bounds.resize(parts + 1);
+    for (std::size_t p = 0; p <= parts; ++p) d.part_bounds[p] = std::min(n, block_count * p / parts * kBlock);
+    const auto part = static_cast<std::size_t>(partition->part());
+    first_block = block_count * part / parts;
+    last_block = block_count * (part + 1) / parts;
+  }
+  const auto first = static_cast<std::int64_t>(first_block);
+  const auto last = static_cast<std::int64_t>(last_block);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-  for (std::int64_t b = 0; b < blocks; ++b) {
+  for (std::int64_t b = first; b < last; ++b) {
     if (interrupt_requested()) continue;  // a signal abandons the sums; thrown below, on this thread
     const std::size_t o = static_cast<std::size_t>(b) * kBlock;
     for (std::size_t k = o; k < o + kBlock; ++k) {
@@ -62,6 +76,7 @@ void direct_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, double eps
     kernels.bodies(targets, sources, eps2, acc);
   }
   check_interrupt();
+  if (partition != nullptr) detail::share_sums(d, *partition, d.part_bounds, potential, false);
 }
 
 /// The shared entry: sums into the scratch, then scales by R into `force` and/or returns the
@@ -92,7 +107,7 @@ double evaluate(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const Repul
   KANOKO_ASSERT(fault == TreeFault::None || stats.evaluator != Evaluator::Direct,
                 "a tree fault needs the Barnes-Hut evaluator");
   if (stats.evaluator == Evaluator::Direct) {
-    direct_sums(positions, eps2, potential, stats.threads, kernels, d);
+    direct_sums(positions, eps2, potential, stats.threads, kernels, params.partition, d);
     stats.body_body = static_cast<std::uint64_t>(n) * n;
     if (force != nullptr) {
       for (std::size_t i = 0; i < n; ++i) {
@@ -194,12 +209,33 @@ void WalkScratch::reserve(std::size_t cell_count, std::size_t body_ranges, std::
 
 std::size_t ForceScratchData::bytes() const {
   std::size_t b = 0;
-  for (const auto* v : {&x, &y, &z, &ax, &ay, &az, &phi, &built_x, &built_y, &built_z}) b += capacity_bytes(*v);
+  for (const auto* v : {&x, &y, &z, &ax, &ay, &az, &phi, &built_x, &built_y, &built_z, &shared, &body_cost, &cost}) {
+    b += capacity_bytes(*v);
+  }
+  b += capacity_bytes(part_bounds) + capacity_bytes(part_groups);
   b += capacity_bytes(keys) + capacity_bytes(keys_tmp) + capacity_bytes(order) + capacity_bytes(order_tmp);
   b += capacity_bytes(nodes) + capacity_bytes(moments) + capacity_bytes(leaves) + capacity_bytes(groups);
   b += capacity_bytes(walk);
   for (const auto& w : walk) b += w.bytes();
   return b;
+}
+
+void detail::share_sums(ForceScratchData& d, Partition& partition, const std::vector<std::size_t>& bounds,
+                        bool potential, bool cost) {
+  std::array<double*, 5> columns{d.ax.data(), d.ay.data(), d.az.data(), nullptr, nullptr};
+  std::size_t stride = 3;
+  if (potential) columns[stride++] = d.phi.data();
+  if (cost) columns[stride++] = d.cost.data();
+  const std::size_t n = bounds.back();
+  d.shared.resize(stride * n);
+  const auto part = static_cast<std::size_t>(partition.part());
+  for (std::size_t k = bounds[part]; k < bounds[part + 1]; ++k) {
+    for (std::size_t c = 0; c < stride; ++c) d.shared[stride * k + c] = columns[c][k];
+  }
+  partition.share(d.shared.data(), bounds, stride);
+  for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t c = 0; c < stride; ++c) columns[c][k] = d.shared[stride * k + c];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,9 +301,18 @@ const char* to_string(Simd s) {
   return "?";
 }
 
-std::vector<std::string> evaluator_names() {
-  return {to_string(Evaluator::Auto), to_string(Evaluator::Direct), to_string(Evaluator::BarnesHut)};
+namespace {
+template <class Enum, std::size_t N>
+std::vector<std::string> names_of(const std::array<Enum, N>& values) {
+  std::vector<std::string> names;
+  for (Enum e : values) names.emplace_back(to_string(e));
+  return names;
 }
+}  // namespace
+
+std::vector<std::string> evaluator_names() { return names_of(kUserEvaluators); }
+
+std::vector<std::string> multipole_names() { return names_of(kMultipoles); }
 
 int effective_threads(int threads) { return threads > 0 ? threads : std::max(1, omp_get_max_threads()); }
 

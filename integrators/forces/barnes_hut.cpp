@@ -32,7 +32,7 @@
 #include <array>
 #include <cmath>
 
-#include "integrators/force_scratch.hpp"
+#include "integrators/forces/force_scratch.hpp"
 #include "src/base/interrupt.hpp"
 
 namespace kanoko::integrators::detail {
@@ -365,6 +365,31 @@ std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std
   return {static_cast<std::uint64_t>(n) * w.body_count, static_cast<std::uint64_t>(n) * w.cells.size()};
 }
 
+/// Splits the groups (in curve order) into `parts` runs of about equal work, the work of a body
+/// being its group's list length in the last evaluation (1 for all at the first): d.part_groups
+/// gets each part's first group, d.part_bounds its first body. Every process computes the same
+/// split, since the costs are shared with the sums.
+void split_groups(ForceScratchData& d, std::size_t n, int parts) {
+  const auto p_count = static_cast<std::size_t>(parts);
+  if (d.body_cost.size() != n) d.body_cost.assign(n, 1.0);
+  const std::size_t groups = d.groups.size();
+  double total = 0;
+  for (std::size_t k = 0; k < n; ++k) total += d.body_cost[d.order[k]];
+  d.part_groups.assign(p_count + 1, groups);
+  d.part_groups[0] = 0;
+  double done = 0;
+  std::size_t p = 1;
+  for (std::size_t g = 0; g < groups && p < p_count; ++g) {
+    while (p < p_count && done >= total * static_cast<double>(p) / static_cast<double>(p_count)) d.part_groups[p++] = g;
+    const TreeNode& node = d.nodes[d.groups[g]];
+    for (std::uint32_t k = node.begin; k < node.end; ++k) done += d.body_cost[d.order[k]];
+  }
+  d.part_bounds.resize(p_count + 1);
+  for (std::size_t q = 0; q <= p_count; ++q) {
+    d.part_bounds[q] = d.part_groups[q] < groups ? d.nodes[d.groups[d.part_groups[q]]].begin : n;
+  }
+}
+
 }  // namespace
 
 void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const RepulsionParams& params,
@@ -459,26 +484,45 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   }
   check_interrupt();
 
-  // 4. One walk per group, the groups shared out among threads.
+  // 4. One walk per group, the groups shared out among threads (and, with a partition, among
+  // processes first: this one walks groups [first_group, last_group)).
   if (d.walk.size() < static_cast<std::size_t>(threads)) d.walk.resize(static_cast<std::size_t>(threads));
   const double theta2 = params.theta * params.theta;
   const double eps2 = params.softening * params.softening;
-  const auto groups = static_cast<std::int64_t>(d.groups.size());
+  Partition* partition = params.partition;
+  std::int64_t first_group = 0, last_group = static_cast<std::int64_t>(d.groups.size());
+  if (partition != nullptr) {
+    split_groups(d, n, partition->parts());
+    const auto part = static_cast<std::size_t>(partition->part());
+    first_group = static_cast<std::int64_t>(d.part_groups[part]);
+    last_group = static_cast<std::int64_t>(d.part_groups[part + 1]);
+    d.cost.resize(n);
+  }
   std::uint64_t body_body = 0, body_cell = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (groups > 1) reduction(+ : body_body, body_cell)
-  for (std::int64_t g = 0; g < groups; ++g) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (last_group - first_group > 1) \
+    reduction(+ : body_body, body_cell)
+  for (std::int64_t g = first_group; g < last_group; ++g) {
     // A signal abandons the remaining groups (an exception must not leave the parallel region);
     // the calling thread throws below.
     if (interrupt_requested()) continue;
     WalkScratch& w = d.walk[static_cast<std::size_t>(omp_get_thread_num())];
-    const auto counts = walk_group(d, w, d.groups[static_cast<std::size_t>(g)], theta2, eps2, quadrupole, potential,
-                                   fault, kernels);
+    const std::uint32_t group = d.groups[static_cast<std::size_t>(g)];
+    const auto counts = walk_group(d, w, group, theta2, eps2, quadrupole, potential, fault, kernels);
     body_body += counts[0];
     body_cell += counts[1];
+    if (partition != nullptr) {
+      // The group's work per body (list length), for the next evaluation's split.
+      const auto work = static_cast<double>(w.body_count + w.cells.size());
+      std::fill(d.cost.begin() + d.nodes[group].begin, d.cost.begin() + d.nodes[group].end, work);
+    }
   }
   check_interrupt();
   stats.body_body = body_body;
   stats.body_cell = body_cell;
+  if (partition != nullptr) {
+    share_sums(d, *partition, d.part_bounds, potential, true);
+    for (std::size_t k = 0; k < n; ++k) d.body_cost[d.order[k]] = d.cost[k];
+  }
 
   // Which thread walks which group changes from call to call: give every thread room for the
   // longest lists any thread needed, plus a quarter for bodies that move, so that later calls do

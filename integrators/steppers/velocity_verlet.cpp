@@ -11,7 +11,7 @@
 // the end of a step is the one at the start of the next, so a step costs one evaluation.
 #include <utility>
 
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 #include "src/base/check.hpp"
 
 namespace kanoko::integrators {

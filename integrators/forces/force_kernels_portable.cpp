@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "integrators/force_kernels_impl.hpp"
+#include "integrators/forces/force_kernels_impl.hpp"
 
 namespace kanoko::integrators::detail {
 namespace {

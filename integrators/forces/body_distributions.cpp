@@ -1,4 +1,4 @@
-#include "integrators/body_distributions.hpp"
+#include "integrators/forces/body_distributions.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -14,10 +14,10 @@
 // 2.1e-4 and 1.1e-3. The tests state both: the tolerances for the cube as generated,
 // measured tolerances for generic orientations, and "the same errors" between two generic
 // orientations. (The Plummer sphere has no faces; its errors do not depend on the orientation.)
-// Each tolerance is then shown to fail on a deliberately broken tree (integrators/forces_testing.hpp).
+// Each tolerance is then shown to fail on a deliberately broken tree (integrators/forces/forces_testing.hpp).
 //
 // The reference is an independent double-precision sum over all bodies, per target, straight from
-// the definition (integrators/force_accuracy.hpp, shared with the benchmarks).
+// the definition (integrators/forces/force_accuracy.hpp, shared with the benchmarks).
 // References are cached per input, so each is computed once per test run.
 #include <gtest/gtest.h>
 
@@ -27,10 +27,10 @@
 #include <map>
 #include <string>
 
-#include "integrators/body_distributions.hpp"
-#include "integrators/force_accuracy.hpp"
-#include "integrators/forces.hpp"
-#include "integrators/forces_testing.hpp"
+#include "integrators/forces/body_distributions.hpp"
+#include "integrators/forces/force_accuracy.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/forces/forces_testing.hpp"
 
 namespace kanoko::integrators {
 namespace {

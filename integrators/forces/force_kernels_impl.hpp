@@ -23,7 +23,7 @@
 
 #include <cstddef>
 
-#include "integrators/force_kernels.hpp"
+#include "integrators/forces/force_kernels.hpp"
 
 // The loops over the vectors of one pass must be unrolled so that the targets and sums stay in
 // registers (otherwise they live on the stack and every source costs a store and a reload).

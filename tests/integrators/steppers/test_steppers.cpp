@@ -10,7 +10,7 @@
 #include <numbers>
 #include <set>
 
-#include "integrators/integrator.hpp"
+#include "integrators/steppers/steppers.hpp"
 
 namespace kanoko::integrators {
 namespace {

@@ -1,4 +1,4 @@
-#include "integrators/force_accuracy.hpp"
+#include "integrators/forces/force_accuracy.hpp"
 
 #include <algorithm>
 #include <cmath>

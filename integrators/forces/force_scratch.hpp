@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "integrators/force_kernels.hpp"
-#include "integrators/forces.hpp"
-#include "integrators/forces_testing.hpp"
+#include "integrators/forces/force_kernels.hpp"
+#include "integrators/forces/repulsion.hpp"
+#include "integrators/forces/forces_testing.hpp"
 
 namespace kanoko::integrators {
 
@@ -86,6 +86,13 @@ struct ForceScratchData {
   double root_side = 0;               ///< edge of the root cube
   /// The bodies in curve order when the tree was built (for refits; not kept by barnes-hut-v1).
   std::vector<double> built_x, built_y, built_z;
+  /// With a Partition: the exchange buffer (stride values per item), each part's first item, and
+  /// (Barnes–Hut) the work per body of its group's walk in the last evaluation, by body index, with
+  /// its curve-order copy written by the walks.
+  std::vector<double> shared;
+  std::vector<std::size_t> part_bounds;
+  std::vector<std::size_t> part_groups;
+  std::vector<double> body_cost, cost;
   /// The tree can be refitted: built for this many bodies, leaf size and group size.
   bool tree_kept = false;
   std::size_t tree_bodies = 0;
@@ -101,6 +108,11 @@ struct ForceAccess {
 };
 
 namespace detail {
+
+/// With a partition: hands every part's sums d.ax/ay/az (and d.phi with `potential`, and d.cost
+/// with `cost`), stored in the items' order, to every process. `bounds` as Partition::share.
+void share_sums(ForceScratchData& d, Partition& partition, const std::vector<std::size_t>& bounds, bool potential,
+                bool cost);
 
 /// The kernel table for `simd` (Best resolved) and `math`; the CPU must support it.
 const KernelTable& kernels_for(Simd simd, KernelMath math);
