@@ -3,7 +3,6 @@
 #include <cmath>
 #include <numbers>
 #include <osg/Geode>
-#include <osg/Quat>
 #include <osgText/Font>
 
 #include "src/scene/layers/scene_graph.hpp"
@@ -136,12 +135,9 @@ void DialLayer::update(const FrameState& frame) {
   time_label_->setText(format_dial_time(frame.time_s, frame.span_begin_s, frame.span_end_s));
 }
 
-double DialLayer::hand_rotation_rad() const {
-  osg::Quat q = hand_xform_->getMatrix().getRotate();
-  double angle = 0;
-  osg::Vec3d axis;
-  q.getRotate(angle, axis);
-  return axis.z() < 0 ? -angle : angle;
+Direction2 DialLayer::hand_direction() const {
+  const osg::Vec3d tip = osg::Vec3d(0.0, 1.0, 0.0) * hand_xform_->getMatrix();  // the hand is built at noon
+  return {tip.x(), tip.y()};
 }
 
 std::size_t DialLayer::elapsed_vertices() const { return elapsed_wedge_->getVertexArray()->getNumElements(); }

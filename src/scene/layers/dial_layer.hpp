@@ -26,9 +26,8 @@ class DialLayer {
   /// its span.
   void update(const FrameState& frame);
 
-  /// The hand's rotation about the dial centre, in radians, counter-clockwise positive (so the
-  /// clockwise hand has angle ≤ 0).
-  [[nodiscard]] double hand_rotation_rad() const;
+  /// Where the hand points as drawn: the unit vector from the centre (y up).
+  [[nodiscard]] Direction2 hand_direction() const;
   /// Vertices of the elapsed sector (a fan from the centre; empty at the start).
   [[nodiscard]] std::size_t elapsed_vertices() const;
   [[nodiscard]] const osgText::Text& time_label() const { return *time_label_; }

@@ -191,15 +191,20 @@ osg::ref_ptr<osg::Geometry> make_dynamic(const char* name, std::size_t vertices)
   return geom;
 }
 
-osg::ref_ptr<osgText::Text> make_label(osgText::Font* font, osgText::Text::AlignmentType align) {
+osg::ref_ptr<osgText::Text> make_text(osgText::Font* font, osgText::Text::AlignmentType align,
+                                      const osg::Vec4& colour, unsigned resolution, int bin) {
   auto text = make<osgText::Text>();
   if (font != nullptr) text->setFont(font);
-  text->setFontResolution(48, 48);
-  text->setColor(kLabelColour);
+  text->setFontResolution(resolution, resolution);
+  text->setColor(colour);
   text->setAlignment(align);
   text->setDataVariance(osg::Object::DYNAMIC);
-  text->getOrCreateStateSet()->setRenderBinDetails(20, "RenderBin");
+  text->getOrCreateStateSet()->setRenderBinDetails(bin, "RenderBin");
   return text;
+}
+
+osg::ref_ptr<osgText::Text> make_label(osgText::Font* font, osgText::Text::AlignmentType align) {
+  return make_text(font, align, kLabelColour, 48, 20);
 }
 
 osg::ref_ptr<osg::Texture2D> body_texture(osg::Image* image) {

@@ -68,6 +68,10 @@ inline const osg::Vec4 kLabelColour{0.86F, 0.88F, 0.92F, 1.0F};
 /// A geometry rewritten every frame (spring lines, point bodies, trails, flashes): `vertices`
 /// vertices with a colour each, in vertex buffers, no display list, no primitive set yet.
 [[nodiscard]] osg::ref_ptr<osg::Geometry> make_dynamic(const char* name, std::size_t vertices);
+/// A text drawable in `font` (null: osgText's default) with glyphs rendered at `resolution`
+/// pixels, in `colour`, drawn in render bin `bin`.
+[[nodiscard]] osg::ref_ptr<osgText::Text> make_text(osgText::Font* font, osgText::Text::AlignmentType align,
+                                                    const osg::Vec4& colour, unsigned resolution, int bin);
 /// A text drawable in the label colour, drawn after the scene (render bin 20).
 [[nodiscard]] osg::ref_ptr<osgText::Text> make_label(osgText::Font* font, osgText::Text::AlignmentType align);
 /// A texture wrapped around a body: u repeats around the axis, v runs from pole to pole.
