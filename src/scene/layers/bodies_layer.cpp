@@ -83,11 +83,7 @@ BodiesLayer::BodiesLayer(const trajectory::Metadata& meta, BodyStyle style, osg:
     auto pat = make<osg::PositionAttitudeTransform>();
     pat->setName(info.name);
     pat->setUserValue("body_id", static_cast<unsigned int>(i));
-    pat->setDataVariance(osg::Object::DYNAMIC);
-    osg::ref_ptr<osg::StateSet> state = colour_state(osg::Vec3(info.colour_rgb[0], info.colour_rgb[1], info.colour_rgb[2]));
-    body_colours_.emplace_back(state->getUniform("kanoko_colour"));
-    pat->setStateSet(state.get());
-    pat->addChild(sphere_geode.get());
+    body_colours_.push_back(make_instance(*pat, *sphere_geode, to_vec3(info.colour_rgb)));
     bodies->addChild(pat.get());
     bodies_.push_back(pat);
   }

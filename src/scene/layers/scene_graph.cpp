@@ -169,6 +169,15 @@ osg::ref_ptr<osg::StateSet> colour_state(const osg::Vec3& rgb) {
   return ss;
 }
 
+osg::ref_ptr<osg::Uniform> make_instance(osg::Transform& transform, osg::Node& mesh, const osg::Vec3& rgb) {
+  transform.setDataVariance(osg::Object::DYNAMIC);
+  osg::ref_ptr<osg::StateSet> state = colour_state(rgb);
+  osg::ref_ptr<osg::Uniform> colour = state->getUniform("kanoko_colour");
+  transform.setStateSet(state.get());
+  transform.addChild(&mesh);
+  return colour;
+}
+
 osg::ref_ptr<osg::Geometry> make_flat(osg::Vec3Array* vertices, GLenum mode, const osg::Vec4& colour, int bin) {
   auto geom = make<osg::Geometry>();
   geom->setVertexArray(vertices);

@@ -9,6 +9,8 @@
 #include <osg/Program>
 #include <osg/StateSet>
 #include <osg/Texture2D>
+#include <osg/Transform>
+#include <osg/Uniform>
 #include <osg/Vec3>
 #include <osg/Vec4>
 #include <osgText/Font>
@@ -62,6 +64,9 @@ inline const osg::Vec4 kLabelColour{0.86F, 0.88F, 0.92F, 1.0F};
 [[nodiscard]] osg::ref_ptr<osg::Program> lit_program();
 /// A state set with the lit program's colour uniform set to `rgb`.
 [[nodiscard]] osg::ref_ptr<osg::StateSet> colour_state(const osg::Vec3& rgb);
+/// Makes `transform` one instance of the shared `mesh`: dynamic, with its own colour state set
+/// (`rgb`) and the mesh as its child. Returns the instance's colour uniform.
+osg::ref_ptr<osg::Uniform> make_instance(osg::Transform& transform, osg::Node& mesh, const osg::Vec3& rgb);
 /// A flat shape of one colour (HUD shapes, grid lines), drawn in render bin `bin`.
 [[nodiscard]] osg::ref_ptr<osg::Geometry> make_flat(osg::Vec3Array* vertices, GLenum mode, const osg::Vec4& colour,
                                                     int bin);

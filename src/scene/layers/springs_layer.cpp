@@ -38,11 +38,7 @@ SpringsLayer::SpringsLayer(const trajectory::Metadata& meta, const Eigen::Matrix
   group->setName("springs");
   for (std::size_t e = 0; cylinders && e < m; ++e) {
     auto xf = make<osg::MatrixTransform>();
-    xf->setDataVariance(osg::Object::DYNAMIC);
-    osg::ref_ptr<osg::StateSet> state = colour_state(spring_neutral());
-    cylinder_colours_.emplace_back(state->getUniform("kanoko_colour"));
-    xf->setStateSet(state.get());
-    xf->addChild(cylinder_geode.get());
+    cylinder_colours_.push_back(make_instance(*xf, *cylinder_geode, spring_neutral()));
     group->addChild(xf.get());
     cylinders_.push_back(xf);
   }
