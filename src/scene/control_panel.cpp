@@ -5,6 +5,8 @@
 #include <osg/Geode>
 #include <osgText/Font>
 
+#include "src/scene/layers/scene_graph.hpp"
+
 namespace kanoko::scene {
 
 namespace {
@@ -40,14 +42,7 @@ const char* on_off(bool on) { return on ? "on" : "off"; }
 
 osg::ref_ptr<osgText::Text> make_text(osgText::Font* font, const osg::Vec4& colour,
                                       osgText::Text::AlignmentType align) {
-  osg::ref_ptr<osgText::Text> t = new osgText::Text;
-  if (font != nullptr) t->setFont(font);
-  t->setFontResolution(32, 32);
-  t->setColor(colour);
-  t->setAlignment(align);
-  t->setDataVariance(osg::Object::DYNAMIC);
-  t->getOrCreateStateSet()->setRenderBinDetails(32, "RenderBin");
-  return t;
+  return layers::make_text(font, align, colour, 32, 32);
 }
 
 }  // namespace
