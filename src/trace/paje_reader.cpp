@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -341,16 +342,45 @@ class PendingLinks {
 };
 
 /// A field of a line: its text (unquoted) and 1-based column, and what a worker thread that
-/// split the line computed from it: the key of its name lookups and, for a time, its value.
+/// split the line computed from it: the key of its name lookups and, for a time, its value. 32
+/// bytes (the worker writes and the parser reads a few per line: their size is memory traffic).
 struct Token {
   std::string_view text;
-  std::size_t column = 0;
-  FlatStringIndex::Key key{};
-  double number = 0;
-  bool keyed = false;      ///< `key` is FlatStringIndex::key_of(text)
-  bool scanned = false;    ///< `number` and `is_number` are parse_double's verdict on text
-  bool is_number = false;
+  /// FlatStringIndex::Key's number or digest (kKeyed, kKeyIsNumber), or the bits of a time's
+  /// value (kScanned, kIsNumber).
+  std::uint64_t payload = 0;
+  std::uint32_t column = 0;  ///< lines are at most 16 MiB long
+  std::uint8_t flags = 0;
+
+  static constexpr std::uint8_t kKeyed = 1;        ///< payload is FlatStringIndex::key_of(text)
+  static constexpr std::uint8_t kKeyIsNumber = 2;  ///< that key is a small number, not a digest
+  static constexpr std::uint8_t kScanned = 4;      ///< parse_double's verdict on text is known
+  static constexpr std::uint8_t kIsNumber = 8;     ///< ... and text is a number, payload its value
+
+  [[nodiscard]] bool keyed() const { return (flags & kKeyed) != 0; }
+  [[nodiscard]] bool scanned() const { return (flags & kScanned) != 0; }
+  [[nodiscard]] bool is_number() const { return (flags & kIsNumber) != 0; }
+  [[nodiscard]] double number() const { return std::bit_cast<double>(payload); }
+  [[nodiscard]] FlatStringIndex::Key key() const {
+    FlatStringIndex::Key k;
+    k.is_number = (flags & kKeyIsNumber) != 0;
+    if (k.is_number) {
+      k.number = static_cast<std::size_t>(payload);
+    } else {
+      k.digest = payload;
+    }
+    return k;
+  }
+  void set_key(const FlatStringIndex::Key& k) {
+    payload = k.is_number ? static_cast<std::uint64_t>(k.number) : k.digest;
+    flags = static_cast<std::uint8_t>(kKeyed | (k.is_number ? kKeyIsNumber : 0));
+  }
+  void set_scanned(bool number, double value) {
+    payload = std::bit_cast<std::uint64_t>(value);
+    flags = static_cast<std::uint8_t>(kScanned | (number ? kIsNumber : 0));
+  }
 };
+static_assert(sizeof(Token) == 32);
 
 /// What a worker computes of the words it splits (split_paje_line with `keys`): every word's
 /// lookup key and the value of every time (digits and a decimal point), the last one remembered
@@ -405,7 +435,7 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
       }
       Token& t = out.emplace_back();
       t.text = q;
-      t.column = i - begin + 1 + shift;
+      t.column = static_cast<std::uint32_t>(i - begin + 1 + shift);
       i = close + 1;
       continue;
     }
@@ -422,24 +452,21 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
     }
     Token& t = out.emplace_back();
     t.text = text.substr(i, j - i);
-    t.column = i - begin + 1 + shift;
+    t.column = static_cast<std::uint32_t>(i - begin + 1 + shift);
     if (keys != nullptr) {
       // Digits and a decimal point make a time (no name: it needs no key); the parser reads
       // other numbers itself.
       if (digits == 0 || digits == t.text.size() || t.text[digits] != '.') {
-        t.key = FlatStringIndex::key_of(t.text, digits, value);
-        t.keyed = true;
+        t.set_key(FlatStringIndex::key_of(t.text, digits, value));
+      } else if (FlatStringIndex::equal(t.text, keys->last_time)) {
+        t.set_scanned(keys->last_is_number, keys->last_value);
       } else {
-        t.scanned = true;
-        if (FlatStringIndex::equal(t.text, keys->last_time)) {
-          t.is_number = keys->last_is_number;
-          t.number = keys->last_value;
-        } else {
-          t.is_number = parse_double(t.text, t.number);
-          keys->last_time = t.text;
-          keys->last_is_number = t.is_number;
-          keys->last_value = t.number;
-        }
+        double v = 0;
+        const bool is_number = parse_double(t.text, v);
+        t.set_scanned(is_number, v);
+        keys->last_time = t.text;
+        keys->last_is_number = is_number;
+        keys->last_value = v;
       }
     }
     i = j;
@@ -780,9 +807,9 @@ class PajeParser {
   double time_of(const EventDef& d) {
     const Token& t = field(d, fTime);
     double v = 0;
-    if (t.scanned) {
-      if (!t.is_number || !std::isfinite(t.number)) fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
-      v = t.number;
+    if (t.scanned()) {
+      v = t.number();
+      if (!t.is_number() || !std::isfinite(v)) fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
     } else if (!time_text_.empty() && FlatStringIndex::equal(time_text_, t.text)) {
       v = time_value_;  // consecutive lines often share their time stamp: no parse
     } else if (!parse_double(t.text, v) || !std::isfinite(v)) {
@@ -809,7 +836,7 @@ class PajeParser {
     }
     seen_time_ = true;
     last_time_ = v;
-    if (!t.scanned && t.text.size() <= 32) {
+    if (!t.scanned() && t.text.size() <= 32) {
       time_text_.assign(t.text);
       time_value_ = v;
     }
@@ -817,8 +844,8 @@ class PajeParser {
   }
 
   double number(const Token& t, const char* what) const {
-    double v = t.number;
-    if (!(t.scanned ? t.is_number : parse_double(t.text, v)) || !std::isfinite(v)) {
+    double v = t.number();
+    if (!(t.scanned() ? t.is_number() : parse_double(t.text, v)) || !std::isfinite(v)) {
       fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
     }
     return v;
@@ -826,7 +853,7 @@ class PajeParser {
 
   /// `t` in a name index, with the key a worker computed when it did.
   static const std::uint32_t* lookup(const FlatStringIndex& index, const Token& t) {
-    return t.keyed ? index.find(t.text, t.key) : index.find(t.text);
+    return t.keyed() ? index.find(t.text, t.key()) : index.find(t.text);
   }
 
   int find_type(const Token& t) {

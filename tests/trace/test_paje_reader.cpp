@@ -18,6 +18,7 @@
 #include "src/trace/paje_reader.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
+#include "tests/support/smpi_traces.hpp"
 #include "tests/support/test_support.hpp"
 #include "tests/trace/mutation.hpp"
 
@@ -858,6 +859,77 @@ TEST(PajeReaderFile, SharedTracesReadTheSameOnWorkerThreads) {
       PajeOptions o;
       o.read = read;
       EXPECT_EQ(outcome([&](Recorder& r) { return read_paje_trace(f, r, o); }), expected) << read.threads;
+    }
+  }
+}
+
+/// The binned timeline of a read, every array compared exactly.
+void expect_same_timeline(const Timeline& a, const Timeline& b) {
+  EXPECT_EQ(a.end_s, b.end_s);
+  EXPECT_EQ(a.bin_count, b.bin_count);
+  EXPECT_EQ(a.entity_count(), b.entity_count());
+  EXPECT_EQ(a.message_count, b.message_count);
+  EXPECT_EQ(a.state_count, b.state_count);
+  EXPECT_EQ(a.load, b.load);
+  EXPECT_EQ(a.busy_s, b.busy_s);
+  EXPECT_EQ(a.comm_s, b.comm_s);
+  EXPECT_EQ(a.idle_s, b.idle_s);
+  EXPECT_EQ(a.pair_begin, b.pair_begin);
+  ASSERT_EQ(a.pairs.size(), b.pairs.size());
+  for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+    EXPECT_EQ(a.pairs[i].src, b.pairs[i].src);
+    EXPECT_EQ(a.pairs[i].dst, b.pairs[i].dst);
+    EXPECT_EQ(a.pairs[i].bytes, b.pairs[i].bytes);
+    EXPECT_EQ(a.pairs[i].messages, b.pairs[i].messages);
+  }
+}
+
+TEST(PajeReaderFile, RealSmpiTracesReadOnTheFastPathAsLineByLine) {
+  // Real SimGrid SMPI traces (traces/smpi's programs, generated on demand): nested computing and
+  // MPI states, resource variables and the platform's topology links, MPI_ANY_TAG receives whose
+  // link keys never match, call locations on every state. The file reader (lines split on
+  // worker threads and on the caller, which prepares batches while it waits) must give the
+  // event stream, counts, warnings and binned timeline of the line-by-line parser, whatever the
+  // threads and batch sizes.
+  KANOKO_REQUIRE_SMPI();
+  std::vector<test::SmpiRun> runs(3);
+  runs[0].program = "halo3d";
+  runs[0].ranks = 27;
+  runs[0].platform = "torus";
+  runs[0].resources = true;
+  runs[1].program = "farm";
+  runs[1].ranks = 8;
+  runs[1].platform = "fattree";
+  runs[1].sizes = true;
+  runs[1].args = {"--any-tag"};
+  runs[2].program = "late";
+  runs[2].ranks = 8;
+  runs[2].args = {"--iters", "40"};
+  runs[2].sizes = true;
+  runs[2].locations = true;
+  for (const test::SmpiRun& run : runs) {
+    SCOPED_TRACE(run.program);
+    const auto path = test::smpi_trace(run);
+    const std::string text = test::read_text(path);
+    const std::string expected = outcome([&](Recorder& r) { return read_paje_trace_text(text, path.string(), r); });
+    ASSERT_EQ(expected.rfind("error: ", 0), std::string::npos) << expected;
+    EXPECT_GT(std::count(expected.begin(), expected.end(), '\n'), 500);
+    TimelineOptions to;
+    to.interval_s = 1e-3;
+    to.busy_states = {"computing"};
+    to.communicating_states = {"MPI_*", "PMPI_*"};
+    TimelineBuilder reference(to);
+    read_paje_trace_text(text, path.string(), reference);
+    const Timeline want = reference.take();
+    for (const TextReadOptions read : {TextReadOptions{1, 4096}, TextReadOptions{2, 4096}, TextReadOptions{2, 1 << 18},
+                                       TextReadOptions{3, 777}}) {
+      SCOPED_TRACE(std::to_string(read.threads) + " threads, batches of " + std::to_string(read.batch_bytes));
+      PajeOptions o;
+      o.read = read;
+      EXPECT_EQ(outcome([&](Recorder& r) { return read_paje_trace(path, r, o); }), expected);
+      TimelineBuilder fast(to);
+      read_paje_trace(path, fast, o);
+      expect_same_timeline(fast.take(), want);
     }
   }
 }
