@@ -1,4 +1,5 @@
 #include "src/trace/paje_reader.hpp"
+#include "src/trace/held_queue.hpp"
 #include "src/trace/line_batches.hpp"
 #include "src/trace/text_input.hpp"
 
@@ -15,8 +16,6 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <map>
-#include <queue>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -188,9 +187,6 @@ struct Held {
   std::uint64_t bytes;
   std::uint32_t name;  ///< the state's or marker's value (index in the parser's value names)
   LocationIndex location = 0;  ///< the state's or the message's call site
-};
-struct HeldLater {
-  bool operator()(const Held& x, const Held& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
 };
 
 /// Something still open whose first time bounds what may be emitted.
@@ -1294,16 +1290,30 @@ class PajeParser {
       std::vector<PendingLink> starts;
       std::vector<PendingLink> ends;
     };
-    std::map<std::string, Ends, std::less<>> classes;
+    // Classes are numbered through a flat index (no string built per entry) and paired in the
+    // order of their names. The names point into the pending entries' keys, which stay until
+    // the table is cleared.
+    FlatStringIndex class_ids;
+    std::vector<std::string_view> names;
+    std::vector<Ends> classes;
     pending_.for_each([&](PendingLinks::Entry& en) {
       const std::string_view cls = pair_class(en.key);
       if (cls.empty()) return;
-      Ends& ends = classes[std::string(cls)];
+      const auto [id, added] = class_ids.try_emplace(cls, static_cast<std::uint32_t>(classes.size()));
+      if (added) {
+        names.push_back(cls);
+        classes.emplace_back();
+      }
+      Ends& ends = classes[*id];
       for (const PendingLink& p : en.list) (p.is_start ? ends.starts : ends.ends).push_back(p);
       en.list.clear();
     });
+    std::vector<std::uint32_t> order(classes.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return names[a] < names[b]; });
     const auto by_line = [](const PendingLink& a, const PendingLink& b) { return a.line < b.line; };
-    for (auto& [cls, ends] : classes) {
+    for (const std::uint32_t id : order) {
+      Ends& ends = classes[id];
       std::sort(ends.starts.begin(), ends.starts.end(), by_line);
       std::sort(ends.ends.begin(), ends.ends.end(), by_line);
       const std::size_t n = std::min(ends.starts.size(), ends.ends.size());
@@ -1457,45 +1467,45 @@ class PajeParser {
     return blockers_.empty() ? last_time_ : std::min(blockers_.front().t, last_time_);
   }
 
-  void hold(Held h) { held_.push(std::move(h)); }
+  void hold(const Held& h) { held_.push(h); }
 
-  void drain(double until) {
-    while (!held_.empty() && held_.top().t <= until) {
-      const Held& h = held_.top();
-      const Container& a = containers_[static_cast<std::size_t>(h.a)];
-      switch (h.what) {
-        case Held::What::State: {
-          if (!a.is_entity) break;
-          StateInterval s;
-          s.begin_s = h.t;
-          s.end_s = h.t2;
-          s.entity = static_cast<EntityIndex>(a.entity);
-          s.name = value_names_[h.name];
-          s.location = h.location;
-          sink_.on_state(s);
-          break;
-        }
-        case Held::What::Message: {
-          const Container& b = containers_[static_cast<std::size_t>(h.b)];
-          if (a.entity < 0 || b.entity < 0) break;
-          Message m;
-          m.send_s = h.t;
-          m.recv_s = h.t2;
-          m.src = static_cast<EntityIndex>(a.entity);
-          m.dst = static_cast<EntityIndex>(b.entity);
-          m.bytes = h.bytes;
-          m.location = h.location;
-          sink_.on_message(m);
-          break;
-        }
-        case Held::What::Load:
-          if (a.is_entity) sink_.on_load(LoadSample{h.t, static_cast<EntityIndex>(a.entity), h.t2});
-          break;
-        case Held::What::Marker:
-          if (a.is_entity) sink_.on_marker(Marker{h.t, static_cast<EntityIndex>(a.entity), value_names_[h.name]});
-          break;
+  void drain(double until) { held_.drain(until, [this](const Held& h) { emit(h); }); }
+
+  /// Passes a held event to the sink (an entity's state, load or marker, a message between two
+  /// entities; the rest are dropped).
+  void emit(const Held& h) {
+    const Container& a = containers_[static_cast<std::size_t>(h.a)];
+    switch (h.what) {
+      case Held::What::State: {
+        if (!a.is_entity) break;
+        StateInterval s;
+        s.begin_s = h.t;
+        s.end_s = h.t2;
+        s.entity = static_cast<EntityIndex>(a.entity);
+        s.name = value_names_[h.name];
+        s.location = h.location;
+        sink_.on_state(s);
+        break;
       }
-      held_.pop();
+      case Held::What::Message: {
+        const Container& b = containers_[static_cast<std::size_t>(h.b)];
+        if (a.entity < 0 || b.entity < 0) break;
+        Message m;
+        m.send_s = h.t;
+        m.recv_s = h.t2;
+        m.src = static_cast<EntityIndex>(a.entity);
+        m.dst = static_cast<EntityIndex>(b.entity);
+        m.bytes = h.bytes;
+        m.location = h.location;
+        sink_.on_message(m);
+        break;
+      }
+      case Held::What::Load:
+        if (a.is_entity) sink_.on_load(LoadSample{h.t, static_cast<EntityIndex>(a.entity), h.t2});
+        break;
+      case Held::What::Marker:
+        if (a.is_entity) sink_.on_marker(Marker{h.t, static_cast<EntityIndex>(a.entity), value_names_[h.name]});
+        break;
     }
   }
 
@@ -1578,7 +1588,7 @@ class PajeParser {
   std::unordered_map<std::uint64_t, double> values_;
   PendingLinks pending_;
   std::string key_;
-  std::priority_queue<Held, std::vector<Held>, HeldLater> held_;
+  HeldQueue<Held> held_;
   RingQueue<Blocker> blockers_;
   std::uint64_t blocker_base_ = 0;
   std::uint64_t seq_ = 0;
