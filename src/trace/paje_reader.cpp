@@ -528,8 +528,16 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
     l.length = static_cast<std::uint32_t>(stop - pos);
     pos = stop + 1;
     if (!l.split) continue;
+    if (l.count == 0) continue;
+    // The id's key is its number when it is one without leading zeros (as writers write ids).
+    const Token& id_token = out.tokens[first];
+    const FlatStringIndex::Key key = id_token.key();
     std::size_t id = 0;
-    if (l.count > 0 && small_event_id(out.tokens[first].text, id)) l.small_id = static_cast<std::int32_t>(id);
+    if (id_token.keyed() && key.is_number) {
+      if (key.number < kSmallIds) l.small_id = static_cast<std::int32_t>(key.number);
+    } else if (small_event_id(id_token.text, id)) {
+      l.small_id = static_cast<std::int32_t>(id);
+    }
   }
 }
 
