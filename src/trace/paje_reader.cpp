@@ -382,12 +382,18 @@ struct Token {
 static_assert(sizeof(Token) == 32);
 
 /// What a worker computes of the words it splits (split_paje_line with `keys`): every word's
-/// lookup key and the value of every time (digits and a decimal point), the last one remembered
-/// so that a repeated time is not parsed again.
+/// lookup key and the value of every time (digits and a decimal point). The last such word read
+/// as a line's first field after the id (an event's time) and the last one read elsewhere (a
+/// variable's value, a size) are remembered, so that a time or value repeated from line to line
+/// is not parsed again: SimGrid writes runs of lines at one time, and its resource variables take
+/// a few values over and over.
 struct KeyScan {
-  std::string_view last_time;
-  bool last_is_number = false;
-  double last_value = 0;
+  struct Last {
+    std::string_view text;
+    bool is_number = false;
+    double value = 0;
+  };
+  std::array<Last, 2> last;  ///< [0] the time field, [1] the others
 };
 
 /// The end of the word starting at text[i] (a byte that is no separator, line end, NUL, '"' or
@@ -432,6 +438,7 @@ std::size_t word_end(std::string_view text, std::size_t i, std::size_t& digits) 
 bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, std::size_t shift,
                      std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error,
                      KeyScan* keys = nullptr, std::size_t max_tokens = std::numeric_limits<std::size_t>::max()) {
+  const std::size_t line_first = out.size();  ///< this line's first token
   const std::size_t limit = max_tokens > std::numeric_limits<std::size_t>::max() - out.size()
                                 ? std::numeric_limits<std::size_t>::max()
                                 : out.size() + max_tokens;
@@ -491,15 +498,14 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
           for (const char ch : t.text) value = value * 10 + static_cast<std::size_t>(ch - '0');
         }
         t.set_key(FlatStringIndex::key_of(t.text, digits, value));
-      } else if (FlatStringIndex::equal(t.text, keys->last_time)) {
-        t.set_scanned(keys->last_is_number, keys->last_value);
+      } else if (KeyScan::Last& last = keys->last[out.size() - line_first == 2 ? 0 : 1];
+                 FlatStringIndex::equal(t.text, last.text)) {
+        t.set_scanned(last.is_number, last.value);
       } else {
         double v = 0;
         const bool is_number = parse_double(t.text, v);
         t.set_scanned(is_number, v);
-        keys->last_time = t.text;
-        keys->last_is_number = is_number;
-        keys->last_value = v;
+        last = KeyScan::Last{t.text, is_number, v};
       }
     }
     i = j;
