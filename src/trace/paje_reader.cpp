@@ -299,6 +299,14 @@ class PendingLinks {
   }
   Entry& operator[](std::uint32_t e) { return entries_[e]; }
   [[nodiscard]] std::size_t size() const { return used_; }
+  /// Calls f(entry) for every entry holding links, in the order of the entries' storage (not
+  /// the table's): sequential reads, for a caller whose result does not depend on the order.
+  template <typename F>
+  void for_each_stored(F&& f) {
+    for (Entry& e : entries_) {
+      if (!e.list.empty()) f(e);
+    }
+  }
   /// Calls f(entry) for every entry in the table.
   template <typename F>
   void for_each(F&& f) {
@@ -1347,7 +1355,8 @@ class PajeParser {
     FlatStringIndex class_ids;
     std::vector<std::string_view> names;
     std::vector<Ends> classes;
-    pending_.for_each([&](PendingLinks::Entry& en) {
+    // The ends are sorted by line below, and the classes by name: the visiting order is free.
+    pending_.for_each_stored([&](PendingLinks::Entry& en) {
       const std::string_view cls = pair_class(en.key);
       if (cls.empty()) return;
       const auto [id, added] = class_ids.try_emplace(cls, static_cast<std::uint32_t>(classes.size()));
