@@ -1,7 +1,8 @@
 // Reading a text trace on several cores: worker threads read the file in batches of whole lines
 // and pre-parse each batch (a format's `prepare`: tokens, numbers, the common entries), while the
 // caller takes the batches in file order and does what depends on the order (declarations, the
-// clock, matching, the sink). Memory is bounded by the batches in flight, not by the file.
+// clock, matching, the sink), and reads and prepares batches itself while the one it needs is not
+// ready. Memory is bounded by the batches in flight, not by the file.
 #pragma once
 
 #include <condition_variable>
