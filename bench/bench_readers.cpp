@@ -23,10 +23,19 @@
 //   build/bench/kanoko_bench_readers --paje-mb 200 --native-mb 200 --no-pj-dump
 //   build/bench/kanoko_bench_readers --compressed --paje-mb 200
 //   build/bench/kanoko_bench_readers --locations --paje-mb 200 --repeat 5
+//   build/bench/kanoko_bench_readers --smpi --threads 2          # a real SimGrid SMPI trace
 //
 // With --locations, only the Pajé trace is written, with SimGrid's call locations (the Fname and
 // Lnumber fields of PajePushState), and a copy stripped of them; Kanoko reads both in turn: the
 // ratio of the times for the same events (issue 19: within 10 %).
+//
+// With --smpi, only a real SimGrid SMPI trace is read (issue 15, point 3): traces/smpi/generate.sh
+// runs the halo program of traces/smpi (a 3-D halo exchange, Irecv/Isend/Waitall, 64 ranks on the
+// 4x4x4 torus, --smpi-iters iterations) under SimGrid SMPI with computing states and resource
+// tracing (hosts' and links' variables, the platform's topology links), which makes about 24 MB
+// at 200 iterations; --smpi-trace FILE reads a given trace instead. Kanoko reads it into the
+// timeline (1000 bins over the run) with --threads and on one thread, pj_dump and pj_dump -q read
+// it in the same run, and the ratios are printed.
 //
 // Targets (issue 3): Pajé ≥ 20× pj_dump's throughput, native ≥ 300 MB/s, peak memory independent
 // of the trace's length.
@@ -48,6 +57,7 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/trace/line_batches.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
 
@@ -67,6 +77,9 @@ struct Options {
   bool keep = false;
   bool compressed = false;  ///< --compressed: the Pajé trace plain, gzip and zstd
   bool locations = false;   ///< --locations: the Pajé trace with call locations, and stripped of them
+  bool smpi = false;        ///< --smpi: a real SimGrid SMPI trace (generated, or --smpi-trace)
+  int smpi_iters = 200;     ///< --smpi-iters: iterations of the generated halo run
+  fs::path smpi_trace;      ///< --smpi-trace: the SMPI trace to read instead of generating one
   int threads = 0;  ///< reader threads (ReaderOptions::threads): 0 one per core
   int repeat = 3;   ///< Kanoko runs per measurement (the median is reported)
   fs::path dir = fs::temp_directory_path();
@@ -88,6 +101,11 @@ struct Options {
       "  --compressed        only the Pajé trace, read plain and as gzip and zstd copies (ratios to plain)\n"
       "  --locations         only the Pajé trace with SMPI call locations (Fname, Lnumber) and the same trace\n"
       "                      with those fields stripped, read alternately (ratio of times)\n"
+      "  --smpi              only a real SimGrid SMPI trace: traces/smpi/generate.sh runs the 3-D halo program\n"
+      "                      on 64 ranks (torus, computing states, resource variables; needs smpicc and smpirun,\n"
+      "                      Debian libsimgrid-dev), then Kanoko and pj_dump read it (ratios from the same run)\n"
+      "  --smpi-iters N      iterations of that run (default 200: about 24 MB)\n"
+      "  --smpi-trace FILE   with --smpi: read this SMPI Pajé trace instead of generating one\n"
       "  --repeat N          Kanoko runs per measurement, the median reported (default 3)\n"
       "  --threads N         reader threads in all (0: one per core, the default; 1: the calling thread only)\n"
       "  --read FILE         only read FILE into a timeline in this process (to run under a profiler)\n",
@@ -142,6 +160,12 @@ Options parse(int argc, char** argv) {
       o.compressed = true;
     } else if (a == "--locations") {
       o.locations = true;
+    } else if (a == "--smpi") {
+      o.smpi = true;
+    } else if (a == "--smpi-iters") {
+      o.smpi_iters = static_cast<int>(number(1, 100000));
+    } else if (a == "--smpi-trace") {
+      o.smpi_trace = value();
     } else {
       std::fprintf(stderr, "kanoko_bench_readers: unknown option '%s'\n", a.c_str());
       usage(2);
@@ -559,6 +583,96 @@ void bench_compressed(const fs::path& paje, double paje_s, int threads) {
   }
 }
 
+/// The time of the last body line of a Pajé trace (its second field: SimGrid's last lines destroy
+/// the containers at the end of the run), or 0 when none is found in its last 64 KiB.
+double paje_end_s(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const auto size = static_cast<std::streamoff>(fs::file_size(path));
+  const std::streamoff from = std::max<std::streamoff>(0, size - (std::streamoff{1} << 16));
+  in.seekg(from);
+  std::string tail(static_cast<std::size_t>(size - from), '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  // Lines from the last one back.
+  std::size_t end = tail.size();
+  while (end > 0) {
+    const std::size_t nl = tail.rfind('\n', end - 1);
+    const std::size_t begin = nl == std::string::npos ? 0 : nl + 1;
+    const std::string_view line(tail.data() + begin, end - begin);
+    end = nl == std::string::npos ? 0 : nl;
+    if (line.empty() || line[0] < '0' || line[0] > '9') continue;
+    const std::size_t a = line.find_first_of(" \t");
+    const std::size_t b = a == std::string_view::npos ? a : line.find_first_not_of(" \t", a);
+    if (b == std::string_view::npos) continue;
+    double t = 0;
+    const auto r = std::from_chars(line.data() + b, line.data() + line.size(), t);
+    if (r.ec == std::errc() && t > 0) return t;
+  }
+  return 0;
+}
+
+/// traces/smpi/generate.sh: the 3-D halo program on 64 ranks of the torus, `iters` iterations,
+/// with computing states and resource tracing, into `out`.
+void generate_smpi(const fs::path& out, int iters) {
+  const std::string script = std::string(KANOKO_BENCH_SOURCE_DIR) + "/traces/smpi/generate.sh";
+  const std::string iterations = std::to_string(iters);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::execlp("sh", "sh", script.c_str(), "-p", "halo3d", "-n", "64", "--platform", "torus", "--resources", "-o",
+             out.c_str(), "--", "--iters", iterations.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw std::runtime_error(script + " failed (it needs smpicc and smpirun: apt-get install libsimgrid-dev)");
+  }
+}
+
+/// --smpi: a real SimGrid SMPI trace read by Kanoko (with the threads asked for and on one
+/// thread) and by pj_dump, in this run.
+void bench_smpi(const fs::path& trace, int threads, bool with_pj_dump) {
+  const double end_s = paje_end_s(trace);
+  if (!(end_s > 0)) throw std::runtime_error("no time found at the end of " + trace.string());
+  const double mb = mb_of(trace);
+  const int all = kanoko::trace::reader_workers(threads) + 1;
+  std::printf("\nSimGrid SMPI trace %s: %.1f MB, %g s simulated\n", trace.c_str(), mb, end_s);
+  const Run k = kanoko_read(trace, end_s, threads);
+  const std::string with = "kanoko read+bin, " + std::to_string(all) + " thread" + (all > 1 ? "s" : "");
+  print_run(with.c_str(), k, mb);
+  std::fflush(stdout);
+  Run k1;
+  if (all > 1) {
+    k1 = kanoko_read(trace, end_s, 1);
+    print_run("kanoko read+bin, 1 thread", k1, mb);
+    std::fflush(stdout);
+  }
+  Run d;
+  Run dq;
+  if (with_pj_dump) {
+    d = pj_dump(trace, false);
+    print_run("pj_dump (dump to /dev/null)", d, mb);
+    std::fflush(stdout);
+    dq = pj_dump(trace, true);
+    print_run("pj_dump -q (no dump)", dq, mb);
+  }
+  std::printf("\nsummary (load average at end: %s)\n", load_average().c_str());
+  if (k.ok && d.ok) {
+    std::printf("  SMPI Pajé, %d thread%s: kanoko %.1f MB/s wall, pj_dump %.2f MB/s wall: %.1fx wall, %.1fx CPU; target >= 20x\n",
+                all, all > 1 ? "s" : "", mb / k.wall_s, mb / d.wall_s, d.wall_s / k.wall_s, d.cpu_s / k.cpu_s);
+  }
+  if (k.ok && dq.ok) {
+    std::printf("  SMPI Pajé: against pj_dump -q (%.2f MB/s wall): %.1fx wall, %.1fx CPU\n", mb / dq.wall_s,
+                dq.wall_s / k.wall_s, dq.cpu_s / k.cpu_s);
+  }
+  if (k1.ok && d.ok) {
+    std::printf("  SMPI Pajé, 1 thread: %.1f MB/s wall: %.1fx pj_dump wall, %.1fx CPU\n", mb / k1.wall_s, d.wall_s / k1.wall_s,
+                d.cpu_s / k1.cpu_s);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -590,6 +704,19 @@ int main(int argc, char** argv) {
       return duration;
     };
     const fs::path paje = dir / "smpi.trace";
+    if (o.smpi) {
+      fs::path real = o.smpi_trace;
+      if (real.empty()) {
+        real = dir / "halo3d-64.trace";
+        const auto start = std::chrono::steady_clock::now();
+        generate_smpi(real, o.smpi_iters);
+        std::printf("  generated %s with SimGrid SMPI (halo3d, 64 ranks, %d iterations) in %.1f s\n", real.c_str(),
+                    o.smpi_iters, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+      bench_smpi(real, o.threads, o.pj_dump);
+      if (!o.keep) fs::remove_all(dir);
+      return 0;
+    }
     if (o.compressed) {
       bench_compressed(paje, gen("Pajé", write_paje, paje, o.paje_mb), o.threads);
       if (!o.keep) fs::remove_all(dir);

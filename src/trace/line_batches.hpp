@@ -1,7 +1,8 @@
 // Reading a text trace on several cores: worker threads read the file in batches of whole lines
 // and pre-parse each batch (a format's `prepare`: tokens, numbers, the common entries), while the
 // caller takes the batches in file order and does what depends on the order (declarations, the
-// clock, matching, the sink). Memory is bounded by the batches in flight, not by the file.
+// clock, matching, the sink), and reads and prepares batches itself while the one it needs is not
+// ready. Memory is bounded by the batches in flight, not by the file.
 #pragma once
 
 #include <condition_variable>
@@ -118,7 +119,13 @@ class ParallelLineReader {
       changed_.notify_all();
     }
     Slot& s = *slots_[consumed_ % slots_.size()];
-    changed_.wait(lock, [&] { return s.state == State::Ready && s.seq == consumed_; });
+    // While the batch it needs is not ready, the caller reads and prepares the next free one
+    // itself: on two cores the preparing (the larger share of the work) is then split between
+    // both threads instead of waiting for the one worker. Batches are still taken in file order,
+    // and what a batch holds does not depend on the thread that prepared it.
+    while (!(s.state == State::Ready && s.seq == consumed_)) {
+      if (!fill_next(lock)) changed_.wait(lock);
+    }
     if (s.error) std::rethrow_exception(s.error);
     if (s.end) return false;
     holding_ = true;
@@ -138,37 +145,45 @@ class ParallelLineReader {
     Prepared prepared;
   };
 
+  /// Reads and prepares the next batch into the next slot when that slot is free and the file
+  /// is not finished (the lock is released while preparing); false when there was nothing to do.
+  bool fill_next(std::unique_lock<std::mutex>& lock) {
+    if (stop_ || finished_ || slots_[read_ % slots_.size()]->state != State::Free) return false;
+    Slot& s = *slots_[read_ % slots_.size()];
+    s.seq = read_++;
+    s.state = State::Filling;
+    s.end = false;
+    s.error = nullptr;
+    // The file is read under the lock (one reader at a time, in order); the rest is not.
+    try {
+      s.end = !source_.next(s.batch);
+    } catch (...) {
+      s.error = std::current_exception();
+    }
+    if (s.end || s.error) {
+      finished_ = true;
+      s.state = State::Ready;
+      changed_.notify_all();
+      return true;
+    }
+    lock.unlock();
+    try {
+      prepare_(s.batch, s.prepared);
+    } catch (...) {
+      s.error = std::current_exception();
+    }
+    lock.lock();
+    s.state = State::Ready;
+    changed_.notify_all();
+    return true;
+  }
+
   void work() {
     std::unique_lock lock(mutex_);
     for (;;) {
       changed_.wait(lock, [&] { return stop_ || finished_ || slots_[read_ % slots_.size()]->state == State::Free; });
       if (stop_ || finished_) return;
-      Slot& s = *slots_[read_ % slots_.size()];
-      s.seq = read_++;
-      s.state = State::Filling;
-      s.end = false;
-      s.error = nullptr;
-      // The file is read under the lock (one reader at a time, in order); the rest is not.
-      try {
-        s.end = !source_.next(s.batch);
-      } catch (...) {
-        s.error = std::current_exception();
-      }
-      if (s.end || s.error) {
-        finished_ = true;
-        s.state = State::Ready;
-        changed_.notify_all();
-        return;
-      }
-      lock.unlock();
-      try {
-        prepare_(s.batch, s.prepared);
-      } catch (...) {
-        s.error = std::current_exception();
-      }
-      lock.lock();
-      s.state = State::Ready;
-      changed_.notify_all();
+      fill_next(lock);
     }
   }
 

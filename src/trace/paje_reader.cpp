@@ -1,12 +1,17 @@
 #include "src/trace/paje_reader.hpp"
+#include "src/trace/held_queue.hpp"
 #include "src/trace/line_batches.hpp"
 #include "src/trace/text_input.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -14,8 +19,6 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <map>
-#include <queue>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -188,9 +191,6 @@ struct Held {
   std::uint32_t name;  ///< the state's or marker's value (index in the parser's value names)
   LocationIndex location = 0;  ///< the state's or the message's call site
 };
-struct HeldLater {
-  bool operator()(const Held& x, const Held& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
-};
 
 /// Something still open whose first time bounds what may be emitted.
 struct Blocker {
@@ -299,6 +299,14 @@ class PendingLinks {
   }
   Entry& operator[](std::uint32_t e) { return entries_[e]; }
   [[nodiscard]] std::size_t size() const { return used_; }
+  /// Calls f(entry) for every entry holding links, in the order of the entries' storage (not
+  /// the table's): sequential reads, for a caller whose result does not depend on the order.
+  template <typename F>
+  void for_each_stored(F&& f) {
+    for (Entry& e : entries_) {
+      if (!e.list.empty()) f(e);
+    }
+  }
   /// Calls f(entry) for every entry in the table.
   template <typename F>
   void for_each(F&& f) {
@@ -341,25 +349,93 @@ class PendingLinks {
 };
 
 /// A field of a line: its text (unquoted) and 1-based column, and what a worker thread that
-/// split the line computed from it: the key of its name lookups and, for a time, its value.
+/// split the line computed from it: the key of its name lookups and, for a time, its value. 32
+/// bytes (the worker writes and the parser reads a few per line: their size is memory traffic).
 struct Token {
   std::string_view text;
-  std::size_t column = 0;
-  FlatStringIndex::Key key{};
-  double number = 0;
-  bool keyed = false;      ///< `key` is FlatStringIndex::key_of(text)
-  bool scanned = false;    ///< `number` and `is_number` are parse_double's verdict on text
-  bool is_number = false;
+  /// FlatStringIndex::Key's number or digest (kKeyed, kKeyIsNumber), or the bits of a time's
+  /// value (kScanned, kIsNumber).
+  std::uint64_t payload = 0;
+  std::uint32_t column = 0;  ///< lines are at most 16 MiB long
+  std::uint8_t flags = 0;
+
+  static constexpr std::uint8_t kKeyed = 1;        ///< payload is FlatStringIndex::key_of(text)
+  static constexpr std::uint8_t kKeyIsNumber = 2;  ///< that key is a small number, not a digest
+  static constexpr std::uint8_t kScanned = 4;      ///< parse_double's verdict on text is known
+  static constexpr std::uint8_t kIsNumber = 8;     ///< ... and text is a number, payload its value
+
+  [[nodiscard]] bool keyed() const { return (flags & kKeyed) != 0; }
+  [[nodiscard]] bool scanned() const { return (flags & kScanned) != 0; }
+  [[nodiscard]] bool is_number() const { return (flags & kIsNumber) != 0; }
+  [[nodiscard]] double number() const { return std::bit_cast<double>(payload); }
+  [[nodiscard]] FlatStringIndex::Key key() const {
+    FlatStringIndex::Key k;
+    k.is_number = (flags & kKeyIsNumber) != 0;
+    if (k.is_number) {
+      k.number = static_cast<std::size_t>(payload);
+    } else {
+      k.digest = payload;
+    }
+    return k;
+  }
+  void set_key(const FlatStringIndex::Key& k) {
+    payload = k.is_number ? static_cast<std::uint64_t>(k.number) : k.digest;
+    flags = static_cast<std::uint8_t>(kKeyed | (k.is_number ? kKeyIsNumber : 0));
+  }
+  void set_scanned(bool number, double value) {
+    payload = std::bit_cast<std::uint64_t>(value);
+    flags = static_cast<std::uint8_t>(kScanned | (number ? kIsNumber : 0));
+  }
 };
+static_assert(sizeof(Token) == 32);
 
 /// What a worker computes of the words it splits (split_paje_line with `keys`): every word's
-/// lookup key and the value of every time (digits and a decimal point), the last one remembered
-/// so that a repeated time is not parsed again.
+/// lookup key and the value of every time (digits and a decimal point). The last such word read
+/// as a line's first field after the id (an event's time) and the last one read elsewhere (a
+/// variable's value, a size) are remembered, so that a time or value repeated from line to line
+/// is not parsed again: SimGrid writes runs of lines at one time, and its resource variables take
+/// a few values over and over.
 struct KeyScan {
-  std::string_view last_time;
-  bool last_is_number = false;
-  double last_value = 0;
+  struct Last {
+    std::string_view text;
+    bool is_number = false;
+    double value = 0;
+  };
+  std::array<Last, 2> last;  ///< [0] the time field, [1] the others
 };
+
+/// The end of the word starting at text[i] (a byte that is no separator, line end, NUL, '"' or
+/// comment start): the first separator (space, tab, CR), line end, NUL or '"' after it, or the
+/// end of the text; `digits` is set to the number of its leading decimal digits. Sixteen bytes
+/// at a time (SSE2) when the word ends within them, as nearly all words of a trace do; byte by
+/// byte otherwise, with the same result.
+std::size_t word_end(std::string_view text, std::size_t i, std::size_t& digits) {
+  const std::size_t n = text.size();
+#if defined(__SSE2__)
+  if (n - i >= 16) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    const auto is = [&b](char c) { return _mm_cmpeq_epi8(b, _mm_set1_epi8(c)); };
+    const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_or_si128(is(' '), is('\t')), _mm_or_si128(is('\r'), is('\n'))),
+                                      _mm_or_si128(is('\0'), is('"')));
+    const auto stops = static_cast<unsigned>(_mm_movemask_epi8(stop));
+    if (stops != 0) {
+      // A byte is a digit when its distance from '0', as an unsigned byte, is at most 9.
+      const __m128i d = _mm_sub_epi8(b, _mm_set1_epi8('0'));
+      const __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+      const unsigned not_digits = ~static_cast<unsigned>(_mm_movemask_epi8(digit));  // bits 16 and up set
+      const auto end = static_cast<std::size_t>(std::countr_zero(stops));
+      digits = std::min(static_cast<std::size_t>(std::countr_zero(not_digits)), end);
+      return i + end;
+    }
+  }
+#endif
+  std::size_t j = i;
+  while (j < n && static_cast<unsigned>(text[j] - '0') < 10U) ++j;
+  digits = j - i;
+  if (j == i) ++j;
+  while (j < n && kWordChar[static_cast<unsigned char>(text[j])]) ++j;
+  return j;
+}
 
 /// Splits the line starting at text[begin] into tokens, from byte `i`: words, quoted strings
 /// (without their quotes), up to a '#' comment. The line ends at a '\n' or the end of `text`;
@@ -370,6 +446,7 @@ struct KeyScan {
 bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, std::size_t shift,
                      std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error,
                      KeyScan* keys = nullptr, std::size_t max_tokens = std::numeric_limits<std::size_t>::max()) {
+  const std::size_t line_first = out.size();  ///< this line's first token
   const std::size_t limit = max_tokens > std::numeric_limits<std::size_t>::max() - out.size()
                                 ? std::numeric_limits<std::size_t>::max()
                                 : out.size() + max_tokens;
@@ -405,41 +482,38 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
       }
       Token& t = out.emplace_back();
       t.text = q;
-      t.column = i - begin + 1 + shift;
+      t.column = static_cast<std::uint32_t>(i - begin + 1 + shift);
       i = close + 1;
       continue;
     }
     // A word ends at a separator or the line's end; NUL and '"' inside it are errors. Its
-    // leading digits are read on the way.
-    std::size_t j = i;
-    std::size_t value = 0;
-    while (j < n && static_cast<unsigned>(text[j] - '0') < 10U) value = value * 10 + static_cast<std::size_t>(text[j++] - '0');
-    const std::size_t digits = j - i;
-    if (j == i) ++j;
-    while (j < n && kWordChar[static_cast<unsigned char>(text[j])]) ++j;
+    // leading digits are counted on the way.
+    std::size_t digits = 0;
+    const std::size_t j = word_end(text, i, digits);
     if (j < n && (text[j] == '\0' || text[j] == '"')) {
       return fail(j, text[j] == '\0' ? "binary content (NUL byte): not a text trace" : "unexpected '\"' inside a word");
     }
     Token& t = out.emplace_back();
     t.text = text.substr(i, j - i);
-    t.column = i - begin + 1 + shift;
+    t.column = static_cast<std::uint32_t>(i - begin + 1 + shift);
     if (keys != nullptr) {
       // Digits and a decimal point make a time (no name: it needs no key); the parser reads
       // other numbers itself.
       if (digits == 0 || digits == t.text.size() || t.text[digits] != '.') {
-        t.key = FlatStringIndex::key_of(t.text, digits, value);
-        t.keyed = true;
-      } else {
-        t.scanned = true;
-        if (FlatStringIndex::equal(t.text, keys->last_time)) {
-          t.is_number = keys->last_is_number;
-          t.number = keys->last_value;
-        } else {
-          t.is_number = parse_double(t.text, t.number);
-          keys->last_time = t.text;
-          keys->last_is_number = t.is_number;
-          keys->last_value = t.number;
+        // key_of reads the value of a word of up to 7 digits only.
+        std::size_t value = 0;
+        if (digits == t.text.size() && digits <= 7) {
+          for (const char ch : t.text) value = value * 10 + static_cast<std::size_t>(ch - '0');
         }
+        t.set_key(FlatStringIndex::key_of(t.text, digits, value));
+      } else if (KeyScan::Last& last = keys->last[out.size() - line_first == 2 ? 0 : 1];
+                 FlatStringIndex::equal(t.text, last.text)) {
+        t.set_scanned(last.is_number, last.value);
+      } else {
+        double v = 0;
+        const bool is_number = parse_double(t.text, v);
+        t.set_scanned(is_number, v);
+        last = KeyScan::Last{t.text, is_number, v};
       }
     }
     i = j;
@@ -505,8 +579,16 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
     l.length = static_cast<std::uint32_t>(stop - pos);
     pos = stop + 1;
     if (!l.split) continue;
+    if (l.count == 0) continue;
+    // The id's key is its number when it is one without leading zeros (as writers write ids).
+    const Token& id_token = out.tokens[first];
+    const FlatStringIndex::Key key = id_token.key();
     std::size_t id = 0;
-    if (l.count > 0 && small_event_id(out.tokens[first].text, id)) l.small_id = static_cast<std::int32_t>(id);
+    if (id_token.keyed() && key.is_number) {
+      if (key.number < kSmallIds) l.small_id = static_cast<std::int32_t>(key.number);
+    } else if (small_event_id(id_token.text, id)) {
+      l.small_id = static_cast<std::int32_t>(id);
+    }
   }
 }
 
@@ -780,9 +862,9 @@ class PajeParser {
   double time_of(const EventDef& d) {
     const Token& t = field(d, fTime);
     double v = 0;
-    if (t.scanned) {
-      if (!t.is_number || !std::isfinite(t.number)) fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
-      v = t.number;
+    if (t.scanned()) {
+      v = t.number();
+      if (!t.is_number() || !std::isfinite(v)) fail(t, "expected a time in seconds, found '" + shown(t.text) + "'");
     } else if (!time_text_.empty() && FlatStringIndex::equal(time_text_, t.text)) {
       v = time_value_;  // consecutive lines often share their time stamp: no parse
     } else if (!parse_double(t.text, v) || !std::isfinite(v)) {
@@ -809,7 +891,7 @@ class PajeParser {
     }
     seen_time_ = true;
     last_time_ = v;
-    if (!t.scanned && t.text.size() <= 32) {
+    if (!t.scanned() && t.text.size() <= 32) {
       time_text_.assign(t.text);
       time_value_ = v;
     }
@@ -817,8 +899,8 @@ class PajeParser {
   }
 
   double number(const Token& t, const char* what) const {
-    double v = t.number;
-    if (!(t.scanned ? t.is_number : parse_double(t.text, v)) || !std::isfinite(v)) {
+    double v = t.number();
+    if (!(t.scanned() ? t.is_number() : parse_double(t.text, v)) || !std::isfinite(v)) {
       fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
     }
     return v;
@@ -826,7 +908,7 @@ class PajeParser {
 
   /// `t` in a name index, with the key a worker computed when it did.
   static const std::uint32_t* lookup(const FlatStringIndex& index, const Token& t) {
-    return t.keyed ? index.find(t.text, t.key) : index.find(t.text);
+    return t.keyed() ? index.find(t.text, t.key()) : index.find(t.text);
   }
 
   int find_type(const Token& t) {
@@ -1267,16 +1349,31 @@ class PajeParser {
       std::vector<PendingLink> starts;
       std::vector<PendingLink> ends;
     };
-    std::map<std::string, Ends, std::less<>> classes;
-    pending_.for_each([&](PendingLinks::Entry& en) {
+    // Classes are numbered through a flat index (no string built per entry) and paired in the
+    // order of their names. The names point into the pending entries' keys, which stay until
+    // the table is cleared.
+    FlatStringIndex class_ids;
+    std::vector<std::string_view> names;
+    std::vector<Ends> classes;
+    // The ends are sorted by line below, and the classes by name: the visiting order is free.
+    pending_.for_each_stored([&](PendingLinks::Entry& en) {
       const std::string_view cls = pair_class(en.key);
       if (cls.empty()) return;
-      Ends& ends = classes[std::string(cls)];
+      const auto [id, added] = class_ids.try_emplace(cls, static_cast<std::uint32_t>(classes.size()));
+      if (added) {
+        names.push_back(cls);
+        classes.emplace_back();
+      }
+      Ends& ends = classes[*id];
       for (const PendingLink& p : en.list) (p.is_start ? ends.starts : ends.ends).push_back(p);
       en.list.clear();
     });
+    std::vector<std::uint32_t> order(classes.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return names[a] < names[b]; });
     const auto by_line = [](const PendingLink& a, const PendingLink& b) { return a.line < b.line; };
-    for (auto& [cls, ends] : classes) {
+    for (const std::uint32_t id : order) {
+      Ends& ends = classes[id];
       std::sort(ends.starts.begin(), ends.starts.end(), by_line);
       std::sort(ends.ends.begin(), ends.ends.end(), by_line);
       const std::size_t n = std::min(ends.starts.size(), ends.ends.size());
@@ -1430,45 +1527,45 @@ class PajeParser {
     return blockers_.empty() ? last_time_ : std::min(blockers_.front().t, last_time_);
   }
 
-  void hold(Held h) { held_.push(std::move(h)); }
+  void hold(const Held& h) { held_.push(h); }
 
-  void drain(double until) {
-    while (!held_.empty() && held_.top().t <= until) {
-      const Held& h = held_.top();
-      const Container& a = containers_[static_cast<std::size_t>(h.a)];
-      switch (h.what) {
-        case Held::What::State: {
-          if (!a.is_entity) break;
-          StateInterval s;
-          s.begin_s = h.t;
-          s.end_s = h.t2;
-          s.entity = static_cast<EntityIndex>(a.entity);
-          s.name = value_names_[h.name];
-          s.location = h.location;
-          sink_.on_state(s);
-          break;
-        }
-        case Held::What::Message: {
-          const Container& b = containers_[static_cast<std::size_t>(h.b)];
-          if (a.entity < 0 || b.entity < 0) break;
-          Message m;
-          m.send_s = h.t;
-          m.recv_s = h.t2;
-          m.src = static_cast<EntityIndex>(a.entity);
-          m.dst = static_cast<EntityIndex>(b.entity);
-          m.bytes = h.bytes;
-          m.location = h.location;
-          sink_.on_message(m);
-          break;
-        }
-        case Held::What::Load:
-          if (a.is_entity) sink_.on_load(LoadSample{h.t, static_cast<EntityIndex>(a.entity), h.t2});
-          break;
-        case Held::What::Marker:
-          if (a.is_entity) sink_.on_marker(Marker{h.t, static_cast<EntityIndex>(a.entity), value_names_[h.name]});
-          break;
+  void drain(double until) { held_.drain(until, [this](const Held& h) { emit(h); }); }
+
+  /// Passes a held event to the sink (an entity's state, load or marker, a message between two
+  /// entities; the rest are dropped).
+  void emit(const Held& h) {
+    const Container& a = containers_[static_cast<std::size_t>(h.a)];
+    switch (h.what) {
+      case Held::What::State: {
+        if (!a.is_entity) break;
+        StateInterval s;
+        s.begin_s = h.t;
+        s.end_s = h.t2;
+        s.entity = static_cast<EntityIndex>(a.entity);
+        s.name = value_names_[h.name];
+        s.location = h.location;
+        sink_.on_state(s);
+        break;
       }
-      held_.pop();
+      case Held::What::Message: {
+        const Container& b = containers_[static_cast<std::size_t>(h.b)];
+        if (a.entity < 0 || b.entity < 0) break;
+        Message m;
+        m.send_s = h.t;
+        m.recv_s = h.t2;
+        m.src = static_cast<EntityIndex>(a.entity);
+        m.dst = static_cast<EntityIndex>(b.entity);
+        m.bytes = h.bytes;
+        m.location = h.location;
+        sink_.on_message(m);
+        break;
+      }
+      case Held::What::Load:
+        if (a.is_entity) sink_.on_load(LoadSample{h.t, static_cast<EntityIndex>(a.entity), h.t2});
+        break;
+      case Held::What::Marker:
+        if (a.is_entity) sink_.on_marker(Marker{h.t, static_cast<EntityIndex>(a.entity), value_names_[h.name]});
+        break;
     }
   }
 
@@ -1551,7 +1648,7 @@ class PajeParser {
   std::unordered_map<std::uint64_t, double> values_;
   PendingLinks pending_;
   std::string key_;
-  std::priority_queue<Held, std::vector<Held>, HeldLater> held_;
+  HeldQueue<Held> held_;
   RingQueue<Blocker> blockers_;
   std::uint64_t blocker_base_ = 0;
   std::uint64_t seq_ = 0;

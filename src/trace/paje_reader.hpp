@@ -29,7 +29,10 @@ struct PajeOptions {
   /// Bound of the reordering window (tests lower it to exercise the bound).
   std::size_t max_held = kPajeMaxHeld;
   /// Threads and batches for reading a file (lines are split into fields on worker threads).
-  TextReadOptions read;
+  /// Batches of 64 KiB: the fields a worker splits a batch into (about five times its bytes)
+  /// are still in the core's cache when the parser reads them (on a 24 MB SMPI trace, 9 % less
+  /// CPU time than with 256 KiB on one thread, 14 % less on two).
+  TextReadOptions read{0, std::size_t{64} << 10U};
 };
 
 /// One kind of recoverable problem: how often it happened and where first.

@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "src/base/error.hpp"
@@ -18,6 +19,7 @@
 #include "src/trace/paje_reader.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
+#include "tests/support/smpi_traces.hpp"
 #include "tests/support/test_support.hpp"
 #include "tests/trace/mutation.hpp"
 
@@ -588,6 +590,24 @@ struct RunEvent {
   std::uint64_t bytes;
 };
 
+/// Two binned timelines are equal: counts, every per-bin array and the traffic, exactly.
+void expect_same_timeline(const Timeline& a, const Timeline& b) {
+  const auto counts = [](const Timeline& t) {
+    return std::tuple(t.end_s, t.bin_count, t.entity_count(), t.message_count, t.state_count, t.load_sample_count);
+  };
+  EXPECT_EQ(counts(a), counts(b));
+  for (const auto array : {&Timeline::load, &Timeline::busy_s, &Timeline::comm_s, &Timeline::idle_s}) {
+    EXPECT_EQ(a.*array, b.*array);
+  }
+  EXPECT_EQ(a.pair_begin, b.pair_begin);
+  const auto traffic = [](const Timeline& t) {
+    std::vector<std::tuple<EntityIndex, EntityIndex, double, std::uint32_t>> v;
+    for (const PairTraffic& p : t.pairs) v.emplace_back(p.src, p.dst, p.bytes, p.messages);
+    return v;
+  };
+  EXPECT_EQ(traffic(a), traffic(b));
+}
+
 TEST(PajeReader, SameRunNativeAndPajeGiveTheSameTimeline) {
   std::mt19937_64 rng(42);
   const int n = 5;
@@ -653,21 +673,7 @@ TEST(PajeReader, SameRunNativeAndPajeGiveTheSameTimeline) {
   const Timeline a = nb.take(), b = pb.take();
   ASSERT_EQ(a.entity_count(), b.entity_count());
   for (std::size_t i = 0; i < a.entity_count(); ++i) EXPECT_EQ(a.entities[i].name, b.entities[i].name);
-  EXPECT_EQ(a.end_s, b.end_s);
-  ASSERT_EQ(a.bin_count, b.bin_count);
-  EXPECT_EQ(a.message_count, b.message_count);
-  EXPECT_EQ(a.state_count, b.state_count);
-  EXPECT_EQ(a.load_sample_count, b.load_sample_count);
-  EXPECT_EQ(a.pair_begin, b.pair_begin);
-  ASSERT_EQ(a.pairs.size(), b.pairs.size());
-  for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-    EXPECT_EQ(a.pairs[i].src, b.pairs[i].src);
-    EXPECT_EQ(a.pairs[i].dst, b.pairs[i].dst);
-    EXPECT_EQ(a.pairs[i].bytes, b.pairs[i].bytes);
-    EXPECT_EQ(a.pairs[i].messages, b.pairs[i].messages);
-  }
-  EXPECT_EQ(a.busy_s, b.busy_s);
-  EXPECT_EQ(a.load, b.load);
+  expect_same_timeline(a, b);
   EXPECT_GT(a.message_count, 100U);
 }
 
@@ -858,6 +864,56 @@ TEST(PajeReaderFile, SharedTracesReadTheSameOnWorkerThreads) {
       PajeOptions o;
       o.read = read;
       EXPECT_EQ(outcome([&](Recorder& r) { return read_paje_trace(f, r, o); }), expected) << read.threads;
+    }
+  }
+}
+
+TEST(PajeReaderFile, RealSmpiTracesReadOnTheFastPathAsLineByLine) {
+  // Real SimGrid SMPI traces (traces/smpi's programs, generated on demand): nested computing and
+  // MPI states, resource variables and the platform's topology links, MPI_ANY_TAG receives whose
+  // link keys never match, call locations on every state. The file reader (lines split on
+  // worker threads and on the caller, which prepares batches while it waits) must give the
+  // event stream, counts, warnings and binned timeline of the line-by-line parser, whatever the
+  // threads and batch sizes.
+  KANOKO_REQUIRE_SMPI();
+  std::vector<test::SmpiRun> runs(3);
+  runs[0].program = "halo3d";
+  runs[0].ranks = 27;
+  runs[0].platform = "torus";
+  runs[0].resources = true;
+  runs[1].program = "farm";
+  runs[1].ranks = 8;
+  runs[1].platform = "fattree";
+  runs[1].sizes = true;
+  runs[1].args = {"--any-tag"};
+  runs[2].program = "late";
+  runs[2].ranks = 8;
+  runs[2].args = {"--iters", "40"};
+  runs[2].sizes = true;
+  runs[2].locations = true;
+  for (const test::SmpiRun& run : runs) {
+    SCOPED_TRACE(run.program);
+    const auto path = test::smpi_trace(run);
+    const std::string text = test::read_text(path);
+    const std::string expected = outcome([&](Recorder& r) { return read_paje_trace_text(text, path.string(), r); });
+    ASSERT_EQ(expected.rfind("error: ", 0), std::string::npos) << expected;
+    EXPECT_GT(std::count(expected.begin(), expected.end(), '\n'), 500);
+    TimelineOptions to;
+    to.interval_s = 1e-3;
+    to.busy_states = {"computing"};
+    to.communicating_states = {"MPI_*", "PMPI_*"};
+    TimelineBuilder reference(to);
+    read_paje_trace_text(text, path.string(), reference);
+    const Timeline want = reference.take();
+    for (const TextReadOptions read : {TextReadOptions{1, 4096}, TextReadOptions{2, 4096}, TextReadOptions{2, 1 << 18},
+                                       TextReadOptions{3, 777}}) {
+      SCOPED_TRACE(std::to_string(read.threads) + " threads, batches of " + std::to_string(read.batch_bytes));
+      PajeOptions o;
+      o.read = read;
+      EXPECT_EQ(outcome([&](Recorder& r) { return read_paje_trace(path, r, o); }), expected);
+      TimelineBuilder fast(to);
+      read_paje_trace(path, fast, o);
+      expect_same_timeline(fast.take(), want);
     }
   }
 }
