@@ -441,6 +441,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
 
   meta.planned_frames = estimate.plan.frames;
   trajectory::Writer writer(options.output, meta);
+  if (options.on_writing) options.on_writing(writer.temporary_path());
   Eigen::VectorXd y = model.initial_state();
   integrators::StepperOptions stepper_options;
   stepper_options.tolerance = m.simulation.tolerance;
@@ -539,9 +540,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
       write_frame(step + 1);
     }
     check_interrupt();  // one relaxed load: a step of a large model can take seconds
+    if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
     if (step % 256 == 0) {
       bar.update(step);
-      if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
       if (options.on_progress) options.on_progress(static_cast<double>(step) / static_cast<double>(total_steps));
     }
   }

@@ -55,6 +55,9 @@ struct SimulateOptions {
   /// Called with the fraction of steps done (0..1) every few hundred steps, on the simulating
   /// thread.
   std::function<void(double)> on_progress;
+  /// Called once the output is being written (its header and sections on disk), with the
+  /// temporary file a trajectory::Reader opened with Open::partial can follow (SimulationJob).
+  std::function<void(const std::filesystem::path&)> on_writing;
 };
 
 /// What a run did, for the summary line.
