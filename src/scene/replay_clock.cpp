@@ -115,6 +115,8 @@ void ReplayClock::set_frontier(double frontier_s) {
   if (pending_seek_ && *pending_seek_ <= frontier_s_) {
     time_s_ = *pending_seek_;
     pending_seek_.reset();
+  } else if (pending_seek_) {
+    time_s_ = frontier_s_;  // held at the edge, which moves on towards the target
   }
 }
 

@@ -605,8 +605,10 @@ void ViewerUi::draw_strip(double x0, double y0, double w, double h) {
       have_prev = true;
     }
   } else {
-    dl->AddText(ImVec2(a.x + 60, a.y + 2), rgba(150, 150, 150),
-                live_ ? "activity when the simulation is done" : "reading activity...");
+    // (a run still being simulated gets it when it is complete; on the second line, clear of
+    // the "settling" label)
+    dl->AddText(ImVec2(a.x + (live_ ? 4 : 60), a.y + (live_ ? 18 : 2)), rgba(150, 150, 150),
+                live_ ? "activity: when the simulation is done" : "reading activity...");
   }
   // A run still being simulated: the part without frames yet is shaded, its edge marked.
   if (live_ && live_->frontier_s < timeline_.view_end_s()) {
