@@ -3,7 +3,6 @@
 // `kanoko view RUN` follows another `kanoko simulate` writing RUN; a writer killed half-way leaves
 // an incomplete run that plays, is said to have stopped, fails a script waiting for its frames, and
 // is never reused by the cache. Under X (xvfb-run), scripted, reading the `layout` JSON.
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,20 +77,7 @@ struct Child {
 
 void spawn(Child& c, const std::vector<std::string>& argv, const fs::path& err) {
   c.err = err;
-  c.pid = ::fork();
-  ASSERT_GE(c.pid, 0);
-  if (c.pid == 0) {
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int n = ::open("/dev/null", O_RDWR);
-    ::dup2(n, 0);
-    ::dup2(n, 1);
-    ::dup2(e, 2);
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    ::execvp(cargv[0], cargv.data());
-    ::_exit(127);
-  }
+  c.pid = test::start_program(argv, "/dev/null", err);
 }
 
 /// Waits (up to 60 s) until `ready` holds.
