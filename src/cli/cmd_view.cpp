@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -97,9 +98,10 @@ int cmd_view(const Args& args) {
       "as they are integrated: the timeline shades what is not simulated yet, playback waits at the\n"
       "edge, and a seek beyond it waits there until the simulation gets there. Closing the window\n"
       "before the end lets the simulation finish into the cache (Ctrl-C cancels it, leaving nothing).\n"
-      "The same happens for a RUN that\n"
-      "another 'kanoko simulate' is writing, or an incomplete RUN: if it stops growing (its writer\n"
-      "died), the viewer says so after --stall-timeout and the frames so far still play.\n"
+      "The same happens for a RUN that another 'kanoko simulate' is writing, or an incomplete RUN:\n"
+      "if it stops growing (its writer died), the viewer says so (after --stall-timeout, or at once\n"
+      "when its writer is known to be gone) and the frames so far still play. A script waits for\n"
+      "frames with 'wait-run SECONDS|end' (docs/viewer.md, \"Watching a simulation\").\n"
       "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders coloured\n"
       "by tension (blue shorter, red longer than at the start), the clock dial in the corner\n"
       "(12 o'clock = start, clockwise, 6 o'clock = half-way). By default the whole run plays in\n"
@@ -252,7 +254,9 @@ int cmd_view(const Args& args) {
 
   const double stall_timeout = vm["stall-timeout"].as<double>();
   if (!std::isfinite(stall_timeout) || stall_timeout <= 0) {
-    throw InputError(FileLoc{"--stall-timeout"}, "expected a positive number of seconds, got " + std::to_string(stall_timeout));
+    char given[32];
+    std::snprintf(given, sizeof given, "%g", stall_timeout);
+    throw InputError(FileLoc{"--stall-timeout"}, std::string("expected a positive number of seconds, got ") + given);
   }
   // A run still being written (by the simulation started here, or another 'kanoko simulate'):
   // opened with the frames it has and followed while it grows.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/base/error.hpp"
+#include "src/scene/model/view_script.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/test_support.hpp"
@@ -240,6 +241,30 @@ TEST(WatchView, AnIncompleteRunWithoutItsWriterIsSaidToHaveStoppedAfterTheTimeOu
   EXPECT_LT(took, 30.0);
   const auto l1 = read_json(L + "1.json");
   EXPECT_GT(l1["run"]["frames"].GetUint64(), 0U);  // its frames play meanwhile
+}
+
+}  // namespace
+}  // namespace kanoko::scene
+
+namespace kanoko::scene {
+namespace {
+
+TEST(WatchView, BadOptionsAndScriptLinesAreOneLocatedLine) {
+  const auto r = test::run_kanoko({"view", "x.kntj", "--stall-timeout", "0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--stall-timeout: error: expected a positive number of seconds, got 0"), std::string::npos) << r.err;
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"wait-run\n", "s.txt:1:9: error: too few arguments: wait-run SECONDS|end"},
+           {"wait-run soon\n", "s.txt:1:10: error: expected a trace time in seconds, or end, found 'soon'"},
+           {"wait-run 1 2\n", "s.txt:1:12: error: too many arguments"}}) {
+    try {
+      (void)parse_view_script_text(text, "s.txt");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse_view_script_text("wait-run end\nwait-run 2.5\n", "s.txt").size(), 2U);
 }
 
 }  // namespace
