@@ -269,3 +269,40 @@ TEST(WatchView, BadOptionsAndScriptLinesAreOneLocatedLine) {
 
 }  // namespace
 }  // namespace kanoko::scene
+
+namespace kanoko::scene {
+namespace {
+
+// The cache of `kanoko view TRACE` never takes a run left incomplete for a finished one.
+TEST(WatchView, AnIncompleteCachedRunIsSimulatedAgain) {
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  TempDir dir;
+  write_inputs(dir, 0.5);
+  const std::vector<std::string> view = {"env", "XDG_CACHE_HOME=" + (dir / "cache").string(), test::kanoko_binary(),
+                                         "view", (dir / "t.kntr").string(), "--mapping", (dir / "m.toml").string(),
+                                         "--no-sound", "--exit-after", "0.2"};
+  const auto first = test::run_program(view);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto cached = files_with(dir / "cache" / "kanoko", ".kntj");
+  ASSERT_EQ(cached.size(), 1U);
+  const std::size_t frames = trajectory::Reader(cached[0]).frame_count();
+  {
+    // The completion record zeroed, as a writer killed after its last block leaves it.
+    std::string bytes = test::read_text(cached[0]);
+    std::fill(bytes.begin() + 96, bytes.begin() + 96 + 48, '\0');
+    test::write_text(cached[0], bytes);
+  }
+  EXPECT_THROW(trajectory::Reader{cached[0]}, InputError);
+  const auto again = test::run_program(view);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("is incomplete (still being written, or killed at frame " + std::to_string(frames) + " of " +
+                           std::to_string(frames) + "): simulating it again"),
+            std::string::npos)
+      << again.err;
+  EXPECT_EQ(again.err.find("reusing"), std::string::npos) << again.err;
+  const trajectory::Reader run(cached[0]);  // complete again
+  EXPECT_EQ(run.frame_count(), frames);
+}
+
+}  // namespace
+}  // namespace kanoko::scene
