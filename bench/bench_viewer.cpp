@@ -10,6 +10,17 @@
 //   (--keep DIR keeps the trace and run there, and reuses them on the next call)
 //
 // Targets (issue 14): first frame <= 2 s and p99 frame time <= 100 ms while the index builds.
+//
+// With --watch (issue 15, point 1) it measures instead the time to the first frame of
+// `kanoko view TRACE` while it simulates: the same halo trace at 10,000 ranks and about 1 GB
+// (--ranks, --messages), opened with a fresh cache folder, so that the trace is read, the model
+// built and the run simulated while the window plays it. The parts are reported as the viewer
+// measures them (--frame-stats): trace read and model built (the simulation starts writing),
+// first block of frames on disk, first frame drawn; and, as a baseline from the same run, the
+// time `kanoko info` takes to read the same trace. The session is ended with SIGINT once the
+// statistics are written (closing the window would let the simulation finish into the cache).
+//
+//   build/bench/kanoko_bench_viewer --watch [--ranks 10000] [--messages 14000000] [--mapping MAP]
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +46,8 @@ struct Options {
   long messages = 1'000'000;
   double play_s = 12;
   fs::path keep;
+  bool watch = false;
+  fs::path mapping;  ///< --watch: simulate with this mapping instead of the inferred one
 };
 
 // A halo exchange on a px × py torus: per iteration every rank computes (imbalanced: a slow
@@ -121,10 +134,61 @@ std::map<std::string, double> read_stats(const fs::path& path) {
   return v;
 }
 
+/// --watch: time to the first frame of `kanoko view TRACE` while it simulates.
+int watch(const Options& o, const fs::path& dir, const fs::path& kanoko, const std::string& x) {
+  const fs::path trace = dir / ("halo-" + std::to_string(o.ranks) + "-" + std::to_string(o.messages) + ".kntr");
+  if (!fs::exists(trace)) {
+    const auto tw = std::chrono::steady_clock::now();
+    write_trace(trace, o.ranks, o.messages);
+    std::printf("trace: %d ranks, ~%ld messages, %.1f MB, written in %.1f s\n", o.ranks, o.messages,
+                static_cast<double>(fs::file_size(trace)) / 1e6,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count());
+  } else {
+    std::printf("reusing %s (%.1f MB)\n", trace.string().c_str(), static_cast<double>(fs::file_size(trace)) / 1e6);
+  }
+  // Baseline from the same run: reading the trace alone (the reader and the summary, no model).
+  const double info_s = run(sh(kanoko) + " info " + sh(trace) + " > /dev/null 2>&1");
+  std::printf("kanoko info (read the trace): %.2f s, %.0f MB/s\n", info_s,
+              static_cast<double>(fs::file_size(trace)) / 1e6 / info_s);
+  const fs::path cache = dir / "cache";
+  fs::remove_all(cache);  // nothing reused: read, build, simulate
+  const fs::path stats = dir / "stats-watch.json";
+  fs::remove(stats);
+  std::ofstream(dir / "watch.txt") << "wait-run 0\nwait " << o.play_s << "\nquit\n";
+  if (!x.empty()) {
+    std::fprintf(stderr, "bench_viewer: --watch needs a display (run it under xvfb-run -a -s '-screen 0 1280x720x24')\n");
+    return 2;
+  }
+  const std::string view = "XDG_CACHE_HOME=" + sh(cache) + " " + sh(kanoko) + " view " + sh(trace) +
+                           (o.mapping.empty() ? std::string() : " --mapping " + sh(o.mapping)) +
+                           " --no-sound --size 1280x720 --script " + sh(dir / "watch.txt") + " --frame-stats " +
+                           sh(stats) + " > " + sh(dir / "watch.log") + " 2>&1";
+  // The statistics are written when the window closes; then the simulation would go on.
+  run(view + " & pid=$!; while kill -0 $pid 2>/dev/null && [ ! -f " + sh(stats) +
+      " ]; do sleep 0.2; done; kill -INT $pid 2>/dev/null; wait $pid; true");
+  if (!fs::exists(stats)) {
+    std::fprintf(stderr, "bench_viewer: the viewer wrote no statistics; see %s\n", (dir / "watch.log").string().c_str());
+    return 1;
+  }
+  const auto v = read_stats(stats);
+  std::printf("\nkanoko view TRACE (%s mapping), seconds from the command's start:\n",
+              o.mapping.empty() ? "inferred" : "given");
+  std::printf("  %-52s %8.2f\n", "trace read, model built (simulation starts writing)", v.at("simulation.writing_s"));
+  std::printf("  %-52s %8.2f\n", "first block of frames integrated and on disk", v.at("simulation.first_frames_s"));
+  std::printf("  %-52s %8.2f\n", "first frame drawn", v.at("first_frame_s"));
+  std::printf("  %-52s %8.2f\n", "  of which after the first frames were there",
+              v.at("first_frame_s") - v.at("simulation.first_frames_s"));
+  std::printf("  %-52s %8.2f\n", "ratio: first frame drawn / kanoko info", v.at("first_frame_s") / info_s);
+  std::printf("  %-52s %8.1f\n", "median frame while simulating (ms)", v.at("all.median_ms"));
+  std::printf("  %-52s %8.1f\n", "p99 frame while simulating (ms)", v.at("all.p99_ms"));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
+  std::vector<std::string> given;  // --ranks, --messages, --play: else --watch has its own defaults
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto next = [&]() -> std::string {
@@ -135,17 +199,31 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--ranks") {
+      given.push_back(a);
       o.ranks = std::max(4, std::atoi(next().c_str()));
     } else if (a == "--messages") {
+      given.push_back(a);
       o.messages = std::max(1000L, std::atol(next().c_str()));
     } else if (a == "--play") {
+      given.push_back(a);
       o.play_s = std::max(2.0, std::atof(next().c_str()));
     } else if (a == "--keep") {
       o.keep = next();
+    } else if (a == "--watch") {
+      o.watch = true;
+    } else if (a == "--mapping") {
+      o.mapping = fs::absolute(next());
     } else {
-      std::printf("usage: kanoko_bench_viewer [--ranks N] [--messages M] [--play SECONDS] [--keep DIR]\n");
+      std::printf("usage: kanoko_bench_viewer [--ranks N] [--messages M] [--play SECONDS] [--keep DIR]\n"
+                  "       kanoko_bench_viewer --watch [--ranks N] [--messages M] [--mapping MAP] [--keep DIR]\n");
       return a == "--help" ? 0 : 2;
     }
+  }
+  const auto was_given = [&given](const char* option) { return std::find(given.begin(), given.end(), option) != given.end(); };
+  if (o.watch) {
+    if (!was_given("--ranks")) o.ranks = 10000;
+    if (!was_given("--messages")) o.messages = 14'000'000;
+    if (!was_given("--play")) o.play_s = 3;
   }
   const fs::path dir = o.keep.empty() ? fs::temp_directory_path() / ("kanoko-bench-viewer-" + std::to_string(::getpid())) : o.keep;
   fs::create_directories(dir);
@@ -157,6 +235,11 @@ int main(int argc, char** argv) {
   }
   std::printf("CPU: %s (%u threads)\n", line.substr(line.find(':') + 2).c_str(), std::max(1U, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
 
+  if (o.watch) {
+    const int rc = watch(o, dir, kanoko, x);
+    if (o.keep.empty()) fs::remove_all(dir);
+    return rc;
+  }
   // With --keep, a run made earlier with the same sizes is reused.
   const std::string stem = "halo-" + std::to_string(o.ranks) + "-" + std::to_string(o.messages);
   const fs::path trace = dir / (stem + ".kntr");

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -37,29 +38,55 @@ pid_t temporary_owner(std::string_view suffix) {
   return static_cast<pid_t>(pid);
 }
 
-/// Removes the temporaries "<target>.tmp-<P>[-n]" beside `target` whose process P no longer
-/// exists (a run killed by SIGKILL or a crash), one line on stderr for each. Those of live
-/// processes, and this process's own, are kept: they may still be written.
-void remove_stale_temporaries(const std::filesystem::path& target) {
+/// The temporaries "<target>.tmp-<P>[-n]" beside `target`, with their process P.
+std::vector<std::pair<std::filesystem::path, pid_t>> temporaries_of(const std::filesystem::path& target) {
   const std::string prefix = target.filename().string() + ".tmp-";
   const std::filesystem::path folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  std::vector<std::pair<std::filesystem::path, pid_t>> found;
   std::error_code ec;
   std::filesystem::directory_iterator it(folder, ec);
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
     const pid_t owner = temporary_owner(std::string_view(name).substr(prefix.size()));
-    if (owner == 0 || owner == ::getpid()) continue;
-    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    if (owner != 0) found.emplace_back(it->path(), owner);
+  }
+  return found;
+}
+
+/// Removes the temporaries beside `target` whose process no longer exists (a run killed by
+/// SIGKILL or a crash), one line on stderr for each. Those of live processes, and this process's
+/// own, are kept: they may still be written.
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  for (const auto& [path, owner] : temporaries_of(target)) {
+    if (owner == ::getpid() || process_running(owner)) continue;
     std::error_code removed;
-    if (std::filesystem::remove(it->path(), removed)) {
-      std::cerr << "kanoko: removed " << it->path().string() << ", left by process " << owner
-                << " which no longer runs\n";
+    if (std::filesystem::remove(path, removed)) {
+      std::cerr << "kanoko: removed " << path.string() << ", left by process " << owner << " which no longer runs\n";
     }
   }
 }
 
 }  // namespace
+
+int temporary_writer(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const std::size_t at = name.rfind(".tmp-");
+  if (at == std::string::npos) return 0;
+  // The pid is the part after the last ".tmp-" (a target's own name may contain ".tmp-").
+  return static_cast<int>(temporary_owner(std::string_view(name).substr(at + 5)));
+}
+
+bool process_running(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno != ESRCH); }
+
+std::vector<std::filesystem::path> live_temporaries(const std::filesystem::path& target) {
+  std::vector<std::filesystem::path> found;
+  for (const auto& [path, owner] : temporaries_of(target)) {
+    if (process_running(owner)) found.push_back(path);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
 
 AtomicOutputFile::AtomicOutputFile(std::filesystem::path target)
     : target_(std::move(target)), destination_(checked_output_target(target_)) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kanoko {
 
@@ -59,6 +60,17 @@ class AtomicOutputFile {
   bool committed_ = false;
   bool closed_ = false;
 };
+
+/// The process writing `path` when it is an AtomicOutputFile's temporary "<target>.tmp-<pid>[-n]"
+/// (0 otherwise): how a reader following a file being written tells whether its writer still runs.
+int temporary_writer(const std::filesystem::path& path);
+
+/// The temporaries of `target` whose writing process still runs, oldest name first: a run
+/// another command is writing right now.
+std::vector<std::filesystem::path> live_temporaries(const std::filesystem::path& target);
+
+/// True while process `pid` exists.
+bool process_running(int pid);
 
 /// Writes a whole text file atomically.
 void write_file_atomically(const std::filesystem::path& target, std::string_view content);

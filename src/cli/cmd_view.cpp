@@ -4,16 +4,25 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 
+#include "src/base/atomic_file.hpp"
 #include "src/base/error.hpp"
+#include "src/base/interrupt.hpp"
 #include "src/base/output_target.hpp"
+#include "src/base/progress.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/run_setup.hpp"
 #include "src/sim/resimulate.hpp"
+#include "src/sim/simulate_job.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/profile/source_lines.hpp"
 #include "src/scene/audio_link.hpp"
@@ -22,6 +31,7 @@
 #include "src/scene/playback.hpp"
 #include "src/scene/viewer.hpp"
 #include "src/scene/viewer_ui.hpp"
+#include "src/trajectory/follow.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "src/views/run_source.hpp"
 #include "src/views/view.hpp"
@@ -42,15 +52,56 @@ std::string key_help() {
   }
   return text;
 }
+/// Seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Waits until the run at `path`, still being written, has a whole block of frames (true), or
+/// `writer_problem` says its writer stopped first (false). Ctrl-C ends the wait.
+bool wait_for_frames(const std::filesystem::path& path, const std::function<std::string()>& writer_problem) {
+  std::optional<trajectory::Reader> run;
+  for (;;) {
+    check_interrupt();
+    const std::string problem = writer_problem();
+    try {
+      if (!run) run.emplace(path, trajectory::Open::partial);
+      run->refresh();
+      if (run->frame_count() > 0) return true;
+    } catch (const InputError&) {
+      // The header or sections not on disk yet; a writer that died leaves them so: said below.
+      if (!problem.empty()) throw;
+    }
+    if (!problem.empty()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+/// Why the writer of `path` (a temporary named after its process) stopped, or "" while it runs.
+std::function<std::string()> temporary_writer_problem(const std::filesystem::path& path) {
+  const int pid = temporary_writer(path);
+  if (pid <= 0) return {};
+  return [pid] {
+    return process_running(pid) ? std::string() : "its writer, process " + std::to_string(pid) + ", no longer runs";
+  };
+}
+
 }  // namespace
 
 int cmd_view(const Args& args) {
   const auto command_start = std::chrono::steady_clock::now();
   const CommandSpec spec{
       "view", "RUN.kntj | TRACE [--mapping MAP | --purpose P] [--size WxH] [--speed X]",
-      "Given a trace instead of a run, first simulates it (with --mapping, or a mapping inferred for\n"
+      "Given a trace instead of a run, simulates it (with --mapping, or a mapping inferred for\n"
       "--purpose, docs/zero-configuration.md) into the cache folder $XDG_CACHE_HOME/kanoko (never\n"
-      "beside the trace; reused while trace and mapping are unchanged).\n"
+      "beside the trace; reused while trace and mapping are unchanged) and plays the frames as soon\n"
+      "as they are integrated: the timeline shades what is not simulated yet, playback waits at the\n"
+      "edge, and a seek beyond it waits there until the simulation gets there. Closing the window\n"
+      "before the end lets the simulation finish into the cache (Ctrl-C cancels it, leaving nothing).\n"
+      "The same happens for a RUN that another 'kanoko simulate' is writing, or an incomplete RUN:\n"
+      "if it stops growing (its writer died), the viewer says so (after --stall-timeout, or at once\n"
+      "when its writer is known to be gone) and the frames so far still play. A script waits for\n"
+      "frames with 'wait-run SECONDS|end' (docs/viewer.md, \"Watching a simulation\").\n"
       "Opens a window on the run and plays it: bodies as lit spheres, springs as cylinders coloured\n"
       "by tension (blue shorter, red longer than at the start), the clock dial in the corner\n"
       "(12 o'clock = start, clockwise, 6 o'clock = half-way). By default the whole run plays in\n"
@@ -76,6 +127,7 @@ int cmd_view(const Args& args) {
       "  kanoko view mesh.kntj --springs traffic --flashes\n"
       "  xvfb-run -a kanoko view ring.kntj --exit-after 2 --screenshot shot.png\n"
       "  xvfb-run -a kanoko view ring.kntj --script demo.txt\n"
+      "  kanoko simulate big.trace --purpose balance -o big.kntj & kanoko view big.kntj\n"
       "  kanoko view traces/smpi/late4-locations.trace --source-path traces/smpi\n"};
 
   std::string run;
@@ -119,6 +171,9 @@ int cmd_view(const Args& args) {
       "speed", po::value<double>(),
       "playback speed in trace seconds per wall second (default: whole run in ~20 s)")(
       "exit-after", po::value<double>(), "close the window after this many wall seconds")(
+      "stall-timeout", po::value<double>()->default_value(60.0),
+      "a run still being written that has not grown for this many seconds is said to have stopped "
+      "(sooner when its writer is known to be gone); a --script waiting for its frames then fails")(
       "frame-stats", po::value<std::string>(&frame_stats),
       "write what the frames cost to this JSON file on closing: time to the first frame, when the "
       "views were ready, median/p99/max frame time while their index built and after")(
@@ -197,18 +252,98 @@ int cmd_view(const Args& args) {
   if (vm.count("textures") != 0U) overrides.textures = scene::parse_body_textures(textures, "--textures");
   if (vm.count("trail") != 0U) overrides.trail_s = scene::checked_trail(vm["trail"].as<double>(), "--trail");
 
-  if (!trajectory::looks_like_trajectory(run)) {
-    // A trace: simulate it into the cache first (the same run is reused next time), unless no
-    // window can open to show it.
+  const double stall_timeout = vm["stall-timeout"].as<double>();
+  if (!std::isfinite(stall_timeout) || stall_timeout <= 0) {
+    char given[32];
+    std::snprintf(given, sizeof given, "%g", stall_timeout);
+    throw InputError(FileLoc{"--stall-timeout"}, std::string("expected a positive number of seconds, got ") + given);
+  }
+  // A run still being written (by the simulation started here, or another 'kanoko simulate'):
+  // opened with the frames it has and followed while it grows.
+  std::unique_ptr<sim::SimulationJob> job;
+  std::string follow_path;
+  std::function<std::string()> writer_problem;
+  std::error_code exists_ec;
+  if (!std::filesystem::exists(run, exists_ec)) {
+    // RUN itself is not there yet: another 'kanoko simulate' may be writing it.
+    const std::vector<std::filesystem::path> writing = live_temporaries(run);
+    if (!writing.empty()) {
+      scene::require_display();
+      follow_path = writing.front().string();
+      writer_problem = temporary_writer_problem(writing.front());
+      std::cerr << "kanoko view: " << run << " is being written (" << follow_path << "): playing its frames as they come\n";
+      if (!wait_for_frames(follow_path, writer_problem)) {
+        throw InputError(FileLoc{run}, "its writer stopped before writing any frame; simulate it again");
+      }
+      view.first_frames_s = seconds_since(command_start);
+    }
+  }
+  if (!follow_path.empty()) {
+    // followed below
+  } else if (!trajectory::looks_like_trajectory(run)) {
+    // A trace: simulate it into the cache (the same run is reused next time) in the background,
+    // playing its frames as they come, unless no window can open to show it.
     scene::require_display();
     sim::SimulateOptions so;
     so.trace = run;
     choose_mapping(vm, run, "view", false, so);
     if (vm.count("format") != 0U) so.format = vm["format"].as<std::string>();
     so.output = cached_run(run, vm);
-    const sim::SimulateSummary s = sim::simulate(so);
-    print_notes("view", s);
-    std::cerr << "kanoko view: " << (s.reused ? "reusing " : "simulated into ") << so.output.string() << '\n';
+    {
+      // A cached run left incomplete (a simulation killed half-way) is never reused: say so.
+      std::error_code ec;
+      if (std::filesystem::exists(so.output, ec)) {
+        try {
+          if (!trajectory::Reader(so.output, trajectory::Open::partial).complete()) {
+            std::cerr << "kanoko view: " << so.output.string() << " " << trajectory::reuse_problem(so.output)
+                      << ": simulating it again\n";
+          }
+        } catch (const InputError&) {
+          // damaged: simulate says why it recomputes it
+        }
+      }
+    }
+    // One core is left to the window: the frame loop must not starve behind the force
+    // evaluation's threads (the trajectory is the same for every thread count).
+    so.threads = static_cast<int>(std::max(2U, std::thread::hardware_concurrency()) - 1U);
+    std::cerr << "kanoko view: reading " << run << " and building its model...\n";
+    job = std::make_unique<sim::SimulationJob>(so);
+    sim::SimulationJob* j = job.get();
+    writer_problem = [j] {
+      if (!j->done()) return std::string();
+      return j->summary() ? std::string("the simulation finished") : j->problem();
+    };
+    // Until the first frames are there (or the run was reused, or failed).
+    for (;;) {
+      check_interrupt();
+      if (j->done() && j->summary()) break;
+      j->rethrow();  // a bad trace or mapping: its error, as 'kanoko simulate' gives it
+      if (const auto writing = j->writing()) {
+        if (view.writing_s < 0) {
+          view.writing_s = seconds_since(command_start);
+          std::cerr << "kanoko view: simulating into " << so.output.string()
+                    << ", playing the frames as they come (the timeline shows how far it has got)\n";
+        }
+        try {
+          if (wait_for_frames(*writing, writer_problem)) {
+            view.first_frames_s = seconds_since(command_start);
+            follow_path = writing->string();
+            break;
+          }
+        } catch (const InputError&) {
+          if (!j->done()) throw;  // finished meanwhile: the temporary became the output
+        }
+        if (j->done() && !j->summary()) j->rethrow();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (follow_path.empty()) {
+      // Finished (or reused) before any frame was shown: the whole run, as before.
+      const sim::SimulateSummary s = *j->summary();
+      print_notes("view", s);
+      std::cerr << "kanoko view: " << (s.reused ? "reusing " : "simulated into ") << so.output.string() << '\n';
+      job.reset();
+    }
     if (vm.count("trace") == 0U) views_trace = run;
     run = so.output.string();
   } else if (vm.count("mapping") != 0U || vm.count("purpose") != 0U || vm.count("calibrate-like") != 0U ||
@@ -216,19 +351,48 @@ int cmd_view(const Args& args) {
     throw InputError(FileLoc{run}, "is a simulated run: --mapping, --purpose, --from, --to and --calibrate-like "
                                    "apply to a trace (simulate it again, or give the trace)");
   }
+  if (follow_path.empty() && !job) {
+    // A run opened by name that is not complete: still being written (followed), or killed (its
+    // frames play, and the viewer says it stopped).
+    std::optional<trajectory::Reader> probe;
+    try {
+      probe.emplace(run, trajectory::Open::partial);
+    } catch (const InputError&) {
+      // Damaged or not a run: opening it below says why.
+    }
+    if (probe && !probe->complete()) {
+      scene::require_display();
+      follow_path = run;
+      writer_problem = temporary_writer_problem(run);
+      std::cerr << "kanoko view: " << run << " " << trajectory::reuse_problem(run)
+                << ": playing the frames it has while it grows\n";
+      if (probe->frame_count() == 0 && (!writer_problem || !wait_for_frames(run, writer_problem))) {
+        throw InputError(FileLoc{run}, "the run is incomplete and has no whole block of frames to show; re-simulate it");
+      }
+    }
+  }
+  // The file opened: the run, or the temporary file its writer is filling.
+  const std::string source = follow_path.empty() ? run : follow_path;
   // The code locations panel reads the run's trace, the one the views read.
   try {
-    view.locations_trace = views::trace_for(run, views_trace);
+    view.locations_trace = views::trace_for(source, views_trace);
     if (vm.count("format") != 0U) view.locations_format = vm["format"].as<std::string>();
   } catch (const InputError& e) {
     view.locations_missing = std::string(e.what()) + " (code locations need the trace)";
   }
   view.source_paths = source_paths;
   note_command_input(run);  // a --screenshot must not replace the run
+  note_command_input(source);
   if (!session.empty()) view.session_file = checked_output_target(session);  // nor a --session
   // The run's own mapping: [visual] (colours, sizes, texture, labels, trails, views), [audio].
-  const scene::DrawnRun opened = scene::open_drawn_run(run, overrides, view.visual);
+  const scene::DrawnRun opened = scene::open_drawn_run(source, overrides, view.visual,
+                                                       follow_path.empty() ? trajectory::Open::complete : trajectory::Open::partial);
   const trajectory::Reader& reader = *opened.reader;
+  std::unique_ptr<trajectory::Follower> follower;
+  if (!follow_path.empty()) {
+    follower = std::make_unique<trajectory::Follower>(*opened.reader, stall_timeout, writer_problem);
+    view.follower = follower.get();
+  }
   view.mapping = opened.mapping;
   view.visual = opened.visual;
   view.title = "Kanoko - " + run;
@@ -244,8 +408,8 @@ int cmd_view(const Args& args) {
     }
   }
   if (!view.panels.views.empty()) {
-    view.panels.trace = views::trace_for(run, views_trace);
-    view.panels.index = view_index_options(run, view.panels.trace, view.panels.format);
+    view.panels.trace = views::trace_for(source, views_trace);
+    view.panels.index = view_index_options(source, view.panels.trace, view.panels.format);
   }
   note_command_input(view.panels.trace);
   view.screenshot_stem = "kanoko-" + std::filesystem::path(run).stem().string();
@@ -256,6 +420,22 @@ int cmd_view(const Args& args) {
   scene::ResimulatorOf<sim::Resimulation> resimulator(resimulation);
   view.resimulator = &resimulator;
   scene::run_viewer(reader, view);
+  if (job) {
+    // The window closed: the simulation goes on into the cache (Ctrl-C cancels it, leaving
+    // nothing), so that the next 'kanoko view' of the trace opens the whole run at once.
+    if (!job->done()) {
+      std::cerr << "kanoko view: the window closed; finishing the simulation into the cache (Ctrl-C cancels)\n";
+      ProgressBar bar("simulate", 1000, "per mille");
+      while (!job->done()) {
+        check_interrupt();
+        bar.update(static_cast<std::uint64_t>(1000 * job->progress()));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      bar.finish();
+    }
+    job->rethrow();
+    if (job->summary()) std::cerr << "kanoko view: simulated into " << run << '\n';
+  }
   return 0;
 }
 

@@ -150,7 +150,7 @@ views::IndexOptions view_index_options(const std::string& input, const std::file
   views::IndexOptions options;
   options.rules.format = format == "auto" ? trace::detect_format(trace) : format;
   if (!views::is_run_file(input)) return options;
-  const trajectory::Reader reader(input);
+  const trajectory::Reader reader(input, trajectory::Open::partial);  // only the metadata: a run being written too
   const trajectory::Metadata& meta = reader.meta();
   if (meta.mapping_text.empty()) return options;
   const std::string name = meta.source_mapping.empty() ? input + " (its mapping)" : meta.source_mapping;

@@ -245,9 +245,9 @@ bool BodyFormulas::update(const trajectory::Reader& reader, double t_s) {
   return true;
 }
 
-DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base) {
+DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base, trajectory::Open open) {
   DrawnRun d;
-  d.reader = std::make_unique<trajectory::Reader>(run);
+  d.reader = std::make_unique<trajectory::Reader>(run, open);
   check_has_bodies(*d.reader, run);
   d.mapping = stored_mapping(*d.reader, run);
   base.labels = d.reader->meta().body_count() <= kDefaultLabelledBodies;

@@ -49,8 +49,10 @@ struct DrawnRun {
   std::shared_ptr<const mapping::Mapping> mapping;  ///< may be null
   VisualOptions visual;
 };
-/// Opens `run` that way; InputError for a run without bodies or a bad stored [visual].
-[[nodiscard]] DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base);
+/// Opens `run` that way; InputError for a run without bodies or a bad stored [visual]. With
+/// Open::partial, a run still being written opens with the frames it has (`kanoko view` follows it).
+[[nodiscard]] DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base,
+                                      trajectory::Open open = trajectory::Open::complete);
 
 /// The label kind named `text` (none, name, rank, host, index); throws InputError naming
 /// `option` otherwise.

@@ -189,6 +189,7 @@ void ReplayUpdateCallback::operator()(osg::Node* node, osg::NodeVisitor* nv) {
   };
   if (resim_ != nullptr) add(resim_->status());
   if (panel_ != nullptr) add(panel_->save_message());
+  add(live_);
   add(damage_);
   if (status != status_) {
     scene_.set_status(status);

@@ -43,6 +43,8 @@ class PlaybackHandler : public osgGA::GUIEventHandler {
   void getUsage(osg::ApplicationUsage& usage) const override;
   /// The paused panel that gets clicks first (may be null; must outlive the handler's use).
   void set_control_panel(ControlPanel* panel) { panel_ = panel; }
+  /// The stored frame times grew (a run still being simulated).
+  void set_frame_times(std::vector<double> frame_times_s) { frame_times_s_ = std::move(frame_times_s); }
 
  private:
   ReplayClock& clock_;
@@ -75,6 +77,8 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   void add_run_follower(std::function<void(const trajectory::Reader&)> follower) {
     followers_.push_back(std::move(follower));
   }
+  /// How a run still being simulated goes, for the status line ("" once it is whole).
+  void set_live_status(std::string status) { live_ = std::move(status); }
 
  private:
   /// Sets the scene to the clock's time; on damaged frames, ends the clock before them.
@@ -84,6 +88,7 @@ class ReplayUpdateCallback : public osg::NodeCallback {
   TrajectoryScene& scene_;
   std::string status_;
   std::string damage_;  ///< why playback ends early ("" while every frame read so far is sound)
+  std::string live_;    ///< a run still being simulated: how far it has got, or why it stopped
   ControlPanel* panel_ = nullptr;
   Resimulator* resim_ = nullptr;
   std::vector<std::function<void(const trajectory::Reader&)>> followers_;

@@ -23,7 +23,7 @@ double ReplayClock::default_speed(double begin_s, double end_s) {
 }
 
 ReplayClock::ReplayClock(double begin_s, double end_s, double speed)
-    : begin_s_(begin_s), end_s_(end_s), time_s_(begin_s), speed_(1.0) {
+    : begin_s_(begin_s), end_s_(end_s), time_s_(begin_s), speed_(1.0), frontier_s_(end_s) {
   KANOKO_ASSERT(std::isfinite(begin_s) && std::isfinite(end_s) && end_s >= begin_s,
                 "replay clock needs a finite run with end >= begin");
   set_speed(speed);
@@ -49,7 +49,9 @@ void ReplayClock::advance(double wall_dt_s) {
     }
   } else {
     time_s_ += step;
-    if (time_s_ >= end_s_) {
+    if (time_s_ >= frontier_s_ && frontier_s_ < end_s_) {
+      time_s_ = frontier_s_;  // held until more frames are there
+    } else if (time_s_ >= end_s_) {
       if (loop_ && span > 0) {
         time_s_ = begin_s_ + std::fmod(time_s_ - end_s_, span);
       } else {
@@ -61,7 +63,7 @@ void ReplayClock::advance(double wall_dt_s) {
 }
 
 void ReplayClock::play() {
-  if (!reversed_ && time_s_ >= end_s_) time_s_ = begin_s_;
+  if (!reversed_ && time_s_ >= end_s_ && frontier_s_ >= end_s_) time_s_ = begin_s_;
   if (reversed_ && time_s_ <= begin_s_) time_s_ = end_s_;
   paused_ = false;
 }
@@ -71,6 +73,8 @@ void ReplayClock::pause() { paused_ = true; }
 void ReplayClock::limit_end(double end_s) {
   KANOKO_ASSERT(std::isfinite(end_s), "the end of a run is a finite time");
   end_s_ = std::clamp(end_s, begin_s_, end_s_);
+  frontier_s_ = std::min(frontier_s_, end_s_);
+  if (pending_seek_ && *pending_seek_ > end_s_) pending_seek_.reset();
   if (time_s_ >= end_s_) {
     time_s_ = end_s_;
     if (!reversed_) paused_ = true;
@@ -97,10 +101,44 @@ void ReplayClock::reverse() { reversed_ = !reversed_; }
 void ReplayClock::seek(double t_s) {
   if (std::isnan(t_s)) return;
   time_s_ = std::clamp(t_s, begin_s_, end_s_);
+  pending_seek_.reset();
+  if (time_s_ > frontier_s_) {
+    pending_seek_ = time_s_;
+    time_s_ = frontier_s_;
+  }
+}
+
+void ReplayClock::set_frontier(double frontier_s) {
+  KANOKO_ASSERT(std::isfinite(frontier_s), "the frontier of a run is a finite time");
+  frontier_s_ = std::clamp(frontier_s, begin_s_, end_s_);
+  time_s_ = std::min(time_s_, frontier_s_);
+  if (pending_seek_ && *pending_seek_ <= frontier_s_) {
+    time_s_ = *pending_seek_;
+    pending_seek_.reset();
+  } else if (pending_seek_) {
+    time_s_ = frontier_s_;  // held at the edge, which moves on towards the target
+  }
+}
+
+bool ReplayClock::waiting() const {
+  if (pending_seek_) return true;
+  return frontier_s_ < end_s_ && time_s_ >= frontier_s_ && !paused_ && !reversed_;
+}
+
+void ReplayClock::set_end(double end_s) {
+  KANOKO_ASSERT(std::isfinite(end_s) && end_s >= begin_s_, "the end of a run is a finite time after its start");
+  end_s_ = end_s;
+  frontier_s_ = end_s;
+  time_s_ = std::min(time_s_, end_s_);
+  if (pending_seek_) {
+    time_s_ = std::min(*pending_seek_, end_s_);
+    pending_seek_.reset();
+  }
 }
 
 void ReplayClock::restart() {
   time_s_ = begin_s_;
+  pending_seek_.reset();
   reversed_ = false;
 }
 

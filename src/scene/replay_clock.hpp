@@ -3,6 +3,7 @@
 // sets the scene to it and calls viewer.frame(t). No OSG here, so it is tested without a display.
 #pragma once
 
+#include <optional>
 #include <span>
 
 namespace kanoko::scene {
@@ -65,6 +66,23 @@ class ReplayClock {
   void limit_end(double end_s);
   /// Back to the start of the run, playing forward (the pause state is kept).
   void restart();
+
+  // A run still being simulated (docs/viewer.md, "Watching a simulation"): frames exist only up
+  // to the frontier. Time never passes it: playing forward holds there (without pausing) until it
+  // moves on, and a seek beyond it holds there and is remembered, then done once the frontier
+  // reaches it. Without a frontier (the default) the whole run is there.
+
+  /// Sets how far the frames go (clamped to the run); moving it on completes a pending seek.
+  void set_frontier(double frontier_s);
+  /// The last time with frames: end_s() for a whole run.
+  [[nodiscard]] double frontier_s() const { return frontier_s_; }
+  /// The time a seek beyond the frontier waits for, if any.
+  [[nodiscard]] std::optional<double> pending_seek() const { return pending_seek_; }
+  /// True while the playhead is held at the frontier: a pending seek, or playing forward into it.
+  [[nodiscard]] bool waiting() const;
+  /// The run turned out to end at `end_s` (a finished simulation's last frame, a little before or
+  /// after its planned end): the run becomes [begin_s(), end_s], all of it with frames.
+  void set_end(double end_s);
   /// Pauses and moves `delta` stored frames forward (positive) or backward (negative) from the
   /// current time; `frame_times_s` are the stored frame times, sorted. Clamped to the first and
   /// last frame.
@@ -78,6 +96,8 @@ class ReplayClock {
   bool paused_ = false;
   bool reversed_ = false;
   bool loop_ = false;
+  double frontier_s_;
+  std::optional<double> pending_seek_;
 };
 
 }  // namespace kanoko::scene

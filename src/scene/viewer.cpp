@@ -24,6 +24,7 @@
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/base/json.hpp"
+#include "src/base/progress.hpp"
 #include "src/scene/audio_link.hpp"
 #include "src/scene/imgui_overlay.hpp"
 #include "src/scene/inspect.hpp"
@@ -104,7 +105,18 @@ struct ScriptTarget {
   TrajectoryScene& scene;
   ReplayClock& clock;
   CaptureCallback& capture;
+  const trajectory::Follower* follower;  ///< null for a whole run
 };
+
+const char* follower_state_name(trajectory::Follower::State s) {
+  switch (s) {
+    case trajectory::Follower::State::growing: return "growing";
+    case trajectory::Follower::State::complete: return "complete";
+    case trajectory::Follower::State::stalled: return "stalled";
+    case trajectory::Follower::State::damaged: return "damaged";
+  }
+  return "?";
+}
 
 /// Runs a --script: one step before each frame. Input goes through the window's own event
 /// queue, so it takes the path real input takes (the interface, then the 3-D handlers).
@@ -127,6 +139,8 @@ class ScriptRunner {
         return true;
       }
       if (std::chrono::steady_clock::now() < wait_until_) return true;
+      if (run_wait_ && !run_reached(*run_wait_, t)) return true;
+      run_wait_.reset();
       if (next_ >= commands_.size()) return false;
       const ScriptCommand& c = commands_[next_++];
       if (!start(c, t)) return false;
@@ -136,6 +150,18 @@ class ScriptRunner {
  private:
   [[noreturn]] void fail(const ScriptCommand& c, const std::string& message) const {
     throw RunError("script " + name_ + ":" + std::to_string(c.line) + ": " + message);
+  }
+
+  /// wait-run: true once the run has frames up to the command's time (or is whole); fails the
+  /// script when the run stopped growing before.
+  bool run_reached(const ScriptCommand& c, const ScriptTarget& t) const {
+    const trajectory::Follower* f = t.follower;
+    if (f == nullptr || f->complete()) return true;
+    if (c.name != "end" && f->frontier_s() >= c.v[0]) return true;
+    if (f->state() == trajectory::Follower::State::stalled || f->state() == trajectory::Follower::State::damaged) {
+      fail(c, "wait-run: " + f->status());
+    }
+    return false;
   }
 
   PixelRect element(const ScriptCommand& c, const ScriptTarget& t) const {
@@ -191,6 +217,9 @@ class ScriptRunner {
       case Op::wait:
         wait_until_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                              std::chrono::duration<double>(c.v[0]));
+        return true;
+      case Op::wait_run:
+        run_wait_ = c;
         return true;
       case Op::frames:
         frames_left_ = static_cast<std::uint64_t>(c.v[0]);
@@ -317,6 +346,16 @@ class ScriptRunner {
     o << "  \"time_s\": " << t.clock.time_s() << ", \"paused\": " << (t.clock.paused() ? "true" : "false")
       << ", \"loop\": " << (t.clock.loop() ? "true" : "false") << ", \"reversed\": " << (t.clock.reversed() ? "true" : "false")
       << ", \"speed\": " << t.clock.speed() << ",\n";
+    // A run still being simulated: how far its frames go, a seek waiting for them.
+    o << "  \"run\": {\"end_s\": " << t.clock.end_s() << ", \"frontier_s\": " << t.clock.frontier_s()
+      << ", \"waiting\": " << (t.clock.waiting() ? "true" : "false") << ", \"pending_seek_s\": ";
+    if (t.clock.pending_seek()) {
+      o << *t.clock.pending_seek();
+    } else {
+      o << "null";
+    }
+    o << ", \"frames\": " << t.scene.reader().frame_count() << ", \"state\": "
+      << json_string(t.follower == nullptr ? "whole" : follower_state_name(t.follower->state())) << "},\n";
     const auto& tl = t.ui.timeline();
     o << "  \"timeline\": {\"view\": [" << tl.view_begin_s() << ", " << tl.view_end_s() << "], \"selection\": ";
     if (tl.selection()) {
@@ -368,6 +407,7 @@ class ScriptRunner {
   std::uint64_t frames_left_ = 0;
   std::chrono::steady_clock::time_point wait_until_{};
   std::optional<std::string> pending_shot_;
+  std::optional<ScriptCommand> run_wait_;  ///< a wait-run in progress
 };
 
 /// Opens the help on the first run: true (and the marker written) when the marker is absent.
@@ -473,15 +513,20 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   const int w = place.width;
   const int h = place.height;
   // The command's re-simulation driver (if any) outlives the scene, so the runs it hands over do.
-  Resimulator* resim = options.resimulator;
+  // A run still being simulated is followed between frames (polls refresh the reader: nothing
+  // else may read it on another thread meanwhile, hence no re-simulation and no sound).
+  trajectory::Follower* follow = options.follower != nullptr && !options.follower->complete() ? options.follower : nullptr;
+  Resimulator* resim = follow != nullptr ? nullptr : options.resimulator;
   TrajectoryScene scene(reader, w, h);
   if (options.mapping) scene.use_mapping_formulas(*options.mapping, options.run_name);
   VisualOptions visual = options.visual;
   visual.grid = true;  // orientation while flying around; renders stay uncluttered
   scene.set_visual(visual);
-  ReplayClock clock(
-      reader.begin_time(), reader.end_time(),
-      options.speed.value_or(ReplayClock::default_speed(reader.begin_time(), reader.end_time())));
+  // The timeline spans the whole run, the planned one while it is simulated.
+  const double run_end = follow != nullptr ? follow->planned_end_s() : reader.end_time();
+  ReplayClock clock(reader.begin_time(), run_end,
+                    options.speed.value_or(ReplayClock::default_speed(reader.begin_time(), run_end)));
+  if (follow != nullptr) clock.set_frontier(follow->frontier_s());
   std::vector<double> frame_times(reader.frame_count());
   for (std::size_t k = 0; k < frame_times.size(); ++k) frame_times[k] = reader.frame_time(k);
 
@@ -492,7 +537,10 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   const std::unique_ptr<ViewPanels> view_panels = make_view_panels(reader, scene, clock, options.panels);
   // Sound before the window opens, so that a bad [audio] section fails early.
   osg::ref_ptr<AudioLink> audio;
-  if (options.sound) {
+  if (options.sound && follow != nullptr) {
+    std::fprintf(stderr, "kanoko view: no sound cues while the run is being simulated (they are found over the whole "
+                         "run); view the finished run to hear them\n");
+  } else if (options.sound) {
     audio = new AudioLink(reader, options.mapping ? options.mapping->audio : mapping::AudioSpec{}, scene, "",
                           std::cerr);
   }
@@ -713,9 +761,39 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
   auto last = start;
   bool first_frame = true;
   FrameStats stats;
+  if (options.follower != nullptr) stats.simulation(options.writing_s, options.first_frames_s);
   bool views_were_ready = false;
+  // A run still being simulated: new frames, its end once complete, the interface's live state.
+  bool said_stopped = false;
+  const auto follow_run = [&](Clock::time_point now) {
+    if (follow == nullptr) return;
+    if (!ui.reading_run() && follow->poll(now)) {
+      for (std::size_t k = frame_times.size(); k < reader.frame_count(); ++k) frame_times.push_back(reader.frame_time(k));
+      playback->set_frame_times(frame_times);
+      ui.set_frame_times(frame_times);
+    }
+    if (follow->complete()) {
+      clock.set_end(reader.end_time());
+      stats.simulation_complete(std::chrono::duration<double>(now - options.started).count());
+      ui.set_live(std::nullopt);
+      replay->set_live_status("");
+      follow = nullptr;
+      return;
+    }
+    clock.set_frontier(follow->frontier_s());
+    std::string text = follow->status();
+    if (const auto target = clock.pending_seek()) {
+      text = "waiting for the simulation to reach t = " + format_seconds(*target) + " (" + text + ")";
+    }
+    const bool stopped = follow->state() != trajectory::Follower::State::growing;
+    if (stopped && !said_stopped) std::fprintf(stderr, "kanoko view: %s\n", follow->status().c_str());
+    said_stopped = stopped;
+    ui.set_live(ViewerUi::LiveRun{follow->frontier_s(), text, stopped});
+    replay->set_live_status(text);
+  };
   while (!viewer.done()) {
     const auto now = Clock::now();
+    follow_run(now);
     const double wall_dt_s = std::chrono::duration<double>(now - last).count();
     // A frame that work blocked moves the clock by a capped step: playback slows, never jumps.
     clock.advance(std::min(wall_dt_s, max_clock_step_s()));
@@ -728,7 +806,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     }
     if (const auto l = ui.take_layout_change()) apply_layout(*l);
     if (script && window != nullptr && !first_frame) {
-      ScriptTarget target{viewer, *window, ui, scene, clock, *capture};
+      ScriptTarget target{viewer, *window, ui, scene, clock, *capture, options.follower};
       if (!script->step(target)) break;
     }
     auto& requests = ui.requests();

@@ -13,6 +13,7 @@
 #include "src/scene/resimulator.hpp"
 #include "src/scene/view_panels.hpp"
 #include "src/scene/model/view_script.hpp"
+#include "src/trajectory/follow.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::scene {
@@ -75,6 +76,15 @@ struct ViewOptions {
   std::string locations_missing;
   /// The source panel's search paths (--source-path, as given); empty: the session's.
   std::vector<std::string> source_paths;
+  /// A run still being written (`kanoko view TRACE`, or RUN while `kanoko simulate` writes it):
+  /// the viewer polls it between frames and plays what is there (docs/viewer.md, "Watching a
+  /// simulation"); it follows the same Reader run_viewer() gets. Null: a whole run. While the run
+  /// grows there is no re-simulation and no sound.
+  trajectory::Follower* follower = nullptr;
+  /// For --frame-stats with a follower: seconds from `started` until the simulation started
+  /// writing and until its first frames could be read.
+  double writing_s = -1;
+  double first_frames_s = -1;
 };
 
 /// $XDG_CONFIG_HOME/kanoko/help-shown (else ~/.config/kanoko/help-shown): present once the

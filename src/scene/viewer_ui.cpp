@@ -121,10 +121,7 @@ ViewerUi::ViewerUi(const trajectory::Reader& reader, ReplayClock& clock, Traject
       frame_times_s_(std::move(frame_times_s)),
       help_(std::move(help)),
       toggles_(toggles),
-      timeline_(clock.begin_s(), clock.end_s()) {
-  // The activity strip reads up to kActivityBins frames: off the frame loop.
-  activity_job_ = background_async([&r = reader_] { return trajectory::run_activity(r, kActivityBins); });
-}
+      timeline_(clock.begin_s(), clock.end_s()) {}
 
 ViewerUi::~ViewerUi() = default;  // the futures wait for their jobs (they read reader_)
 
@@ -150,6 +147,11 @@ void ViewerUi::note(const std::string& name) {
 }
 
 void ViewerUi::poll_background() {
+  // The activity strip reads up to kActivityBins frames: off the frame loop, once the run is
+  // whole (a run still being simulated gets it when its simulation ends).
+  if (!activity_ && !activity_job_.valid() && !live_) {
+    activity_job_ = background_async([&r = reader_] { return trajectory::run_activity(r, kActivityBins); });
+  }
   if (ready(activity_job_)) activity_ = activity_job_.get();
   if (ready(range_job_)) range_ = range_job_.get();
   const auto& sel = timeline_.selection();
@@ -507,6 +509,13 @@ void ViewerUi::build_timeline() {
     if (ImGui::SmallButton("whole run")) timeline_.reset();
     note("button.whole-run");
   }
+  if (live_) {
+    ImGui::SameLine();
+    ImGui::TextColored(live_->stopped ? ImVec4(0.95F, 0.4F, 0.35F, 1) : ImVec4(0.98F, 0.8F, 0.3F, 1), "%s",
+                       live_->text.c_str());
+    note("timeline.simulation");
+    texts_["simulation"] = live_->text;
+  }
   if (toggles_.frame_rate) {
     ImGui::SameLine();
     const double fps = static_cast<double>(ImGui::GetIO().Framerate);
@@ -597,7 +606,23 @@ void ViewerUi::draw_strip(double x0, double y0, double w, double h) {
       have_prev = true;
     }
   } else {
-    dl->AddText(ImVec2(a.x + 60, a.y + 2), rgba(150, 150, 150), "reading activity...");
+    // (a run still being simulated gets it when it is complete; on the second line, clear of
+    // the "settling" label)
+    dl->AddText(ImVec2(a.x + (live_ ? 4 : 60), a.y + (live_ ? 18 : 2)), rgba(150, 150, 150),
+                live_ ? "activity: when the simulation is done" : "reading activity...");
+  }
+  // A run still being simulated: the part without frames yet is shaded, its edge marked.
+  if (live_ && live_->frontier_s < timeline_.view_end_s()) {
+    const float xf = std::clamp(X(live_->frontier_s), a.x, b.x);
+    const ImU32 edge = live_->stopped ? rgba(230, 80, 70) : rgba(250, 200, 60);
+    dl->AddRectFilled(ImVec2(xf, a.y), b, rgba(0, 0, 0, 150));
+    for (float x = xf + 8; x < b.x + static_cast<float>(h); x += 12) {  // hatching: not there yet
+      dl->AddLine(ImVec2(x, a.y), ImVec2(x - static_cast<float>(h), b.y), rgba(90, 90, 100, 120));
+    }
+    dl->AddLine(ImVec2(xf, a.y), ImVec2(xf, b.y), edge, 2.0F);
+    const char* label = live_->stopped ? "simulation stopped" : "simulating...";
+    dl->AddText(ImVec2(xf + 4, a.y + 14), edge, label);
+    elements_["timeline.frontier"] = {xf, a.y, b.x - xf, b.y - a.y};
   }
   // Legend of the strip.
   const char* legend = "bars: bytes exchanged (sqrt scale)   line: mean busy fraction";

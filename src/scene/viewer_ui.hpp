@@ -177,6 +177,20 @@ class ViewerUi {
   /// Texts the panels showed in the last frame, by name ("selection", ...), for `layout`.
   [[nodiscard]] std::map<std::string, std::string>& texts() { return texts_; }
   [[nodiscard]] const std::map<std::string, std::string>& texts() const { return texts_; }
+  /// The stored frame times grew (a run still being simulated): frame stepping uses these.
+  void set_frame_times(std::vector<double> frame_times_s) { frame_times_s_ = std::move(frame_times_s); }
+  /// A run still being simulated: how far its frames go and one line on how it goes (shown in
+  /// the timeline, which shades the part not simulated yet).
+  struct LiveRun {
+    double frontier_s = 0;
+    std::string text;      ///< "simulating: 42 % ...", "waiting for ...", "... stopped growing ..."
+    bool stopped = false;  ///< the writer stopped or failed before the end
+  };
+  /// Sets or (nullopt: the run is whole) clears the live state. While it is set, nothing of the
+  /// interface reads the run's frames on other threads, so the run may be refreshed.
+  void set_live(std::optional<LiveRun> live) { live_ = std::move(live); }
+  /// True while a background job of the interface reads the run's frames (a refresh must wait).
+  [[nodiscard]] bool reading_run() const { return activity_job_.valid() || range_job_.valid(); }
   /// The body under window pixel (x, y), origin top-left, or none (for the hover label).
   void set_body_picker(std::function<std::optional<std::size_t>(double, double)> picker) {
     picker_ = std::move(picker);
@@ -211,6 +225,7 @@ class ViewerUi {
 
   std::future<trajectory::Activity> activity_job_;
   std::optional<trajectory::Activity> activity_;
+  std::optional<LiveRun> live_;
   std::future<trajectory::RangeStats> range_job_;
   std::optional<trajectory::RangeStats> range_;
   std::optional<std::pair<double, double>> range_for_;  ///< the selection range_ was asked for

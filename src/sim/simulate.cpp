@@ -532,6 +532,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   meta.planned_frames = estimate.plan.frames;
   std::optional<trajectory::Writer> writer;
   if (writes) writer.emplace(options.output, meta);
+  if (writer && options.on_writing) options.on_writing(writer->temporary_path());
   if (group != nullptr) {
     // The last checkpoint: from here on the processes share every force evaluation.
     std::vector<std::uint64_t> values(kValueCount, 0);
@@ -639,9 +640,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
       write_frame(step + 1);
     }
     check_interrupt();  // one relaxed load: a step of a large model can take seconds
+    if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
     if (step % 256 == 0) {
       bar.update(step);
-      if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
       if (options.on_progress) options.on_progress(static_cast<double>(step) / static_cast<double>(total_steps));
     }
   }

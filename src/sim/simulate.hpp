@@ -95,6 +95,9 @@ struct SimulateOptions {
   /// The processes sharing this run (not owned); null = this process alone. Only the first
   /// process (part 0) writes `output`; the others write nothing.
   RunGroup* group = nullptr;
+  /// Called once the output is being written (its header and sections on disk), with the
+  /// temporary file a trajectory::Reader opened with Open::partial can follow (SimulationJob).
+  std::function<void(const std::filesystem::path&)> on_writing;
 };
 
 /// What a run did, for the summary line.

@@ -1029,6 +1029,8 @@ std::size_t Reader::refresh() {
   return impl_->frame_count;
 }
 
+std::uint64_t Reader::file_bytes() const { return impl_->size; }
+
 void Reader::verify_all() const {
   for (std::size_t b = 0; b < impl_->blocks.size(); ++b) impl_->ensure_verified(b);
 }

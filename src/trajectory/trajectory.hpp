@@ -175,6 +175,9 @@ class Reader {
   /// Looks for blocks appended since opening (and for completion) and returns frame_count().
   /// Invalidates earlier FrameViews (the file is mapped again). Throws InputError like opening.
   std::size_t refresh();
+  /// Bytes of the file as last mapped (opening or refresh()): how far a writer has got, frames
+  /// of an unfinished block included.
+  [[nodiscard]] std::uint64_t file_bytes() const;
   /// Checks every block now (reads the whole file); throws like frame().
   void verify_all() const;
   /// Whether frame k can be read: checks its block (as frame() would) and returns false instead

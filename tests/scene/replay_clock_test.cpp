@@ -143,3 +143,69 @@ TEST(ReplayClock, StepFramesMovesBetweenStoredFramesAndPauses) {
 
 }  // namespace
 }  // namespace kanoko::scene
+
+namespace kanoko::scene {
+namespace {
+
+// A run still being simulated: frames only up to the frontier.
+TEST(ReplayClock, PlayingHoldsAtTheFrontierWithoutPausingAndGoesOnWhenItMoves) {
+  ReplayClock c(0.0, 100.0, 10.0);
+  c.set_frontier(25.0);
+  c.advance(2.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 20.0);
+  EXPECT_FALSE(c.waiting());
+  c.advance(2.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 25.0);  // held, not past the frames
+  EXPECT_FALSE(c.paused());
+  EXPECT_TRUE(c.waiting());
+  c.set_frontier(40.0);
+  c.advance(1.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 35.0);
+  c.pause();
+  c.advance(1.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 35.0);
+  EXPECT_FALSE(c.waiting());  // paused: nothing is waited for
+}
+
+TEST(ReplayClock, ASeekPastTheFrontierWaitsThereAndIsDoneWhenTheFramesCome) {
+  ReplayClock c(0.0, 100.0, 1.0);
+  c.set_frontier(10.0);
+  c.pause();
+  c.seek(60.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 10.0);
+  ASSERT_TRUE(c.pending_seek().has_value());
+  EXPECT_DOUBLE_EQ(*c.pending_seek(), 60.0);
+  EXPECT_TRUE(c.waiting());
+  c.set_frontier(30.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 30.0);  // follows the frontier on the way
+  EXPECT_TRUE(c.pending_seek().has_value());
+  c.set_frontier(70.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 60.0);
+  EXPECT_FALSE(c.pending_seek().has_value());
+  EXPECT_FALSE(c.waiting());
+  // A seek within the frames cancels a pending one.
+  c.set_frontier(70.0);
+  c.seek(90.0);
+  c.seek(20.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 20.0);
+  EXPECT_FALSE(c.pending_seek().has_value());
+}
+
+TEST(ReplayClock, TheRealEndReplacesThePlannedOne) {
+  ReplayClock c(0.0, 100.0, 1.0);
+  c.set_frontier(50.0);
+  c.seek(99.0);
+  c.set_end(97.5);  // the simulation ended a little before its planned end
+  EXPECT_DOUBLE_EQ(c.end_s(), 97.5);
+  EXPECT_DOUBLE_EQ(c.frontier_s(), 97.5);
+  EXPECT_DOUBLE_EQ(c.time_s(), 97.5);
+  EXPECT_FALSE(c.pending_seek().has_value());
+  c.seek(95.0);
+  c.play();
+  c.advance(10.0);
+  EXPECT_DOUBLE_EQ(c.time_s(), 97.5);
+  EXPECT_TRUE(c.paused());  // a whole run again: the end pauses
+}
+
+}  // namespace
+}  // namespace kanoko::scene

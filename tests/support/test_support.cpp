@@ -34,11 +34,8 @@ TempDir::~TempDir() {
 }
 
 
-CommandResult run_program(const std::vector<std::string>& argv) {
-  // Output goes to temporary files so that large outputs cannot dead-lock on pipe buffers.
-  TempDir dir;
-  const auto out_path = dir / "stdout";
-  const auto err_path = dir / "stderr";
+int start_program(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
+                  const std::filesystem::path& err_path) {
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -55,6 +52,15 @@ CommandResult run_program(const std::vector<std::string>& argv) {
     ::execvp(cargv[0], cargv.data());
     ::_exit(127);
   }
+  return pid;
+}
+
+CommandResult run_program(const std::vector<std::string>& argv) {
+  // Output goes to temporary files so that large outputs cannot dead-lock on pipe buffers.
+  TempDir dir;
+  const auto out_path = dir / "stdout";
+  const auto err_path = dir / "stderr";
+  const pid_t pid = start_program(argv, out_path, err_path);
   int status = 0;
   ::waitpid(pid, &status, 0);
   CommandResult r;

@@ -37,6 +37,10 @@ CommandResult run_kanoko(const std::vector<std::string>& args);
 CommandResult run_kanoko_with_file_limit(int blocks, const std::vector<std::string>& args);
 /// Runs any program with arguments (no shell), capturing output.
 CommandResult run_program(const std::vector<std::string>& argv);
+/// Starts a program (no shell) with its stdout and stderr going to files, stdin from /dev/null,
+/// and returns its process id at once (waitpid it).
+int start_program(const std::vector<std::string>& argv, const std::filesystem::path& out_path,
+                  const std::filesystem::path& err_path);
 
 /// The repository root (KANOKO_SOURCE_DIR overrides).
 std::filesystem::path source_dir();

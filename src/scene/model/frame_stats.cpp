@@ -34,6 +34,10 @@ std::string FrameStats::json() const {
   std::ostringstream o;
   o.precision(6);
   o << "{\n  \"first_frame_s\": " << first_frame_s_ << ",\n  \"views_ready_s\": " << views_ready_s_ << ",\n";
+  if (first_frames_s_ >= 0) {
+    o << "  \"simulation\": {\"writing_s\": " << writing_s_ << ", \"first_frames_s\": " << first_frames_s_
+      << ", \"complete_s\": " << complete_s_ << "},\n";
+  }
   phase(o, "while_indexing", while_indexing_);
   o << ",\n";
   phase(o, "after", after_);

@@ -25,6 +25,14 @@ class FrameStats {
   void frame(double wall_s, bool indexing);
   /// When the views became ready (seconds from the command's start).
   void views_ready(double at_s) { views_ready_s_ = at_s; }
+  /// A run simulated while it is watched (seconds from the command's start, -1: not reached):
+  /// when the simulation started writing (the trace was read and the model built), when its
+  /// first frames could be read, and when it was complete.
+  void simulation(double writing_s, double first_frames_s) {
+    writing_s_ = writing_s;
+    first_frames_s_ = first_frames_s;
+  }
+  void simulation_complete(double at_s) { complete_s_ = at_s; }
   [[nodiscard]] std::size_t frames() const { return while_indexing_.size() + after_.size(); }
   /// Frames longer than max_clock_step_s().
   [[nodiscard]] std::size_t capped() const { return capped_; }
@@ -35,6 +43,9 @@ class FrameStats {
  private:
   double first_frame_s_ = -1;
   double views_ready_s_ = -1;
+  double writing_s_ = -1;  ///< -1 everywhere: not a watched simulation
+  double first_frames_s_ = -1;
+  double complete_s_ = -1;
   std::vector<double> while_indexing_;
   std::vector<double> after_;
   std::size_t capped_ = 0;

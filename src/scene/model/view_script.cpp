@@ -82,6 +82,14 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       c.op = ScriptCommand::Op::wait;
       c.v[0] = number(w[1], loc, "seconds");
       if (c.v[0] < 0 || c.v[0] > 600) throw fail(1, "wait takes 0 to 600 seconds");
+    } else if (op == "wait-run") {
+      need(2, 2, "wait-run SECONDS|end");
+      c.op = ScriptCommand::Op::wait_run;
+      if (w[1].text == "end") {
+        c.name = "end";
+      } else {
+        c.v[0] = number(w[1], loc, "a trace time in seconds, or end");
+      }
     } else if (op == "frames") {
       need(2, 2, "frames N");
       c.op = ScriptCommand::Op::frames;
@@ -165,7 +173,7 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       c.op = ScriptCommand::Op::quit;
     } else {
       throw fail(0, "unknown command '" + op +
-                        "' (wait, frames, key, type, click, drag, scroll, seek, select, screenshot, layout, inspect, quit)");
+                        "' (wait, wait-run, frames, key, type, click, drag, scroll, seek, select, screenshot, layout, inspect, quit)");
     }
     out.push_back(std::move(c));
   }

@@ -2,6 +2,9 @@
 // reproducible demonstrations. One command per line ('#' starts a comment):
 //
 //   wait SECONDS                 wall time
+//   wait-run SECONDS | end       until a run still being simulated has frames up to that trace
+//                                time (end: until it is whole); the script fails with the
+//                                viewer's message if the run stops growing first
 //   frames N                     N drawn frames
 //   type TEXT                    the characters of TEXT (the rest of the line), as key presses
 //   key NAME                     a key press and release: one character, or space, left, right,
@@ -33,7 +36,7 @@
 namespace kanoko::scene {
 
 struct ScriptCommand {
-  enum class Op { wait, frames, key, type, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, inspect, quit };
+  enum class Op { wait, wait_run, frames, key, type, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, inspect, quit };
   Op op = Op::wait;
   std::size_t line = 0;
   std::string name;  ///< key name, element name, body name or file
