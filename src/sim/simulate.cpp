@@ -641,10 +641,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
     }
     check_interrupt();  // one relaxed load: a step of a large model can take seconds
     if (options.cancel != nullptr && options.cancel->load()) throw RunError("simulation cancelled");
-    if (step % 256 == 0) {
-      bar.update(step);
-      if (options.on_progress) options.on_progress(static_cast<double>(step) / static_cast<double>(total_steps));
-    }
+    // Every step (a clock read): a step of a large model takes seconds, so a bar updated every
+    // 256 steps would sit still for minutes.
+    bar.update(step + 1);
+    if (options.on_progress) options.on_progress(static_cast<double>(step + 1) / static_cast<double>(total_steps));
   }
   bar.finish();
   if (options.on_progress) options.on_progress(1.0);
