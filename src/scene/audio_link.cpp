@@ -6,6 +6,8 @@
 #include <osgText/Font>
 #include <sstream>
 
+#include "src/scene/layers/scene_graph.hpp"
+
 namespace kanoko::scene {
 
 namespace {
@@ -110,7 +112,7 @@ void AudioLink::refresh_legend() {
                                  static_cast<float>(scene_.height_px()) - size, 0.0F));
   legend_geode_->setNodeMask(legend_shown_ ? ~0U : 0U);
   if (legend_dirty_) {
-    legend_->setText(legend_text());
+    layers::set_text(*legend_, legend_text());
     legend_dirty_ = false;
   }
 }
@@ -143,3 +145,4 @@ void AudioLink::getUsage(osg::ApplicationUsage& usage) const {
 }
 
 }  // namespace kanoko::scene
+

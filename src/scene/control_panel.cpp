@@ -91,7 +91,7 @@ void ControlPanel::build_texts() {
   button_labels_.assign(all.size(), nullptr);
   for (std::size_t b = 0; b < all.size(); ++b) {
     button_labels_[b] = make_text(font.get(), kPanelText, osgText::Text::CENTER_CENTER);
-    button_labels_[b]->setText(all[b].label);
+    layers::set_text(*button_labels_[b], all[b].label);
     geode_->addDrawable(button_labels_[b].get());
   }
   laid_out_width_px_ = 0;  // lay out again at the next refresh
@@ -218,7 +218,7 @@ void ControlPanel::refresh() {
   }
   const auto rows = row_texts();
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    if (rows_[r]->getText().createUTF8EncodedString() != rows[r]) rows_[r]->setText(rows[r]);
+    if (rows_[r]->getText().createUTF8EncodedString() != rows[r]) layers::set_text(*rows_[r], rows[r]);
   }
 }
 

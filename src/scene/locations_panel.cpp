@@ -8,7 +8,6 @@
 #include <iterator>
 #include <unordered_map>
 
-#include "src/base/background.hpp"
 #include "src/base/progress.hpp"
 #include "src/scene/inspect.hpp"
 #include "src/scene/model/timeline.hpp"
@@ -62,7 +61,7 @@ LocationsPanel::LocationsPanel(const trajectory::Reader& reader, TrajectoryScene
     error_ = options_.missing.empty() ? "no trace for this run: code locations need it (--trace PATH)" : options_.missing;
     return;
   }
-  source_job_ = background_async([path = options_.trace, format = options_.format] {
+  source_job_ = std::async(std::launch::async, [path = options_.trace, format = options_.format] {
     return std::shared_ptr<const profile::LocationSource>(
         std::make_shared<profile::LocationSource>(profile::read_location_source(path, format)));
   });
@@ -110,7 +109,7 @@ void LocationsPanel::poll() {
     run_.reset();
     profile::ProfileOptions o = source_->defaults;
     o.by = by_;
-    run_job_ = background_async([s = source_, o] { return profile::profile_of(s->trace, o); });
+    run_job_ = std::async(std::launch::async, [s = source_, o] { return profile::profile_of(s->trace, o); });
   }
   if (finished(body_job_)) {
     const BodyProfiles p = body_job_.get();
@@ -129,7 +128,8 @@ void LocationsPanel::poll() {
     dominance_row_ = chosen_;
     profile::ProfileOptions o = source_->defaults;
     o.by = by_;
-    dominance_job_ = background_async([s = source_, o, row = *chosen_] { return profile::dominance(s->trace, o, row); });
+    dominance_job_ = std::async(std::launch::async,
+                                [s = source_, o, row = *chosen_] { return profile::dominance(s->trace, o, row); });
   }
 }
 
@@ -158,7 +158,7 @@ void LocationsPanel::build_selection(const Note& note, std::map<std::string, std
         interval.from_s = meta.trace_begin_s + meta.interval_s * static_cast<double>(key.interval);
         interval.to_s = interval.from_s + meta.interval_s;
       }
-      body_job_ = background_async([s = source_, whole, interval, e = static_cast<trace::EntityIndex>(*entity)] {
+      body_job_ = std::async(std::launch::async, [s = source_, whole, interval, e = static_cast<trace::EntityIndex>(*entity)] {
         return BodyProfiles{profile::profile_of(s->trace, interval, e), profile::profile_of(s->trace, whole, e)};
       });
     }

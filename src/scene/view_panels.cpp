@@ -9,7 +9,6 @@
 #include <osg/Depth>
 #include <osg/LineWidth>
 
-#include "src/base/background.hpp"
 #include "src/base/error.hpp"
 #include "src/views/draw.hpp"
 
@@ -244,7 +243,7 @@ bool ViewPanels::start_next() {
     started_wall_s_[i] = now;
     // The job reads the index and the view (both const while the panels live) and its own copy
     // of the state; cairo draws into its own surface.
-    jobs_[i] = background_async([view = views_[i].get(), index = &*index_, state = st, w, h] {
+    jobs_[i] = std::async(std::launch::async, [view = views_[i].get(), index = &*index_, state = st, w, h] {
       views::ViewImage img = views::render_view_image(*view, *index, state, w, h);
       Drawn d;
       d.state = state;

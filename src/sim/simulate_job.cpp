@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "src/base/background.hpp"
-
 namespace kanoko::sim {
 
 SimulationJob::SimulationJob(SimulateOptions options) : options_(std::move(options)) {
@@ -15,7 +13,6 @@ SimulationJob::SimulationJob(SimulateOptions options) : options_(std::move(optio
     writing_ = temporary;
   };
   worker_ = std::thread([this] {
-    (void)lower_thread_priority();  // the window's frame loop first (src/base/background.hpp)
     std::optional<SimulateSummary> summary;
     std::exception_ptr failure;
     std::string message;

@@ -265,6 +265,12 @@ TEST(SceneLayers, HudShowsTheFramesInspectText) {
   hud.set_inspect_visible(false);
   hud.update(f);
   EXPECT_EQ(hud.inspect_panel().getNodeMask(), 0U);
+  // Text is UTF-8 (a render's caption "trace a  ·  mapping b", times in µs): each character once,
+  // not its bytes read as Latin-1 ("Â·").
+  const std::string caption = "trace a.kntr  \u00b7  mapping r\u00e9seau.toml, 3 \u00b5s";
+  hud.set_status(caption);
+  EXPECT_EQ(hud.status().getText().createUTF8EncodedString(), caption);
+  EXPECT_EQ(hud.status().getText().size(), 42U) << "characters, not bytes";
 }
 
 // The composition: set_time() reads the run once into the frame state the layers share.

@@ -132,7 +132,7 @@ void DialLayer::update(const FrameState& frame) {
   draw->dirty();
   elapsed_wedge_->dirtyBound();
 
-  time_label_->setText(format_dial_time(frame.time_s, frame.span_begin_s, frame.span_end_s));
+  set_text(*time_label_, format_dial_time(frame.time_s, frame.span_begin_s, frame.span_end_s));
 }
 
 Direction2 DialLayer::hand_direction() const {

@@ -38,7 +38,7 @@ void HudLayer::update(const FrameState& frame) {
     return;
   }
   // Text layout is redone on every setText, so only when the words change.
-  if (frame.inspect_text != inspect_->getText().createUTF8EncodedString()) inspect_->setText(frame.inspect_text);
+  if (frame.inspect_text != inspect_->getText().createUTF8EncodedString()) set_text(*inspect_, frame.inspect_text);
   inspect_->setNodeMask(frame.inspect_text.empty() ? 0U : ~0U);
 }
 

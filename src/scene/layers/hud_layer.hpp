@@ -9,6 +9,7 @@
 
 #include "src/scene/dial.hpp"
 #include "src/scene/layers/frame_state.hpp"
+#include "src/scene/layers/scene_graph.hpp"
 
 namespace kanoko::scene::layers {
 
@@ -21,7 +22,7 @@ class HudLayer {
   /// Lays the text out for a window `height_px` high with the dial at `dial` (the status line
   /// sits on the dial label's baseline, mirrored to the left; the panel's text is 0.8 of its size).
   void layout(int width_px, int height_px, const DialLayout& dial);
-  void set_status(const std::string& text) { status_->setText(text); }
+  void set_status(const std::string& text) { set_text(*status_, text); }
   /// Whether the inspect panel is drawn (from the next update on).
   void set_inspect_visible(bool on) { inspect_visible_ = on; }
   /// Shows the frame's inspect text (hidden when empty or not visible).

@@ -25,12 +25,12 @@ void LabelsLayer::set_labels(bool on, mapping::LabelKind kind, const trajectory:
       text->setAutoRotateToScreen(true);
       text->setCharacterSizeMode(osgText::Text::SCREEN_COORDS);
       text->setCharacterSize(size_px_);
-      text->setText(label_text(bodies[i], i, kind));
+      set_text(*text, label_text(bodies[i], i, kind));
       geode_->addDrawable(text.get());
     }
   } else if (kind_ != kind) {
     for (unsigned i = 0; i < geode_->getNumDrawables(); ++i) {
-      static_cast<osgText::Text*>(geode_->getDrawable(i))->setText(label_text(bodies[i], i, kind));
+      set_text(*static_cast<osgText::Text*>(geode_->getDrawable(i)), label_text(bodies[i], i, kind));
     }
   }
   kind_ = kind;

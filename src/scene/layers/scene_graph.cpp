@@ -225,5 +225,7 @@ osg::ref_ptr<osg::Texture2D> body_texture(osg::Image* image) {
   return texture;
 }
 
+void set_text(osgText::Text& text, const std::string& utf8) { text.setText(utf8, osgText::String::ENCODING_UTF8); }
+
 }  // namespace layers
 }  // namespace kanoko::scene

@@ -77,6 +77,9 @@ osg::ref_ptr<osg::Uniform> make_instance(osg::Transform& transform, osg::Node& m
 /// pixels, in `colour`, drawn in render bin `bin`.
 [[nodiscard]] osg::ref_ptr<osgText::Text> make_text(osgText::Font* font, osgText::Text::AlignmentType align,
                                                     const osg::Vec4& colour, unsigned resolution, int bin);
+/// Sets `text`'s words from UTF-8 (every string Kanoko shows is UTF-8: "·", "µs", names from the
+/// trace); osgText's one-argument setText would read the bytes as Latin-1 ("Â·").
+void set_text(osgText::Text& text, const std::string& utf8);
 /// A text drawable in the label colour, drawn after the scene (render bin 20).
 [[nodiscard]] osg::ref_ptr<osgText::Text> make_label(osgText::Font* font, osgText::Text::AlignmentType align);
 /// A texture wrapped around a body: u repeats around the axis, v runs from pole to pole.
