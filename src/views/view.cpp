@@ -122,15 +122,18 @@ double around_fraction(const Rect& plot, double x, double y) {
   return a;
 }
 
-// Scrolls a table's rows (ZoomAxes::rows_y) by `rows`: entity0 is the first row shown, entity1
-// the end, so that zoomed() sees the scroll and reset_zoom() undoes it. True when it moved.
-bool scroll_rows(ViewState& state, const TraceIndex& index, double rows) {
+// Scrolls a table's rows (ZoomAxes::rows_y) drawn in `axes` by `rows`: entity0 is the first row
+// shown, entity1 the end, so that zoomed() sees the scroll and reset_zoom() undoes it. The first
+// row stops where the last row comes into view (no dead scrolling past the end). True when it
+// moved.
+bool scroll_rows(ViewState& state, const TraceIndex& index, const ZoomAxes& axes, double rows) {
   const auto n = static_cast<double>(index.entity_count());
-  if (!(n > 0) || !std::isfinite(rows)) return false;
+  if (!(n > 0) || !std::isfinite(rows) || !(axes.row_height > 0)) return false;
+  const double shown = std::max(1.0, std::floor(axes.plot.h / axes.row_height));
   double e0 = 0;
   double e1 = 0;
   visible_entities(index, state, e0, e1);
-  const double first = std::clamp(e0 + rows, 0.0, n - 1);
+  const double first = std::clamp(e0 + rows, 0.0, std::max(0.0, n - shown));
   if (first == e0 && e1 == n) return false;
   state.entity0 = first;
   state.entity1 = n;
@@ -145,7 +148,7 @@ bool zoom_at(ViewState& state, const View& view, const Rect& area, const TraceIn
   factor = std::clamp(factor, 1.0 / kMaxZoomStep, kMaxZoomStep);
   const ZoomAxes axes = view.zoom_axes(area, index, state);
   if (!axes.any() || !axes.plot.contains(x, y) || !(axes.plot.w > 0) || !(axes.plot.h > 0)) return false;
-  if (axes.rows_y) return scroll_rows(state, index, factor > 1 ? -kScrollRows : (factor < 1 ? kScrollRows : 0.0));
+  if (axes.rows_y) return scroll_rows(state, index, axes, factor > 1 ? -kScrollRows : (factor < 1 ? kScrollRows : 0.0));
   bool changed = false;
   if (axes.time_x) {
     double t0 = 0;
@@ -180,7 +183,7 @@ bool pan(ViewState& state, const View& view, const Rect& area, const TraceIndex&
   if (!std::isfinite(dx) || !std::isfinite(dy)) return false;
   const ZoomAxes axes = view.zoom_axes(area, index, state);
   if (!axes.any() || !(axes.plot.w > 0) || !(axes.plot.h > 0)) return false;
-  if (axes.rows_y) return axes.row_height > 0 && scroll_rows(state, index, -dy / axes.row_height);
+  if (axes.rows_y) return axes.row_height > 0 && scroll_rows(state, index, axes, -dy / axes.row_height);
   bool changed = false;
   if (axes.time_x && dx != 0) {
     double t0 = 0;

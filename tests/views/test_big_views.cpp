@@ -490,10 +490,13 @@ TEST(BigViews, SummaryScrollsItsRows) {
   // The scroll wins over a selection elsewhere in the table.
   s.selection.entity = 0;
   EXPECT_EQ(view->pick(x, y, area, ix, s).entity, static_cast<std::int64_t>(kScrollRows) + 2);
-  // Scrolling far down stops with the last row in view.
+  // Scrolling far down stops with the last row in view, and one notch up moves at once.
   for (int i = 0; i < 100; ++i) (void)zoom_at(s, *view, area, ix, x, y, 0.5);
   const double rows = axes.plot.h / axes.row_height;
   EXPECT_EQ(view->pick(x, axes.plot.y + (rows - 0.5) * axes.row_height, area, ix, s).entity, 63);
+  const auto first_at_end = view->pick(x, y, area, ix, s).entity;
+  ASSERT_TRUE(zoom_at(s, *view, area, ix, x, y, 1.25));
+  EXPECT_EQ(view->pick(x, y, area, ix, s).entity, first_at_end - static_cast<std::int64_t>(kScrollRows));
   reset_zoom(s, ix);
   s.selection = {};
   EXPECT_FALSE(zoomed(s, ix));
