@@ -7,6 +7,8 @@
 #include <new>
 #include <string>
 
+#include <unistd.h>
+
 #include "src/base/error.hpp"
 #include "src/base/interrupt.hpp"
 #include "src/cli/commands.hpp"
@@ -61,6 +63,34 @@ std::string failure_line(const std::string& command, const std::string& what) {
   return kanoko::message_line("kanoko " + command + ": error: " + what + (context.empty() ? "" : " (" + context + ")"));
 }
 
+/// How the force evaluation's OpenMP threads wait between parallel loops. GNU libgomp lets a
+/// thread that reaches a barrier spin for up to 300 000 rounds before it sleeps; on a machine whose
+/// cores are busy with other work (a shared node, a build beside the run, the viewer drawing while
+/// it simulates) the spinning thread takes the core from the one it waits for. A Barnes-Hut
+/// evaluation of 10 000 bodies on 2 threads took 117-130 ms spinning and 45-50 ms with a short
+/// spin, and a 10 000-rank simulation 11 min 20 s against 2 min 16 s, side by side at a load
+/// average of 12 on 2 cores (docs/engine-performance.md, "Threads on a busy machine"). The
+/// runtime reads its settings once, in its constructor, before main() (and libc resets the
+/// environment after an executable's pre-initialisers), so a command that evaluates forces starts
+/// itself again once with a short spin, when the user chose neither OMP_WAIT_POLICY nor
+/// GOMP_SPINCOUNT. The second start removes the variables again, so that programs it starts
+/// inherit the user's environment unchanged. If the program cannot be started again, it goes on
+/// with the runtime's default.
+void choose_openmp_wait(char** argv) {
+  constexpr const char* kMarker = "KANOKO_OPENMP_WAIT_CHOSEN";
+  constexpr const char* kSpinCount = "10000";  // rounds (a few microseconds), then sleep in the kernel
+  if (std::getenv(kMarker) != nullptr) {
+    ::unsetenv("GOMP_SPINCOUNT");
+    ::unsetenv(kMarker);
+    return;
+  }
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) return;
+  if (::setenv("GOMP_SPINCOUNT", kSpinCount, 1) != 0 || ::setenv(kMarker, "1", 1) != 0) return;
+  ::execv("/proc/self/exe", argv);
+  ::unsetenv("GOMP_SPINCOUNT");
+  ::unsetenv(kMarker);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,6 +104,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::string name = argv[1];
+  if (name == "simulate" || name == "view" || name == "render") choose_openmp_wait(argv);
   kanoko::cli::Args args(argv + 2, argv + argc);
   for (const auto& c : subcommands()) {
     if (name != c.name) continue;
