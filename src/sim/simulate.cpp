@@ -138,7 +138,8 @@ struct InputHashes {
 /// default computing state, Pajé value aliases), so runs cached by older versions are recomputed.
 /// v4: the repulsion's fast kernels and the tree reused within a step (issue 15) changed the
 /// trajectories' last bits.
-constexpr const char* kInputVersion = "kanoko-input-v4";
+/// v5: the calibration probe steps kProbeStepFactor times coarser than the run.
+constexpr const char* kInputVersion = "kanoko-input-v5";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
   Fnv1a64 h, trace_h, settings_h;
@@ -278,8 +279,9 @@ std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, inte
 /// Median over bodies of each body's largest distance from its start, in neighbour spacings, for
 /// a run of `m` on `tl` with every mass at its base and nothing written: what calibration scales
 /// the gain by. Masses are left out so that a loaded program still moves less than an idle one.
+/// The probe takes `step_factor` of the run's steps as one (fewer when the interval has fewer steps).
 double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integrators::IntegratorInfo& integrator,
-                    int threads) {
+                    int threads, std::uint64_t step_factor) {
   m.mass.load_gain = 0;
   m.mass.expression.reset();
   models::Model model(m, tl);
@@ -293,8 +295,8 @@ double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integra
       [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
       y.size(), so);
   const StepPlan plan = plan_steps(m, tl.interval_s, tl.bin_count);
-  const double dt = plan.dt_s;
-  const std::uint64_t per = plan.steps_per_interval;
+  const std::uint64_t per = std::max<std::uint64_t>(1, (plan.steps_per_interval + step_factor - 1) / step_factor);
+  const double dt = per == plan.steps_per_interval ? plan.dt_s : tl.interval_s / static_cast<double>(per);
   relax_layout(m, model, *stepper, y, dt);
   Excursions excursions(model);
   for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
@@ -395,6 +397,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
   SimulateSummary summary;
   const InputHashes hashes = input_hashes(options.trace, m);
   summary.input_hash = hashes.all;
+  if (options.probe_step_factor != 0 && options.probe_step_factor != kProbeStepFactor) {
+    Fnv1a64 h;  // another probe step gives another calibration
+    h.update_value(summary.input_hash);
+    h.update_value(options.probe_step_factor);
+    summary.input_hash = h.digest();
+  }
   if (options.resume_from != nullptr) {
     // A continued run differs from a whole one: its early frames come from the earlier run.
     Fnv1a64 h;
@@ -454,7 +462,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
     // The energy argument bounds the forcing; the gain is then scaled so that the median body
     // moves kTargetSpacings (a linear response: displacement is proportional to the gain).
     if (m.communication && !m.communication->weight && !gain_given && options.calibrate_like.empty()) {
-      const double motion = probe_motion(m, timeline, *integrator, options.threads);
+      const std::uint64_t coarse = options.probe_step_factor != 0 ? options.probe_step_factor : kProbeStepFactor;
+      double motion = probe_motion(m, timeline, *integrator, options.threads, coarse);
+      if (!std::isfinite(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, options.threads, 1);
       if (motion > 0 && std::isfinite(motion)) {
         const double factor = std::clamp(kTargetSpacings / motion, 1e-3, 1e3);
         m = mapping::parse_mapping_text(

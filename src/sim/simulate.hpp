@@ -98,7 +98,16 @@ struct SimulateOptions {
   /// Called once the output is being written (its header and sections on disk), with the
   /// temporary file a trajectory::Reader opened with Open::partial can follow (SimulationJob).
   std::function<void(const std::filesystem::path&)> on_writing;
+  /// How many of the run's steps the calibration probe takes as one (0: kProbeStepFactor). Hashed
+  /// when it differs from kProbeStepFactor; tests set 1 to compare with a probe at the run's step.
+  std::uint64_t probe_step_factor = 0;
 };
+
+/// The calibration probe (calibrate = "auto") measures how far the median body moves over the
+/// whole run, a scale for the gain, not a trajectory: it steps kProbeStepFactor times coarser than
+/// the run (dt <= 0.4 / omega instead of 0.1 / omega, well inside the explicit integrators'
+/// stability), and again at the run's step if that diverged.
+inline constexpr std::uint64_t kProbeStepFactor = 4;
 
 /// What a run did, for the summary line.
 struct SimulateSummary {
