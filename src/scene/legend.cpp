@@ -40,28 +40,32 @@ LegendEntry note_entry(std::string title) {
 }
 
 // One swatch per distinct colour, in the order of the bodies: named by its host when all its
-// bodies share one, by the body when it is alone, else counted.
+// bodies share one, by the body when it is alone, else by its first bodies' names and a count.
 LegendEntry swatch_entry(const std::vector<trajectory::BodyInfo>& bodies, std::size_t max_swatches) {
   struct Group {
     LegendRgb rgb;
     const trajectory::BodyInfo* first;
     bool one_host = true;
     std::size_t count = 0;
+    std::string names;  // the first kNamed bodies' names
   };
+  constexpr std::size_t kNamed = 3;
   std::vector<Group> groups;
   std::map<LegendRgb, std::size_t> group_of;  // palettes may give every body its own colour
   for (const auto& b : bodies) {
     const auto [it, added] = group_of.try_emplace(b.colour_rgb, groups.size());
     if (added) {
-      groups.push_back({b.colour_rgb, &b, true, 0});
+      groups.push_back({b.colour_rgb, &b, true, 0, {}});
     } else if (groups[it->second].first->host != b.host) {
       groups[it->second].one_host = false;
     }
-    ++groups[it->second].count;
+    Group& g = groups[it->second];
+    if (g.count < kNamed) g.names += (g.count == 0 ? "" : ", ") + b.name;
+    ++g.count;
   }
   LegendEntry e;
   e.kind = LegendEntry::Kind::swatches;
-  e.title = "Bodies: their own colours";
+  e.title = "Bodies: own colours";
   for (const Group& g : groups) {
     if (e.swatches.size() >= max_swatches) {
       ++e.more;
@@ -73,8 +77,10 @@ LegendEntry swatch_entry(const std::vector<trajectory::BodyInfo>& bodies, std::s
       if (!g.first->host.empty() && g.first->host != g.first->name) label += " (" + g.first->host + ")";
     } else if (g.one_host && !g.first->host.empty()) {
       label = g.first->host + " (" + std::to_string(g.count) + " bodies)";
+    } else if (g.count <= kNamed) {
+      label = g.names;
     } else {
-      label = std::to_string(g.count) + " bodies";
+      label = g.names + ", … (" + std::to_string(g.count) + " bodies)";
     }
     e.swatches.push_back({g.rgb, std::move(label)});
   }
@@ -119,14 +125,14 @@ Legend make_legend(const LegendInputs& in) {
       case SpringColours::tension: {
         const double f = trajectory::kFullTensionStrain;
         legend.entries.push_back(gradient_entry(
-            "Springs: length against the start",
+            "Springs: tension",
             sample_gradient([f](double t) { return trajectory::tension_colour(1.0 - f + 2.0 * f * t, 1.0); }),
             "-" + std::to_string(static_cast<int>(std::lround(100 * f))) + " % shorter",
             "+" + std::to_string(static_cast<int>(std::lround(100 * f))) + " % longer"));
         break;
       }
       case SpringColours::traffic:
-        legend.entries.push_back(gradient_entry("Springs: bytes in the interval",
+        legend.entries.push_back(gradient_entry("Springs: traffic (bytes)",
                                                 sample_gradient([](double t) { return trajectory::traffic_colour(t, 1.0); }),
                                                 "none", "busiest pair"));
         break;
@@ -207,8 +213,15 @@ LegendLayout layout_with(const Legend& legend, int width_px, int height_px, doub
       y -= 0.1 * s;
       out.bars.push_back({LegendRect{x0, y - bar_h, content_w, bar_h}, e.samples});
       y -= bar_h + 0.15 * s;
+      // The end labels share a row when they fit beside each other, else the high one goes below.
+      const bool stacked = text_width(e.low, s) + text_width(e.high, s) + s > content_w;
+      if (stacked) text_row(e.low, x0);
       out.texts.push_back({e.high, x0 + content_w, y - 0.95 * s, true});
-      text_row(e.low, x0);
+      if (stacked) {
+        y -= line;
+      } else {
+        text_row(e.low, x0);
+      }
     } else if (e.kind == LegendEntry::Kind::swatches) {
       for (const LegendSwatch& w : e.swatches) {
         out.swatches.push_back({LegendRect{x0, y - 0.15 * s - swatch, swatch, swatch}, w.rgb});
@@ -226,6 +239,11 @@ LegendLayout layout_with(const Legend& legend, int width_px, int height_px, doub
 
 LegendLayout layout_legend(const Legend& legend, int width_px, int height_px, double text_px, double floor_px,
                            const TextWidth& text_width) {
+  if (width_px < kLegendMinWidth_px || height_px < kLegendMinHeight_px) {
+    LegendLayout none;
+    none.text_px = text_px;
+    return none;
+  }
   std::size_t most = 0;
   for (const LegendEntry& e : legend.entries) most = std::max(most, e.swatches.size());
   LegendLayout out = layout_with(legend, width_px, height_px, text_px, most, text_width);

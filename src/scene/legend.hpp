@@ -32,7 +32,7 @@ struct LegendSwatch {
 struct LegendEntry {
   enum class Kind { gradient, swatches, note };
   Kind kind = Kind::note;
-  std::string title;  ///< "Bodies: busy", "Springs: tension (length against the start)"
+  std::string title;  ///< "Bodies: busy", "Springs: tension"
   /// Gradient: the colour at kGradientSamples evenly spaced points from the low end (first) to
   /// the high end (last), both ends included; drawn linearly between them.
   std::vector<LegendRgb> samples;
@@ -115,13 +115,19 @@ struct LegendLayout {
   std::vector<Swatch> swatches;
 };
 
+/// Pictures smaller than this have no room for a key beside the run: it is left out.
+inline constexpr int kLegendMinWidth_px = 640;
+inline constexpr int kLegendMinHeight_px = 480;
+
 /// Width in pixels of a text at a character height (osgText's measure in the layer).
 using TextWidth = std::function<double(const std::string& text, double size_px)>;
 
 /// Lays the key out in the top-right corner of a width × height picture: text `text_px` high,
 /// each gradient bar 10 text heights wide (wider when a title is), swatches as squares before
 /// their names, on a backdrop whose bottom stays above `floor_px` (the dial's top): swatches that
-/// do not fit are counted in the "… and K more" line instead. Nothing when the key is empty.
+/// do not fit are counted in the "… and K more" line instead; a gradient's end labels share the
+/// row under its bar when they fit side by side. Nothing when the key is empty or the picture is
+/// smaller than kLegendMinWidth_px × kLegendMinHeight_px.
 [[nodiscard]] LegendLayout layout_legend(const Legend& legend, int width_px, int height_px, double text_px,
                                          double floor_px, const TextWidth& text_width);
 

@@ -69,9 +69,10 @@ TEST(LegendModel, OwnColoursAreSwatchesNamedByHostOrBodyThenCounted) {
   std::vector<trajectory::BodyInfo> bodies{
       body("r0", "nodeA", {1, 0, 0}), body("r1", "nodeA", {1, 0, 0}), body("r2", "nodeA", {1, 0, 0}),
       body("r3", "nodeB", {0, 1, 0}),                                   // alone: its name and host
-      body("r4", "nodeC", {0, 0, 1}), body("r5", "nodeD", {0, 0, 1}),  // two hosts: counted
+      body("r4", "nodeC", {0, 0, 1}), body("r5", "nodeD", {0, 0, 1}),  // two hosts: named
+      body("r6", "", {1, 1, 0}), body("r7", "", {1, 1, 0}), body("r8", "", {1, 1, 0}), body("r9", "", {1, 1, 0}),
   };
-  for (int k = 0; k < 12; ++k) bodies.push_back(body("x" + std::to_string(k), "", {0.5F, 0.01F * static_cast<float>(k), 0}));
+  for (int k = 0; k < 11; ++k) bodies.push_back(body("x" + std::to_string(k), "", {0.5F, 0.01F * static_cast<float>(k), 0}));
   LegendInputs in;
   in.bodies = &bodies;
   in.springs = 0;  // no springs: no spring entry
@@ -84,8 +85,9 @@ TEST(LegendModel, OwnColoursAreSwatchesNamedByHostOrBodyThenCounted) {
   EXPECT_EQ(e.swatches[0].label, "nodeA (3 bodies)");
   EXPECT_EQ(e.swatches[0].rgb, (LegendRgb{1, 0, 0}));
   EXPECT_EQ(e.swatches[1].label, "r3 (nodeB)");
-  EXPECT_EQ(e.swatches[2].label, "2 bodies");
-  EXPECT_EQ(e.swatches[3].label, "x0");
+  EXPECT_EQ(e.swatches[2].label, "r4, r5");
+  EXPECT_EQ(e.swatches[3].label, "r6, r7, r8, … (4 bodies)");
+  EXPECT_EQ(e.swatches[4].label, "x0");
 
   in.max_swatches = 3;
   EXPECT_EQ(make_legend(in).entries[0].more, 12U);
@@ -106,6 +108,25 @@ TEST(LegendModel, SpringEntriesFollowTheColouringAndFlashesAddANote) {
   in.spring_colours = SpringColours::off;
   in.flashes = false;
   EXPECT_EQ(make_legend(in).entries.at(0).kind, LegendEntry::Kind::note);
+}
+
+// Every text's baseline is inside the box, and texts on one row do not run into each other.
+void expect_texts_apart(const LegendLayout& l, const TextWidth& width) {
+  const auto extent = [&](const LegendLayout::Text& t) {
+    const double w = width(t.text, l.text_px);
+    return t.right_aligned ? std::make_pair(t.x - w, t.x) : std::make_pair(t.x, t.x + w);
+  };
+  for (std::size_t i = 0; i < l.texts.size(); ++i) {
+    const auto& a = l.texts[i];
+    EXPECT_TRUE(a.baseline > l.box.y && a.baseline < l.box.top()) << a.text;
+    EXPECT_TRUE(extent(a).first >= l.box.x && extent(a).second <= l.box.right()) << a.text;
+    for (std::size_t j = i + 1; j < l.texts.size(); ++j) {
+      const auto& b = l.texts[j];
+      if (std::abs(a.baseline - b.baseline) >= l.text_px) continue;
+      EXPECT_TRUE(extent(a).second <= extent(b).first || extent(b).second <= extent(a).first)
+          << "'" << a.text << "' runs into '" << b.text << "'";
+    }
+  }
 }
 
 TEST(LegendLayout, SitsInTheTopRightCornerAboveTheFloorAndDropsSwatchesThatDoNotFit) {
@@ -132,9 +153,7 @@ TEST(LegendLayout, SitsInTheTopRightCornerAboveTheFloorAndDropsSwatchesThatDoNot
   for (std::size_t i = 0; i < parts.size(); ++i) {
     for (std::size_t j = i + 1; j < parts.size(); ++j) EXPECT_FALSE(parts[i].overlaps(parts[j])) << i << " " << j;
   }
-  // Every text's baseline is inside the box and the texts do not share a row, except a gradient's
-  // two end labels.
-  for (const auto& t : all.texts) EXPECT_TRUE(t.baseline > all.box.y && t.baseline < all.box.top()) << t.text;
+  expect_texts_apart(all, fixed_width);
 
   // A floor higher up: swatches make way, counted in the last line.
   const LegendLayout cut = layout_legend(legend, 1280, 720, s, 520, fixed_width);
@@ -153,6 +172,28 @@ TEST(LegendLayout, SitsInTheTopRightCornerAboveTheFloorAndDropsSwatchesThatDoNot
   EXPECT_EQ(narrow.texts.at(0).text.substr(narrow.texts[0].text.size() - 3), "…");
 
   EXPECT_EQ(layout_legend(Legend{}, 640, 480, s, 100, fixed_width).box.w, 0.0) << "nothing to draw";
+  EXPECT_EQ(layout_legend(legend, 639, 480, s, 100, fixed_width).box.w, 0.0) << "no room beside the run";
+  EXPECT_EQ(layout_legend(legend, 640, 479, s, 100, fixed_width).box.w, 0.0) << "no room beside the run";
+}
+
+TEST(LegendLayout, AGradientsEndLabelsShareARowWhenTheyFitElseTheHighOneGoesBelow) {
+  LegendInputs in;
+  in.springs = 1;
+  const Legend legend = make_legend(in);
+  const auto ends = [](const LegendLayout& l) {
+    const auto low = std::find_if(l.texts.begin(), l.texts.end(), [](const auto& t) { return t.text == "-25 % shorter"; });
+    const auto high = std::find_if(l.texts.begin(), l.texts.end(), [](const auto& t) { return t.text == "+25 % longer"; });
+    EXPECT_TRUE(low != l.texts.end() && high != l.texts.end());
+    return std::make_pair(low->baseline, high->baseline);
+  };
+  const LegendLayout wide = layout_legend(legend, 1280, 720, 14, 100, fixed_width);
+  EXPECT_EQ(ends(wide).first, ends(wide).second);
+  expect_texts_apart(wide, fixed_width);
+  // Wide letters: the two labels no longer fit beside each other in 45 % of 640 px.
+  const TextWidth wide_letters = [](const std::string& t, double size) { return size * static_cast<double>(t.size()); };
+  const LegendLayout narrow = layout_legend(legend, 640, 480, 14, 100, wide_letters);
+  EXPECT_LT(ends(narrow).second, ends(narrow).first) << "high below low";
+  expect_texts_apart(narrow, wide_letters);
 }
 
 // --- pixels -------------------------------------------------------------------------------------
