@@ -8,7 +8,7 @@
 namespace kanoko::scene::layers {
 
 namespace {
-const osg::Vec4 kBackdrop{0.0F, 0.0F, 0.0F, 0.62F};   // the inspect panel's
+const osg::Vec4 kBackdrop{0.02F, 0.02F, 0.03F, 0.85F};  // what it covers hardly shows through
 const osg::Vec4 kFrame{0.55F, 0.58F, 0.64F, 0.9F};     // a thin line around bars and swatches
 
 osg::ref_ptr<osg::Vec3Array> rect_vertices(const LegendRect& r) {
@@ -67,10 +67,10 @@ void LegendLayer::set(const Legend& legend, bool on, int width_px, int height_px
     geode_->setNodeMask(0U);
     return;
   }
-  // The panels' text size (HudLayer: 0.8 of the dial label, at least 11 px); the key stays above
-  // the dial with half a line to spare.
+  // The panels' text size (HudLayer: 0.8 of the dial label, at least 11 px); the key stays in the
+  // top half of the picture (the run is in the middle) and above the dial with half a line to spare.
   const double text_px = std::max(11.0, 0.8 * dial.label_size_px);
-  const double floor_px = dial.centre_y_px + dial.radius_px + 0.5 * text_px;
+  const double floor_px = std::max(dial.centre_y_px + dial.radius_px + 0.5 * text_px, 0.5 * height_px);
   layout_ = layout_legend(legend, width_px, height_px, text_px, floor_px,
                           [this](const std::string& s, double size) { return text_width(s, size); });
   geode_->addDrawable(make_flat(rect_vertices(layout_.box).get(), GL_TRIANGLE_FAN, kBackdrop, 16).get());

@@ -1,6 +1,6 @@
 // The colour key in the HUD of pictures and videos (`kanoko render`): the legend model
-// (src/scene/legend.hpp) drawn as a small boxed key in the top-right corner, above the dial and
-// away from the caption in the bottom-left corner: gradient bars as quads with a colour per sample,
+// (src/scene/legend.hpp) drawn as a small boxed key in the top-right corner, in the top half of
+// the picture (so above the dial) and away from the caption in the bottom-left corner: gradient bars as quads with a colour per sample,
 // swatches as squares, text at 0.8 of the dial label's size (the inspect panel's rule, about
 // 14 px at 1280×720). The viewer shows the same model in its ImGui side panel instead.
 #pragma once
