@@ -85,8 +85,9 @@ int cmd_render(const Args& args) {
       "--trail and --textures override it.\n\n"
       "A colour key sits in the top-right corner, above the dial: what colours the bodies (the\n"
       "colour formula's map with its range and quantity, or the run's own colours named by host\n"
-      "or body, at most 10 then a count) and the springs (tension or traffic scale);\n"
-      "--no-legend leaves it out. The caption (trace and mapping) is in the bottom-left corner.",
+      "or body, at most 10 then a count) and the springs (tension or traffic scale), in\n"
+      "pictures of at least 640x480; --no-legend leaves it out. The caption (trace and mapping)\n"
+      "is in the bottom-left corner.",
       "  kanoko render ring.kntj -o ring.png\n"
       "  kanoko render ring.kntj --frame 1.5 --size 1280x720 -o ring-1.5s.png\n"
       "  kanoko render ring.kntj -o ring.mp4 --camera orbit --fps 30 --size 1280x720\n"
