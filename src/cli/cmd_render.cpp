@@ -82,7 +82,12 @@ int cmd_render(const Args& args) {
       "says why and does not mux the silent track into the video (--silent-track does).\n\n"
       "The [visual] section of the run's mapping (docs/mapping-language.md) sets body colours (a\n"
       "formula through a colour map), sizes, a texture image, label text and trails; --labels,\n"
-      "--trail and --textures override it.",
+      "--trail and --textures override it.\n\n"
+      "A colour key sits in the top-right corner, above the dial: what colours the bodies (the\n"
+      "colour formula's map with its range and quantity, or the run's own colours named by host\n"
+      "or body, at most 10 then a count) and the springs (tension or traffic scale), in\n"
+      "pictures of at least 640x480; --no-legend leaves it out. The caption (trace and mapping)\n"
+      "is in the bottom-left corner.",
       "  kanoko render ring.kntj -o ring.png\n"
       "  kanoko render ring.kntj --frame 1.5 --size 1280x720 -o ring-1.5s.png\n"
       "  kanoko render ring.kntj -o ring.mp4 --camera orbit --fps 30 --size 1280x720\n"
@@ -102,6 +107,7 @@ int cmd_render(const Args& args) {
   std::string textures;
   std::string labels;
   bool flashes = false;
+  bool no_legend = false;
   bool silent_track = false;
   std::string hrtf_text;
   po::options_description options("Options");
@@ -139,6 +145,8 @@ int cmd_render(const Args& args) {
       "labels beside the bodies: --labels shows names, --labels=rank|host|index other text, "
       "--labels=none hides them (default: [visual] labels of the run's mapping)")(
       "trail", po::value<double>(), "trails of this many trace seconds (default: [visual] trails)")(
+      "no-legend", po::bool_switch(&no_legend),
+      "leave out the colour key (top-right corner: body colours, spring colours)")(
       "backend", po::value<std::string>(&backend_text)->default_value("auto"),
       "offscreen OpenGL: auto (GLX if DISPLAY is set, else EGL), glx or egl");
   po::positional_options_description positional;
@@ -170,6 +178,7 @@ int cmd_render(const Args& args) {
   scene::VisualOptions visual;
   visual.spring_colours = scene::parse_spring_colours(springs, "--springs");
   visual.flashes = flashes;
+  visual.legend = !no_legend;
   scene::VisualOverrides overrides;
   if (vm.count("textures") != 0U) overrides.textures = scene::parse_body_textures(textures, "--textures");
   if (vm.count("labels") != 0U) overrides.labels = scene::parse_label_kind(labels, "--labels");

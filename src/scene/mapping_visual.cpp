@@ -141,7 +141,10 @@ BodyFormulas::BodyFormulas(const mapping::Mapping& m, const trajectory::Reader& 
                                          "; simulate it again to store busy, communicating and idle)");
     }
   }
-  if (colour) colour_ = mapping::Expression(*colour, vars_.data());
+  if (colour) {
+    colour_ = mapping::Expression(*colour, vars_.data());
+    colour_text_ = colour->text;
+  }
   if (m.visual.scale) scale_ = mapping::Expression(*m.visual.scale, vars_.data());
 
   rank_.resize(n);

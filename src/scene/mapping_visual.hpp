@@ -97,6 +97,8 @@ class BodyFormulas {
   [[nodiscard]] mapping::ColourMap colour_map() const { return map_; }
   /// The values mapped to the two ends of the colour map.
   [[nodiscard]] std::array<double, 2> colour_range() const { return range_; }
+  /// The colour formula's text ("load" when [visual] gives only the map or the range).
+  [[nodiscard]] const std::string& colour_text() const { return colour_text_; }
   /// The largest scale over the run (the home view makes room for it).
   [[nodiscard]] double max_scale() const { return max_scale_; }
 
@@ -107,6 +109,7 @@ class BodyFormulas {
   void evaluate(const trajectory::Reader& reader, std::size_t k, bool check);
 
   mapping::ColourMap map_;
+  std::string colour_text_;
   std::array<double, mapping::kBodyVarCount> vars_{};
   mapping::Expression colour_;
   mapping::Expression scale_;

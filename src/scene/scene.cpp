@@ -16,6 +16,7 @@
 #include "src/scene/layers/dial_layer.hpp"
 #include "src/scene/layers/hud_layer.hpp"
 #include "src/scene/layers/labels_layer.hpp"
+#include "src/scene/layers/legend_layer.hpp"
 #include "src/scene/layers/springs_layer.hpp"
 #include "src/scene/layers/trails_layer.hpp"
 #include "src/scene/mapping_visual.hpp"
@@ -215,6 +216,8 @@ TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px,
   hud_text_ = std::make_unique<layers::HudLayer>();
   hud_->addChild(dial_layer_->node());
   hud_->addChild(hud_text_->node());
+  legend_layer_ = std::make_unique<layers::LegendLayer>();
+  hud_->addChild(legend_layer_->node());
   root_->addChild(hud_.get());
 
   compute_colours();
@@ -235,8 +238,26 @@ void TrajectoryScene::use_mapping_formulas(const mapping::Mapping& m, const std:
   }
   (void)formulas_->update(*reader_, frame_.time_s);
   compute_colours();
+  refresh_legend();
   set_time(frame_.time_s);
 }
+
+void TrajectoryScene::refresh_legend() {
+  const auto& meta = reader_->meta();
+  LegendInputs in;
+  in.bodies = &meta.bodies;
+  if (formulas_ && formulas_->has_colour()) {
+    in.body_scale = BodyColourScale{formulas_->colour_map(), formulas_->colour_range(), formulas_->colour_text()};
+  }
+  // Cloud-drawn runs draw no springs.
+  in.springs = style_ == BodyStyle::cloud ? 0 : meta.edges.size();
+  in.spring_colours = visual_.spring_colours;
+  in.flashes = visual_.flashes;
+  legend_ = make_legend(in);
+  legend_layer_->set(legend_, visual_.legend, width_px_, height_px_, dial_);
+}
+
+const LegendLayout& TrajectoryScene::legend_layout() const { return legend_layer_->layout(); }
 
 osg::Vec3 TrajectoryScene::body_colour(std::size_t i) const {
   // Highlighting dims the bodies that were not found.
@@ -279,6 +300,7 @@ void TrajectoryScene::set_window_size(int width_px, int height_px) {
   hud_->setProjectionMatrixAsOrtho2D(0.0, width_px_, 0.0, height_px_);
   dial_layer_->layout(dial_);
   hud_text_->layout(width_px_, height_px_, dial_);
+  refresh_legend();
 }
 
 void TrajectoryScene::set_status(const std::string& text) { hud_text_->set_status(text); }
@@ -378,6 +400,7 @@ void TrajectoryScene::set_visual(const VisualOptions& options) {
   trails_->set_length(visual_.trail_s);
   labels_->set_labels(visual_.labels, visual_.label_text, reader_->meta());
   if (textures_changed) bodies_->set_textures(visual_.textures, visual_.texture_image.get(), reader_->meta());
+  refresh_legend();
   set_time(frame_.time_s);
 }
 

@@ -28,6 +28,7 @@
 #include "src/mapping/mapping.hpp"
 #include "src/scene/dial.hpp"
 #include "src/scene/inspect.hpp"
+#include "src/scene/legend.hpp"
 #include "src/scene/layers/frame_state.hpp"
 #include "src/scene/layers/scene_graph.hpp"
 #include "src/scene/layers/visual_options.hpp"
@@ -45,6 +46,7 @@ class TrailsLayer;
 class LabelsLayer;
 class DialLayer;
 class HudLayer;
+class LegendLayer;
 }  // namespace layers
 
 /// Bounding sphere of every body over the whole run, sphere radii included: the positions of up
@@ -192,6 +194,11 @@ class TrajectoryScene {
   [[nodiscard]] const VisualOptions& visual() const { return visual_; }
   /// Current colour of spring e (tension colour, neutral, or the highlight when selected).
   [[nodiscard]] osg::Vec3 spring_colour(std::size_t e) const;
+  /// The colour key of what the scene shows now (body colours, spring colours, flashes): the
+  /// viewer's side panel draws it, and the HUD box when visual().legend is on.
+  [[nodiscard]] const Legend& legend() const { return legend_; }
+  /// Where the HUD box draws the key (an empty box when visual().legend is off).
+  [[nodiscard]] const LegendLayout& legend_layout() const;
   /// The HUD camera (pixels, y up), where the viewer adds its panels.
   [[nodiscard]] osg::Camera* hud() const { return hud_.get(); }
 
@@ -207,6 +214,8 @@ class TrajectoryScene {
   void update_layers();
   /// The inspect text for the selection at frame_.time_s, from the run (empty without one).
   [[nodiscard]] std::string inspect_text_now() const;
+  /// legend_ from the formulas and the visual options, and the HUD box from it.
+  void refresh_legend();
   /// Ratio drawn radius / base radius of body i from the mass statistic at the current time.
   [[nodiscard]] double mass_scale(std::size_t i) const;
 
@@ -238,6 +247,8 @@ class TrajectoryScene {
   std::unique_ptr<layers::LabelsLayer> labels_;
   std::unique_ptr<layers::DialLayer> dial_layer_;
   std::unique_ptr<layers::HudLayer> hud_text_;
+  std::unique_ptr<layers::LegendLayer> legend_layer_;
+  Legend legend_;
 };
 
 }  // namespace kanoko::scene

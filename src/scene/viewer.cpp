@@ -656,9 +656,6 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
       std::fprintf(stderr, "kanoko view: the session was not saved: %s\n", e.what());
     }
   };
-  if (options.mapping && scene.formulas() != nullptr && scene.formulas()->has_colour()) {
-    ui.set_colour_quantity(options.mapping->visual.colour ? options.mapping->visual.colour->text : "load");
-  }
   osg::ref_ptr<ImGuiOverlay> overlay = new ImGuiOverlay([&ui] { ui.build(); });
 
   // Declared after the clock, scene and panel it refers to, so it is destroyed first.

@@ -312,87 +312,42 @@ void ViewerUi::build_selection() {
 void ViewerUi::build_legend() {
   if (!ImGui::CollapsingHeader("Legend", ImGuiTreeNodeFlags_DefaultOpen)) return;
   note("side.legend");
+  // What is coloured and by which scale: the scene's legend model (src/scene/legend.hpp), the
+  // one `kanoko render` boxes in its pictures.
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float bar_w = std::max(120.0F, ImGui::GetContentRegionAvail().x - 8);
   const float bar_h = 12;
-  auto gradient = [&](const auto& colour_of, const char* left, const char* right) {
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    constexpr int kSteps = 32;
-    for (int k = 0; k < kSteps; ++k) {
-      const double t0 = static_cast<double>(k) / kSteps;
-      const auto c = colour_of(t0 + 0.5 / kSteps);
-      const float x0 = p.x + bar_w * static_cast<float>(k) / kSteps;
-      dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x0 + bar_w / kSteps + 1, p.y + bar_h),
-                        rgba(static_cast<int>(255 * c[0]), static_cast<int>(255 * c[1]), static_cast<int>(255 * c[2])));
-    }
-    ImGui::Dummy(ImVec2(bar_w, bar_h));
-    ImGui::TextUnformatted(left);
-    const float rw = ImGui::CalcTextSize(right).x;
-    ImGui::SameLine(std::max(0.0F, bar_w - rw));
-    ImGui::TextUnformatted(right);
+  const auto colour = [](const LegendRgb& c) {
+    return rgba(static_cast<int>(255 * c[0]), static_cast<int>(255 * c[1]), static_cast<int>(255 * c[2]));
   };
-  // Bodies: the colour formula through its map, or the run's own colours.
-  const BodyFormulas* f = scene_.formulas();
-  if (f != nullptr && f->has_colour()) {
-    ImGui::TextWrapped("Body colour: %s", colour_quantity_.empty() ? "the mapping's colour formula" : colour_quantity_.c_str());
-    const auto range = f->colour_range();
-    char lo[32];
-    char hi[32];
-    std::snprintf(lo, sizeof lo, "%.4g", range[0]);
-    std::snprintf(hi, sizeof hi, "%.4g", range[1]);
-    const mapping::ColourMap map = f->colour_map();
-    gradient([map](double t) { return mapping::colour_at(map, t); }, lo, hi);
-  } else {
-    ImGui::TextUnformatted("Body colours (the run's own):");
-    // One swatch per distinct colour, named by its host when all its bodies share one.
-    struct Swatch {
-      std::array<float, 3> rgb;
-      std::string what;
-      std::size_t count = 0;
-    };
-    std::vector<Swatch> swatches;
-    for (const auto& b : reader_.meta().bodies) {
-      auto it = std::find_if(swatches.begin(), swatches.end(), [&](const Swatch& w) { return w.rgb == b.colour_rgb; });
-      if (it == swatches.end()) {
-        if (swatches.size() >= 24) continue;
-        swatches.push_back({b.colour_rgb, b.host.empty() ? b.name : "host " + b.host, 0});
-        it = swatches.end() - 1;
-      } else if (it->what != "host " + b.host) {
-        it->what = "";
+  const Legend& legend = scene_.legend();
+  for (std::size_t k = 0; k < legend.entries.size(); ++k) {
+    const LegendEntry& e = legend.entries[k];
+    if (k > 0) ImGui::Spacing();
+    ImGui::TextWrapped("%s", e.title.c_str());
+    if (e.kind == LegendEntry::Kind::gradient && e.samples.size() >= 2) {
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float step = bar_w / static_cast<float>(e.samples.size() - 1);
+      for (std::size_t j = 0; j + 1 < e.samples.size(); ++j) {
+        const float x0 = p.x + step * static_cast<float>(j);
+        const ImU32 c0 = colour(e.samples[j]);
+        const ImU32 c1 = colour(e.samples[j + 1]);
+        dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x0 + step, p.y + bar_h), c0, c1, c1, c0);
       }
-      ++it->count;
+      ImGui::Dummy(ImVec2(bar_w, bar_h));
+      ImGui::TextUnformatted(e.low.c_str());
+      const float rw = ImGui::CalcTextSize(e.high.c_str()).x;
+      ImGui::SameLine(std::max(0.0F, bar_w - rw));
+      ImGui::TextUnformatted(e.high.c_str());
     }
-    for (const Swatch& w : swatches) {
-      ImGui::ColorButton("##swatch", ImVec4(w.rgb[0], w.rgb[1], w.rgb[2], 1.0F), ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+    for (const LegendSwatch& w : e.swatches) {
+      ImGui::ColorButton("##swatch", ImVec4(w.rgb[0], w.rgb[1], w.rgb[2], 1.0F), ImGuiColorEditFlags_NoTooltip,
+                         ImVec2(12, 12));
       ImGui::SameLine();
-      if (w.what.empty()) {
-        ImGui::Text("%zu bodies", w.count);
-      } else {
-        ImGui::Text("%s (%zu)", w.what.c_str(), w.count);
-      }
+      ImGui::TextUnformatted(w.label.c_str());
     }
+    if (e.more > 0) ImGui::Text("... and %zu more", e.more);
   }
-  ImGui::Spacing();
-  switch (scene_.visual().spring_colours) {
-    case SpringColours::tension:
-      ImGui::TextUnformatted("Springs: tension (length against the start)");
-      gradient([](double t) {
-        const osg::Vec3 c = tension_colour(0.75 + 0.5 * t, 1.0);
-        return std::array<float, 3>{c.x(), c.y(), c.z()};
-      }, "-25 % shorter", "+25 % longer");
-      break;
-    case SpringColours::traffic:
-      ImGui::TextUnformatted("Springs: bytes in the current interval");
-      gradient([](double t) {
-        const osg::Vec3 c = traffic_colour(t, 1.0);
-        return std::array<float, 3>{c.x(), c.y(), c.z()};
-      }, "none", "busiest pair");
-      break;
-    case SpringColours::off:
-      ImGui::TextUnformatted("Springs: not coloured (k cycles)");
-      break;
-  }
-  if (scene_.visual().flashes) ImGui::TextWrapped("Flashes: pairs talking in the current interval, brighter for more bytes.");
   ImGui::TextWrapped("Timeline: orange bars bytes exchanged, green line mean busy fraction; shaded: settling.");
 }
 

@@ -159,9 +159,6 @@ class ViewerUi {
     toggles_.help = !toggles_.help;
     if (toggles_.help) toggles_.side = true;
   }
-  /// What the body colour formula shows (its text), for the legend; empty: bodies keep the
-  /// run's own colours.
-  void set_colour_quantity(std::string q) { colour_quantity_ = std::move(q); }
   /// The companion views to show in the left column (null: the run has none); they must
   /// outlive the interface.
   void set_view_panels(ViewPanels* panels) { panels_ = panels; }
@@ -231,7 +228,6 @@ class ViewerUi {
   std::optional<std::pair<double, double>> range_for_;  ///< the selection range_ was asked for
   std::optional<double> drag_anchor_s_;                 ///< shift-drag start of a range selection
   bool seeking_ = false;                                ///< the playhead is being dragged
-  std::string colour_quantity_;
   std::function<std::optional<std::size_t>(double, double)> picker_;
   ViewPanels* panels_ = nullptr;
   double views_w_ = 420;

@@ -51,6 +51,10 @@ struct VisualOptions {
   /// One image on every body (the mapping's [visual] texture), used while `textures` is none;
   /// mesh-drawn bodies only. Null: none.
   osg::ref_ptr<osg::Image> texture_image;
+  /// The colour key (src/scene/legend.hpp) boxed in the top-right corner of the HUD: pictures and
+  /// videos draw it (`kanoko render`, off with --no-legend); the viewer shows the key in its side
+  /// panel instead.
+  bool legend = false;
 };
 
 /// The folder of the shipped body textures: $KANOKO_ASSETS/textures, else the source tree's
