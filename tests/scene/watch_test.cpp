@@ -28,7 +28,11 @@ namespace {
 using test::TempDir;
 namespace fs = std::filesystem;
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kBodies = 400;  // AddressSanitizer makes each step about ten times dearer
+#else
 constexpr int kBodies = 1000;
+#endif
 
 /// A ring of kBodies bodies with an all-pairs repulsion (so that each step costs), traffic for
 /// 1 s of trace time, then `settle_s` of settling: a run that takes a while to simulate.
