@@ -42,7 +42,9 @@ FULL = {
     "forces_args": [],
     "smpi_args": ["--smpi-iters", "200", "--repeat", "5"],
     "formats_args": ["--formats-mb", "200", "--repeat", "3"],
-    "viewer_args": [],  # 10 000 ranks, about 1 GB
+    # 10 000 ranks, about 1 GB; a given mapping: the inferred one calibrates with a whole
+    # simulation before the first frame (docs/viewer.md, "Watching a simulation").
+    "viewer_args": ["--mapping", str(SOURCE / "mappings/ring.toml")],
     "trajectory_args": ["--bodies", "1000", "--frames", "400", "--repeat", "3"],
 }
 QUICK = {
@@ -189,8 +191,9 @@ def viewer_rows(build, logdir, args):
     if not lines:
         raise BenchError(f"bench_viewer --watch printed no BENCH line (see {logdir})")
     v = lines[-1]
+    mapping = f", {Path(args[args.index('--mapping') + 1]).relative_to(SOURCE)}" if "--mapping" in args else ""
     return [("time to the first frame of `kanoko view TRACE` while it simulates (s)",
-             f"{count(int(v['ranks']))} ranks, {fmt(float(v['mb']))} MB", float(v["first_frame_s"]),
+             f"{count(int(v['ranks']))} ranks, {fmt(float(v['mb']))} MB{mapping}", float(v["first_frame_s"]),
              "`kanoko info TRACE` (reading the trace alone)", float(v["info_s"]))]
 
 
