@@ -282,14 +282,15 @@ def main():
         rows += ingest_rows(build, logdir, sizes["smpi_args"], sizes["formats_args"])
         rows += viewer_rows(build, logdir, sizes["viewer_args"])
         rows += trajectory_rows(build, logdir, sizes["trajectory_args"])
-    except (BenchError, OSError, ValueError, KeyError) as e:
+        info["load_end"] = load_average()
+        page = render(rows, info, args.quick)
+    except (BenchError, OSError, ValueError, KeyError, ZeroDivisionError) as e:
         print(f"speed-table: error: {e}", file=sys.stderr)
         print(f"speed-table: {out} not written; bench outputs in {logdir}", file=sys.stderr)
         return 1
-    info["load_end"] = load_average()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(render(rows, info, args.quick))
+    tmp.write_text(page)
     os.replace(tmp, out)  # never a half-written table
     if not args.logs:
         shutil.rmtree(logdir, ignore_errors=True)
