@@ -18,6 +18,7 @@
 //                              communication pulls, friction, masses, state update; the tree built
 //                              at the step's first evaluation and refitted at the three others
 //   Rk4StepV1/N/threads        the same with the baseline: barnes-hut-v1, a tree per evaluation
+//                              (both at N = 1 000, 10 000, 100 000 and 1 000 000, 2 threads)
 //   SimulateWrite/N/k          `kanoko simulate` on a generated trace (RK4, 20 steps) with a frame
 //                              every k steps; the share of wall time spent writing the trajectory
 //                              (frames and the final commit, which syncs the file to disk)
@@ -30,6 +31,8 @@
 //   --benchmark_filter='^BarnesHut(V1)?/|Rk4Step' --benchmark_enable_random_interleaving=true
 // (interleaved repetitions: a change of load hits the evaluator and its baseline alike). The
 // machine is shared: run it when it is quiet, and compare ratios from one run.
+// Machine-readable results: --benchmark_out=FILE --benchmark_out_format=json (Google Benchmark's
+// own), which scripts/speed-table.py reads for docs/speed.md.
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 
@@ -260,11 +263,15 @@ void BarnesHutTuning(benchmark::State& state) {
   evaluate_forces(state, o, static_cast<std::size_t>(state.range(0)), 2);
 }
 
-// The current evaluator and the baseline, registered alike so that the table can take ratios.
-[[maybe_unused]] const bool kComparisonRegistered = [] {
-  for (const auto& [name, fn] : {std::pair{"BarnesHut", &BarnesHut}, std::pair{"BarnesHutV1", &BarnesHutV1}}) {
+using BenchFunction = void (*)(benchmark::State&);
+
+/// Registers `current` and `baseline` alike, so that the tables can take ratios: at `sizes` (the
+/// products of N and threads), and at N = 1 000 000 on 2 threads once per repetition.
+bool register_with_baseline(std::pair<const char*, BenchFunction> current, std::pair<const char*, BenchFunction> baseline,
+                            const std::vector<std::vector<std::int64_t>>& sizes) {
+  for (const auto& [name, fn] : {current, baseline}) {
     benchmark::RegisterBenchmark(name, fn)
-        ->ArgsProduct({{10'000, 100'000}, {1, 2}})
+        ->ArgsProduct(sizes)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->Repetitions(kRepetitions);
@@ -276,7 +283,11 @@ void BarnesHutTuning(benchmark::State& state) {
         ->Repetitions(kRepetitions);
   }
   return true;
-}();
+}
+
+// The current evaluator and the baseline.
+[[maybe_unused]] const bool kComparisonRegistered =
+    register_with_baseline({"BarnesHut", &BarnesHut}, {"BarnesHutV1", &BarnesHutV1}, {{10'000, 100'000}, {1, 2}});
 // Direct summation around the `auto` threshold, and the exact 1k case.
 BENCHMARK(Direct)
     ->ArgsProduct({{1'000, 2'048, 4'096}, {2}})
@@ -351,8 +362,10 @@ void rk4_step(benchmark::State& state, bool baseline) {
 }
 void Rk4Step(benchmark::State& state) { rk4_step(state, false); }
 void Rk4StepV1(benchmark::State& state) { rk4_step(state, true); }
-BENCHMARK(Rk4Step)->Args({100'000, 2})->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(kRepetitions);
-BENCHMARK(Rk4StepV1)->Args({100'000, 2})->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(kRepetitions);
+// 1k to 1M bodies, the current evaluator and the baseline alike (issue 15, point 6: the speed
+// table of docs/speed.md); the 1M-body step runs once per repetition.
+[[maybe_unused]] const bool kRk4Registered =
+    register_with_baseline({"Rk4Step", &Rk4Step}, {"Rk4StepV1", &Rk4StepV1}, {{1'000, 10'000, 100'000}, {2}});
 
 // ---------------------------------------------------------------------------------------------
 // Trajectory writing during a simulation

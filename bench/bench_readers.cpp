@@ -37,6 +37,16 @@
 // timeline (1000 bins over the run) with --threads and on one thread, pj_dump and pj_dump -q read
 // it in the same run, and the ratios are printed.
 //
+// With --formats (issue 15, point 6: the speed table), one trace of --formats-mb MB per format is
+// written (the SMPI-shaped Pajé trace, Paraver, OTF2 through libotf2's writer, Chrome trace-event
+// JSON and native; the same 64 ranks computing, sending to a neighbour and waiting), and each is
+// read by Kanoko into the timeline and by a baseline program on the same file in the same run:
+// pj_dump for Pajé, otf2-print for OTF2, and `wc -l` (the lines counted, the floor of any reader
+// of a text file) for the formats that have no reference reader in Debian.
+//
+// Every measurement is also printed as one machine-readable line (scripts/speed-table.py reads
+// them): `BENCH bench=readers case=CASE tool=TOOL mb=.. wall_s=.. cpu_s=.. peak_mib=..`.
+//
 // Targets (issue 3): Pajé ≥ 20× pj_dump's throughput, native ≥ 300 MB/s, peak memory independent
 // of the trace's length.
 #include <sys/resource.h>
@@ -56,10 +66,13 @@
 #include <string>
 #include <vector>
 
+#include <otf2/otf2.h>
+
 #include "src/base/error.hpp"
 #include "src/trace/line_batches.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
+#include "tests/trace/otf2_writing.hpp"  // libotf2's writer, as the tests use it
 
 namespace {
 
@@ -80,6 +93,8 @@ struct Options {
   bool smpi = false;        ///< --smpi: a real SimGrid SMPI trace (generated, or --smpi-trace)
   int smpi_iters = 200;     ///< --smpi-iters: iterations of the generated halo run
   fs::path smpi_trace;      ///< --smpi-trace: the SMPI trace to read instead of generating one
+  bool formats = false;     ///< --formats: one trace per format, each against its baseline program
+  double formats_mb = 200;  ///< --formats-mb: length of each of those traces
   int threads = 0;  ///< reader threads (ReaderOptions::threads): 0 one per core
   int repeat = 3;   ///< Kanoko runs per measurement (the median is reported)
   fs::path dir = fs::temp_directory_path();
@@ -106,6 +121,9 @@ struct Options {
       "                      Debian libsimgrid-dev), then Kanoko and pj_dump read it (ratios from the same run)\n"
       "  --smpi-iters N      iterations of that run (default 200: about 24 MB)\n"
       "  --smpi-trace FILE   with --smpi: read this SMPI Pajé trace instead of generating one\n"
+      "  --formats           one trace per format (Pajé, Paraver, OTF2, Chrome JSON, native), --formats-mb long,\n"
+      "                      each read by Kanoko and by its baseline: pj_dump, otf2-print, else wc -l\n"
+      "  --formats-mb N      length of each of those traces in MB (default 200)\n"
       "  --repeat N          Kanoko runs per measurement, the median reported (default 3)\n"
       "  --threads N         reader threads in all (0: one per core, the default; 1: the calling thread only)\n"
       "  --read FILE         only read FILE into a timeline in this process (to run under a profiler)\n",
@@ -166,6 +184,10 @@ Options parse(int argc, char** argv) {
       o.smpi_iters = static_cast<int>(number(1, 100000));
     } else if (a == "--smpi-trace") {
       o.smpi_trace = value();
+    } else if (a == "--formats") {
+      o.formats = true;
+    } else if (a == "--formats-mb") {
+      o.formats_mb = number(0.1, 1e6);
     } else {
       std::fprintf(stderr, "kanoko_bench_readers: unknown option '%s'\n", a.c_str());
       usage(2);
@@ -372,6 +394,163 @@ double write_native(const fs::path& p, std::uint64_t bytes, int nodes) {
   return static_cast<double>(count * 100) * 1e-6;
 }
 
+
+/// Writes `count` rounds with write_round(round, t0 in µs, partner shift), as rounds() does, for
+/// formats whose header gives the end time: `count` comes from rounds_for().
+template <typename F>
+void rounds_exactly(std::uint64_t count, std::uint64_t n, F write_round) {
+  for (std::uint64_t round = 0; round < count; ++round) {
+    write_round(round, round * 100, 1 + round % std::min<std::uint64_t>(4, n - 1));
+  }
+}
+
+/// The number of rounds that make about `bytes`, from the length of the first 16 written to
+/// /dev/null by `write_some(out, rounds)`.
+template <typename F>
+std::uint64_t rounds_for(std::uint64_t bytes, F write_some) {
+  constexpr std::uint64_t kSample = 16;
+  Out sample("/dev/null");
+  write_some(sample, kSample);
+  return std::max<std::uint64_t>(1, bytes * kSample / std::max<std::uint64_t>(1, sample.written()));
+}
+
+/// A Paraver trace (.prv with its .pcf and .row): every task runs, sends to a neighbour (a
+/// communication record with logical and physical times) and waits a message. Returns its
+/// duration in seconds.
+double write_paraver(const fs::path& p, std::uint64_t bytes, int tasks) {
+  const auto n = static_cast<std::uint64_t>(tasks);
+  const auto body = [n](Out& o, std::uint64_t count) {
+    rounds_exactly(count, n, [&](std::uint64_t round, std::uint64_t t0, std::uint64_t shift) {
+      // In time order, as Paraver's tools write records: the running states, the sends, the waits.
+      for (std::uint64_t r = 1; r <= n; ++r) o << "1:" << r << ":1:" << r << ":1:" << t0 << ':' << t0 + 40 << ":1\n";
+      for (std::uint64_t r = 1; r <= n; ++r) {
+        const std::uint64_t d = (r - 1 + shift) % n + 1;
+        o << "3:" << r << ":1:" << r << ":1:" << t0 + 40 << ':' << t0 + 40 << ':' << d << ":1:" << d << ":1:" << t0 + 50
+          << ':' << t0 + 60 << ':' << 64 + (r * 131 + round * 17) % 65536 << ":7\n";
+      }
+      for (std::uint64_t r = 1; r <= n; ++r) o << "1:" << r << ":1:" << r << ":1:" << t0 + 40 << ':' << t0 + 60 << ":3\n";
+    });
+  };
+  const std::uint64_t count = rounds_for(bytes, body);
+  {
+    Out o(p);
+    o << "#Paraver (01/01/2026 at 00:00):" << count * 100 << "_us:1(" << n << "):1:" << n << '(';
+    for (std::uint64_t r = 1; r <= n; ++r) o << (r > 1 ? "," : "") << "1:1";
+    o << ")\n";
+    body(o, count);
+  }
+  Out pcf(fs::path(p).replace_extension(".pcf"));
+  pcf << "STATES\n0 Idle\n1 Running\n3 Waiting a message\n\n";
+  Out row(fs::path(p).replace_extension(".row"));
+  row << "LEVEL TASK SIZE " << n << '\n';
+  for (std::uint64_t r = 0; r < n; ++r) row << "rank-" << r << '\n';
+  return static_cast<double>(count * 100) * 1e-6;
+}
+
+/// A Chrome trace-event JSON file: per round every thread has an `X` slice "compute", then a flow
+/// (`s` with args.bytes, `f` at the receiver) and an `X` slice "MPI_Wait". Returns its duration.
+double write_chrome(const fs::path& p, std::uint64_t bytes, int threads) {
+  Out o(p);
+  const auto n = static_cast<std::uint64_t>(threads);
+  o << "{\"traceEvents\":[\n";
+  for (std::uint64_t r = 0; r < n; ++r) {
+    o << "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":" << r << ",\"args\":{\"name\":\"rank-" << r << "\"}},\n";
+  }
+  const std::uint64_t count = rounds(o, bytes, n, [&](std::uint64_t round, std::uint64_t t0, std::uint64_t shift) {
+    for (std::uint64_t r = 0; r < n; ++r) {
+      const std::uint64_t d = (r + shift) % n;
+      const std::uint64_t id = round * n + r;
+      o << "{\"name\":\"compute\",\"ph\":\"X\",\"pid\":1,\"tid\":" << r << ",\"ts\":" << t0 << ",\"dur\":40},\n";
+      o << "{\"name\":\"msg\",\"cat\":\"mpi\",\"ph\":\"s\",\"id\":" << id << ",\"pid\":1,\"tid\":" << r << ",\"ts\":" << t0 + 40
+        << ",\"args\":{\"bytes\":" << 64 + (r * 131 + round * 17) % 65536 << "}},\n";
+      o << "{\"name\":\"msg\",\"cat\":\"mpi\",\"ph\":\"f\",\"bp\":\"e\",\"id\":" << id << ",\"pid\":1,\"tid\":" << d
+        << ",\"ts\":" << t0 + 60 << "},\n";
+      o << "{\"name\":\"MPI_Wait\",\"ph\":\"X\",\"pid\":1,\"tid\":" << r << ",\"ts\":" << t0 + 40 << ",\"dur\":20},\n";
+    }
+  });
+  o << "{\"name\":\"end\",\"ph\":\"i\",\"pid\":1,\"tid\":0,\"ts\":" << count * 100 << "}\n]}\n";
+  return static_cast<double>(count * 100) * 1e-6;
+}
+
+/// The bytes of every file under `p` (an OTF2 archive), or of the file `p`.
+std::uint64_t bytes_under(const fs::path& p) {
+  if (!fs::is_directory(p)) return fs::file_size(p);
+  std::uint64_t total = 0;
+  for (const auto& e : fs::recursive_directory_iterator(p)) {
+    if (e.is_regular_file()) total += e.file_size();
+  }
+  return total;
+}
+
+/// An OTF2 archive in folder `dir` (anchor dir/traces.otf2) written with libotf2: `ranks` MPI
+/// ranks, per round Enter/Leave "compute", MpiSend to a neighbour, Enter "MPI_Wait", MpiRecv from
+/// the other side, Leave. Timer: 1 µs ticks. `count` rounds.
+void write_otf2_rounds(const fs::path& dir, std::uint64_t count, int ranks) {
+  OTF2_Archive* a = kanoko::trace::testing::open_otf2_for_writing(dir);
+  if (a == nullptr) throw std::runtime_error("libotf2 cannot create an archive in " + dir.string());
+  const auto n = static_cast<std::uint64_t>(ranks);
+  enum : OTF2_RegionRef { kCompute = 0, kWait = 1 };
+  std::vector<OTF2_EvtWriter*> w(n);
+  for (std::uint64_t r = 0; r < n; ++r) w[r] = OTF2_Archive_GetEvtWriter(a, r);
+  rounds_exactly(count, n, [&](std::uint64_t round, std::uint64_t t0, std::uint64_t shift) {
+    for (std::uint64_t r = 0; r < n; ++r) {
+      const std::uint64_t size = 64 + (r * 131 + round * 17) % 65536;
+      const std::uint64_t src = (r + n - shift) % n;
+      const std::uint64_t src_size = 64 + (src * 131 + round * 17) % 65536;
+      OTF2_EvtWriter_Enter(w[r], nullptr, t0, kCompute);
+      OTF2_EvtWriter_Leave(w[r], nullptr, t0 + 40, kCompute);
+      OTF2_EvtWriter_MpiSend(w[r], nullptr, t0 + 40, static_cast<std::uint32_t>((r + shift) % n), 0, 7, size);
+      OTF2_EvtWriter_Enter(w[r], nullptr, t0 + 40, kWait);
+      OTF2_EvtWriter_MpiRecv(w[r], nullptr, t0 + 60, static_cast<std::uint32_t>(src), 0, 7, src_size);
+      OTF2_EvtWriter_Leave(w[r], nullptr, t0 + 60, kWait);
+    }
+  });
+  const std::vector<std::uint64_t> events = kanoko::trace::testing::close_otf2_events(a, w);
+  OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
+  OTF2_GlobalDefWriter_WriteClockProperties(g, 1'000'000, 0, count * 100, OTF2_UNDEFINED_TIMESTAMP);
+  // Strings: 0 "", 1 compute, 2 MPI_Wait, 3 node0, 4 node, 5 MPI_COMM_WORLD, 6 Master thread,
+  // then one "MPI Rank r" per rank.
+  const char* fixed[] = {"", "compute", "MPI_Wait", "node0", "node", "MPI_COMM_WORLD", "Master thread"};
+  OTF2_StringRef next = 0;
+  for (const char* f : fixed) OTF2_GlobalDefWriter_WriteString(g, next++, f);
+  for (std::uint64_t r = 0; r < n; ++r) OTF2_GlobalDefWriter_WriteString(g, next++, ("MPI Rank " + std::to_string(r)).c_str());
+  OTF2_GlobalDefWriter_WriteRegion(g, kCompute, 1, 1, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                   OTF2_REGION_FLAG_NONE, 0, 0, 0);
+  OTF2_GlobalDefWriter_WriteRegion(g, kWait, 2, 2, 0, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI,
+                                   OTF2_REGION_FLAG_NONE, 0, 0, 0);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 3, 4, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  std::vector<std::uint64_t> all(n);
+  for (std::uint64_t r = 0; r < n; ++r) {
+    all[r] = r;
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, static_cast<OTF2_LocationGroupRef>(r), static_cast<OTF2_StringRef>(7 + r),
+                                            OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP);
+  }
+  for (std::uint64_t r = 0; r < n; ++r) {
+    OTF2_GlobalDefWriter_WriteLocation(g, r, 6, OTF2_LOCATION_TYPE_CPU_THREAD, events[r],
+                                       static_cast<OTF2_LocationGroupRef>(r));
+  }
+  OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                  static_cast<std::uint32_t>(n), all.data());
+  OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                  static_cast<std::uint32_t>(n), all.data());
+  OTF2_GlobalDefWriter_WriteComm(g, 0, 5, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+  OTF2_Archive_CloseGlobalDefWriter(a, g);
+  if (OTF2_Archive_Close(a) != OTF2_SUCCESS) throw std::runtime_error("libotf2 failed to close " + dir.string());
+}
+
+/// An OTF2 archive of about `bytes` in folder `dir` (the rounds from a 256-round sample archive).
+/// Returns the duration in seconds.
+double write_otf2(const fs::path& dir, std::uint64_t bytes, int ranks) {
+  constexpr std::uint64_t kSample = 256;
+  const fs::path sample = dir.string() + ".sample";
+  write_otf2_rounds(sample, kSample, ranks);
+  const std::uint64_t per_round = std::max<std::uint64_t>(1, bytes_under(sample) / kSample);
+  fs::remove_all(sample);
+  const std::uint64_t count = std::max<std::uint64_t>(1, bytes / per_round);
+  write_otf2_rounds(dir, count, ranks);
+  return static_cast<double>(count * 100) * 1e-6;
+}
+
 // ---- measurements ----
 
 struct Run {
@@ -464,9 +643,12 @@ Run kanoko_read(const fs::path& path, double duration_s, int threads) {
   return runs[runs.size() / 2];
 }
 
-/// pj_dump on `path`: with `quiet`, -q (parse and simulate, no output); else its normal dump,
-/// written to /dev/null.
-Run pj_dump(const fs::path& path, bool quiet) {
+/// `args` (a program found on PATH and its arguments) run in a child process, its output sent to
+/// /dev/null: wall and CPU time, peak memory; `missing` is the detail when it is not installed.
+Run run_program(const std::vector<std::string>& args, const std::string& missing) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
@@ -474,16 +656,21 @@ Run pj_dump(const fs::path& path, bool quiet) {
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(null, 2);
-    if (quiet) {
-      ::execlp("pj_dump", "pj_dump", "-q", path.c_str(), static_cast<char*>(nullptr));
-    } else {
-      ::execlp("pj_dump", "pj_dump", path.c_str(), static_cast<char*>(nullptr));
-    }
+    ::execvp(argv[0], argv.data());
     ::_exit(127);
   }
   Run r = wait_child(pid, start);
-  if (r.detail == "exit status 127") r.detail = "pj_dump not found (apt-get install pajeng)";
+  if (r.detail == "exit status 127") r.detail = missing;
   return r;
+}
+
+/// pj_dump on `path`: with `quiet`, -q (parse and simulate, no output); else its normal dump,
+/// written to /dev/null.
+Run pj_dump(const fs::path& path, bool quiet) {
+  std::vector<std::string> args{"pj_dump"};
+  if (quiet) args.emplace_back("-q");
+  args.push_back(path.string());
+  return run_program(args, "pj_dump not found (apt-get install pajeng)");
 }
 
 std::string load_average() {
@@ -505,6 +692,13 @@ void print_run(const char* what, const Run& r, double mb) {
   std::printf("  %-30s %8.1f MB  %7.2f s wall %7.2f s CPU  %8.1f MB/s wall %8.1f MB/s CPU  peak %7.1f MiB\n", what, mb,
               r.wall_s, r.cpu_s, mb / r.wall_s, mb / r.cpu_s, r.peak_mib);
   if (!r.detail.empty() && r.detail.rfind("exit status", 0) != 0) std::printf("  %-30s %s\n", "", r.detail.c_str());
+}
+
+/// The machine-readable line of one measurement (scripts/speed-table.py collects them).
+void print_bench_line(const char* case_name, const char* tool, const Run& r, double mb) {
+  if (!r.ok) return;
+  std::printf("BENCH bench=readers case=%s tool=%s mb=%.6g wall_s=%.6g cpu_s=%.6g peak_mib=%.6g\n", case_name, tool, mb,
+              r.wall_s, r.cpu_s, r.peak_mib);
 }
 
 double mb_of(const fs::path& p) { return static_cast<double>(fs::file_size(p)) / 1e6; }
@@ -658,6 +852,10 @@ void bench_smpi(const fs::path& trace, int threads, bool with_pj_dump) {
     dq = pj_dump(trace, true);
     print_run("pj_dump -q (no dump)", dq, mb);
   }
+  print_bench_line("paje-smpi", "kanoko", k, mb);
+  print_bench_line("paje-smpi", "kanoko-1-thread", k1, mb);
+  print_bench_line("paje-smpi", "pj_dump", d, mb);
+  print_bench_line("paje-smpi", "pj_dump-q", dq, mb);
   std::printf("\nsummary (load average at end: %s)\n", load_average().c_str());
   if (k.ok && d.ok) {
     std::printf("  SMPI Pajé, %d thread%s: kanoko %.1f MB/s wall, pj_dump %.2f MB/s wall: %.1fx wall, %.1fx CPU; target >= 20x\n",
@@ -671,6 +869,53 @@ void bench_smpi(const fs::path& trace, int threads, bool with_pj_dump) {
     std::printf("  SMPI Pajé, 1 thread: %.1f MB/s wall: %.1fx pj_dump wall, %.1fx CPU\n", mb / k1.wall_s, d.wall_s / k1.wall_s,
                 d.cpu_s / k1.cpu_s);
   }
+}
+
+/// --formats: one trace per format, --formats-mb long, read by Kanoko and by its baseline program
+/// (pj_dump, otf2-print, else `wc -l`) on the same file, in this run.
+void bench_formats(const fs::path& dir, const Options& o) {
+  struct Format {
+    const char* name;  ///< the case in the BENCH lines
+    const char* what;
+    double (*write)(const fs::path&, std::uint64_t, int);
+    fs::path written;  ///< what the writer is given (a folder for OTF2)
+    fs::path read;     ///< what the readers are given
+    std::vector<std::string> baseline;
+    const char* baseline_tool;
+    const char* missing;
+  };
+  const fs::path otf2 = dir / "otf2";
+  std::vector<Format> formats = {
+      {"paje-synthetic", "Pajé (SMPI shape)", write_paje, dir / "smpi.trace", dir / "smpi.trace",
+       {"pj_dump", (dir / "smpi.trace").string()}, "pj_dump", "pj_dump not found (apt-get install pajeng)"},
+      {"paraver", "Paraver", write_paraver, dir / "run.prv", dir / "run.prv", {"wc", "-l", (dir / "run.prv").string()},
+       "wc-l", "wc not found"},
+      {"otf2", "OTF2", write_otf2, otf2, otf2 / "traces.otf2", {"otf2-print", (otf2 / "traces.otf2").string()},
+       "otf2-print", "otf2-print not found (apt-get install otf2-tools)"},
+      {"chrome-json", "Chrome trace-event JSON", write_chrome, dir / "run.json", dir / "run.json",
+       {"wc", "-l", (dir / "run.json").string()}, "wc-l", "wc not found"},
+      {"native", "native", write_native, dir / "run.kntr", dir / "run.kntr", {"wc", "-l", (dir / "run.kntr").string()},
+       "wc-l", "wc not found"},
+  };
+  for (const Format& f : formats) {
+    const auto start = std::chrono::steady_clock::now();
+    const double duration = f.write(f.written, static_cast<std::uint64_t>(o.formats_mb * 1e6), o.ranks);
+    const double mb = static_cast<double>(bytes_under(f.written)) / 1e6;
+    std::printf("\n%s (%d ranks): wrote %.1f MB in %.1f s (%g s of trace)\n", f.what, o.ranks, mb,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), duration);
+    std::fflush(stdout);
+    const Run k = kanoko_read(f.read, duration, o.threads);
+    print_run("kanoko read+bin", k, mb);
+    std::fflush(stdout);
+    const Run b = run_program(f.baseline, f.missing);
+    print_run(f.baseline_tool, b, mb);
+    print_bench_line(f.name, "kanoko", k, mb);
+    print_bench_line(f.name, f.baseline_tool, b, mb);
+    std::fflush(stdout);
+    if (!k.ok) throw std::runtime_error(std::string("Kanoko could not read the ") + f.what + " trace: " + k.detail);
+    fs::remove_all(f.written);
+  }
+  std::printf("\nload average at end: %s\n", load_average().c_str());
 }
 
 }  // namespace
@@ -714,6 +959,11 @@ int main(int argc, char** argv) {
                     o.smpi_iters, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       }
       bench_smpi(real, o.threads, o.pj_dump);
+      if (!o.keep) fs::remove_all(dir);
+      return 0;
+    }
+    if (o.formats) {
+      bench_formats(dir, o);
       if (!o.keep) fs::remove_all(dir);
       return 0;
     }

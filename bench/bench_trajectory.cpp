@@ -15,6 +15,11 @@
 //
 //   build/bench/kanoko_bench_trajectory                    # 1000 bodies, 13 statistics, 400 frames
 //   build/bench/kanoko_bench_trajectory --bodies 64 --frames 20000
+//
+// The last lines are machine-readable (scripts/speed-table.py reads them), one per measurement:
+// `BENCH bench=trajectory case=CASE format=1|2 value=V unit=U`, with the cases write, open and
+// read (seconds), replay (body-frames read per second: every frame's positions, velocities and
+// statistics) and bytes_per_body_frame (the file's bytes over bodies × frames).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -169,6 +174,18 @@ int main(int argc, char** argv) {
   row("write", write1, write2, true);
   row("open", open1, open2, false);
   row("read", read1, read2, true);
+  const double body_frames = static_cast<double>(bodies) * static_cast<double>(frames);
+  const auto line = [](const char* what, int format, double value, const char* unit) {
+    std::printf("BENCH bench=trajectory case=%s format=%d value=%.6g unit=%s\n", what, format, value, unit);
+  };
+  for (int format : {1, 2}) {
+    const bool two = format == 2;
+    line("write", format, two ? write2 : write1, "s");
+    line("open", format, two ? open2 : open1, "s");
+    line("read", format, two ? read2 : read1, "s");
+    line("replay", format, body_frames / (two ? read2 : read1), "body_frames_per_s");
+    line("bytes_per_body_frame", format, static_cast<double>(fs::file_size(two ? v2 : v1)) / body_frames, "B");
+  }
   fs::remove_all(dir);
   return 0;
 }

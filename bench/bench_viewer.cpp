@@ -21,6 +21,9 @@
 // statistics are written (closing the window would let the simulation finish into the cache).
 //
 //   build/bench/kanoko_bench_viewer --watch [--ranks 10000] [--messages 14000000] [--mapping MAP]
+//
+// --watch ends with one machine-readable line (scripts/speed-table.py reads it):
+// `BENCH bench=viewer case=watch ranks=N mb=.. info_s=.. writing_s=.. first_frames_s=.. first_frame_s=..`.
 #include <unistd.h>
 
 #include <algorithm>
@@ -181,6 +184,10 @@ int watch(const Options& o, const fs::path& dir, const fs::path& kanoko, const s
   std::printf("  %-52s %8.2f\n", "ratio: first frame drawn / kanoko info", v.at("first_frame_s") / info_s);
   std::printf("  %-52s %8.1f\n", "median frame while simulating (ms)", v.at("all.median_ms"));
   std::printf("  %-52s %8.1f\n", "p99 frame while simulating (ms)", v.at("all.p99_ms"));
+  std::printf("BENCH bench=viewer case=watch ranks=%d mb=%.6g info_s=%.6g writing_s=%.6g first_frames_s=%.6g "
+              "first_frame_s=%.6g\n",
+              o.ranks, static_cast<double>(fs::file_size(trace)) / 1e6, info_s, v.at("simulation.writing_s"),
+              v.at("simulation.first_frames_s"), v.at("first_frame_s"));
   return 0;
 }
 

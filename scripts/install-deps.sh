@@ -24,6 +24,7 @@ packages=(
   chromium chromium-driver python3-selenium  # tests/share: the shared page in headless Chromium
   eslint  # tests/share: lints src/web/page.js (Share.PageLint)
   zlib1g-dev liblzma-dev libzstd-dev gzip xz-utils zstd  # compressed traces; the commands make the tests' copies
+  python3  # scripts/speed-table.py (docs/speed.md) and its test, tests/bench/test_speed_table.py
 )
 missing=()
 for p in "${packages[@]}"; do
