@@ -87,7 +87,9 @@ class ParallelLineReader {
   ParallelLineReader(const std::filesystem::path& path, int workers, Prepare prepare, std::size_t batch_bytes,
                      std::size_t max_line_bytes)
       : source_(path, batch_bytes, max_line_bytes), prepare_(std::move(prepare)) {
-    const std::size_t slots = workers > 0 ? 2 * static_cast<std::size_t>(workers) + 2 : 1;
+    // One batch per worker being prepared, the one the caller holds and one ready ahead: every
+    // slot is fresh memory (page faults) and its batch leaves the core's cache when it waits.
+    const std::size_t slots = workers > 0 ? static_cast<std::size_t>(workers) + 2 : 1;
     for (std::size_t i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>());
     try {
       for (int w = 0; w < workers; ++w) threads_.emplace_back([this] { work(); });

@@ -391,17 +391,25 @@ static_assert(sizeof(Token) == 32);
 
 /// What a worker computes of the words it splits (split_paje_line with `keys`): every word's
 /// lookup key and the value of every time (digits and a decimal point). The last such word read
-/// as a line's first field after the id (an event's time) and the last one read elsewhere (a
-/// variable's value, a size) are remembered, so that a time or value repeated from line to line
-/// is not parsed again: SimGrid writes runs of lines at one time, and its resource variables take
-/// a few values over and over.
+/// as a line's first field after the id (an event's time) is remembered, and the last ones read
+/// elsewhere (a variable's value, a size) in a small table by their length and last bytes, so
+/// that a time or value repeated is not parsed again: SimGrid writes runs of lines at one time,
+/// and its resource variables take a few values over and over, in turn (the halo trace of
+/// docs/trace-formats.md has 9 distinct values in 334 144 changes, a different one from the
+/// line before in 308 807).
 struct KeyScan {
   struct Last {
     std::string_view text;
     bool is_number = false;
     double value = 0;
   };
-  std::array<Last, 2> last;  ///< [0] the time field, [1] the others
+  Last time;                    ///< the time field
+  std::array<Last, 16> values;  ///< the other decimals, by value_slot
+  /// The table entry for decimal `text` (at least two bytes: digits and a point).
+  static std::size_t value_slot(std::string_view text) {
+    const std::size_t n = text.size();
+    return (n + 3 * static_cast<unsigned char>(text[n - 1]) + 5 * static_cast<unsigned char>(text[n - 2])) & 15U;
+  }
 };
 
 /// The end of the word starting at text[i] (a byte that is no separator, line end, NUL, '"' or
@@ -435,6 +443,28 @@ std::size_t word_end(std::string_view text, std::size_t i, std::size_t& digits) 
   if (j == i) ++j;
   while (j < n && kWordChar[static_cast<unsigned char>(text[j])]) ++j;
   return j;
+}
+
+/// A worker's part of reading word `t`, whose first `digits` bytes are decimal digits: its lookup
+/// key, or, for digits and a decimal point (a time or other decimal: no name, it needs no key),
+/// its value. `time_field`: the word is the line's first field after the id.
+inline void scan_word(Token& t, std::size_t digits, bool time_field, KeyScan& keys) {
+  if (digits == 0 || digits == t.text.size() || t.text[digits] != '.') {
+    // key_of reads the value of a word of up to 7 digits only.
+    std::size_t value = 0;
+    if (digits == t.text.size() && digits <= 7) {
+      for (const char ch : t.text) value = value * 10 + static_cast<std::size_t>(ch - '0');
+    }
+    t.set_key(FlatStringIndex::key_of(t.text, digits, value));
+  } else if (KeyScan::Last& last = time_field ? keys.time : keys.values[KeyScan::value_slot(t.text)];
+             FlatStringIndex::equal(t.text, last.text)) {
+    t.set_scanned(last.is_number, last.value);
+  } else {
+    double v = 0;
+    const bool is_number = parse_double(t.text, v);
+    t.set_scanned(is_number, v);
+    last = KeyScan::Last{t.text, is_number, v};
+  }
 }
 
 /// Splits the line starting at text[begin] into tokens, from byte `i`: words, quoted strings
@@ -496,30 +526,71 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
     Token& t = out.emplace_back();
     t.text = text.substr(i, j - i);
     t.column = static_cast<std::uint32_t>(i - begin + 1 + shift);
-    if (keys != nullptr) {
-      // Digits and a decimal point make a time (no name: it needs no key); the parser reads
-      // other numbers itself.
-      if (digits == 0 || digits == t.text.size() || t.text[digits] != '.') {
-        // key_of reads the value of a word of up to 7 digits only.
-        std::size_t value = 0;
-        if (digits == t.text.size() && digits <= 7) {
-          for (const char ch : t.text) value = value * 10 + static_cast<std::size_t>(ch - '0');
-        }
-        t.set_key(FlatStringIndex::key_of(t.text, digits, value));
-      } else if (KeyScan::Last& last = keys->last[out.size() - line_first == 2 ? 0 : 1];
-                 FlatStringIndex::equal(t.text, last.text)) {
-        t.set_scanned(last.is_number, last.value);
-      } else {
-        double v = 0;
-        const bool is_number = parse_double(t.text, v);
-        t.set_scanned(is_number, v);
-        last = KeyScan::Last{t.text, is_number, v};
-      }
-    }
+    if (keys != nullptr) scan_word(t, digits, out.size() - line_first == 2, *keys);
     i = j;
   }
   stop = i;
   return true;
+}
+
+/// Tokens split_plain_line writes at most (a word and a separator per two of its 64 bytes).
+constexpr std::size_t kPlainLineTokens = 32;
+
+/// The common case of split_paje_line for a worker: a body line of fewer than 64 bytes, after
+/// which the text goes on for at least 64 bytes, with no quote, NUL or '#' and not starting with
+/// '%' or a byte order mark. Its bytes are classified in 16-byte blocks (SSE2) into bit masks
+/// (separators, digits, the line end) once, and every word is read from them: the same tokens,
+/// keys and values as split_paje_line, without a pass per word. Writes the tokens to out[0..],
+/// which has room for kPlainLineTokens, and returns their number; or returns -1 (nothing
+/// written) for any other line, which split_paje_line then reads. `stop` is the line's '\n'.
+int split_plain_line(std::string_view text, std::size_t pos, Token* out, KeyScan& keys, std::size_t& stop) {
+#if defined(__SSE2__)
+  if (text.size() - pos < 64) return -1;
+  const char* p = text.data() + pos;
+  std::uint64_t nl = 0;
+  std::uint64_t sep = 0;
+  std::uint64_t special = 0;
+  std::uint64_t digit = 0;
+  for (unsigned k = 0; k < 64 && nl == 0; k += 16) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+    const auto is = [&b](char c) { return _mm_cmpeq_epi8(b, _mm_set1_epi8(c)); };
+    const auto bits = [k](__m128i v) {
+      return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(v))) << k;
+    };
+    nl = bits(is('\n'));
+    sep |= bits(_mm_or_si128(_mm_or_si128(is(' '), is('\t')), is('\r')));
+    special |= bits(_mm_or_si128(_mm_or_si128(is('\0'), is('"')), is('#')));
+    // A byte is a digit when its distance from '0', as an unsigned byte, is at most 9.
+    const __m128i d = _mm_sub_epi8(b, _mm_set1_epi8('0'));
+    digit |= bits(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+  }
+  if (nl == 0) return -1;
+  const auto end = static_cast<unsigned>(std::countr_zero(nl));
+  const std::uint64_t inside = (std::uint64_t{1} << end) - 1;
+  if ((special & inside) != 0 || p[0] == '\xEF') return -1;
+  const std::uint64_t word = ~sep & inside;
+  std::uint64_t starts = word & ~(word << 1U);
+  std::uint64_t ends = word & ~(word >> 1U);  // the last byte of each word
+  if (starts != 0 && p[std::countr_zero(starts)] == '%') return -1;
+  // Separators and the line end are no digits, so a word's leading digits stop within it.
+  const std::uint64_t not_digit = ~digit;
+  int count = 0;
+  for (; starts != 0; ++count) {
+    const auto s = static_cast<unsigned>(std::countr_zero(starts));
+    const auto e = static_cast<unsigned>(std::countr_zero(ends)) + 1;
+    starts &= starts - 1;
+    ends &= ends - 1;
+    Token& t = out[count];
+    t.text = std::string_view(p + s, e - s);
+    t.column = s + 1;
+    scan_word(t, static_cast<std::size_t>(std::countr_zero(not_digit >> s)), count == 1, keys);
+  }
+  stop = pos + end;
+  return count;
+#else
+  (void)text, (void)pos, (void)out, (void)keys, (void)stop;
+  return -1;
+#endif
 }
 
 /// An event id below kSmallIds written in decimal digits (leading zeros allowed): the event ids
@@ -539,7 +610,11 @@ struct SplitLine {
   bool split = false;        ///< false: the parser reads the line itself (header lines, errors)
 };
 struct SplitBatch {
+  /// The batch's tokens are tokens[0 .. used): the vector only grows (its size is its high-water
+  /// mark), so that tokens are written once, not zeroed first.
   std::vector<Token> tokens;
+  std::size_t used = 0;
+  std::vector<Token> scratch;  ///< a line split_paje_line reads
   std::vector<SplitLine> lines;
 };
 
@@ -547,11 +622,18 @@ struct SplitBatch {
 /// is left to the parser, which splits one line at a time, so that batches in flight stay small.
 constexpr std::size_t kMaxSplitTokens = 4096;
 
+/// Makes `tokens` at least `size` long, with room to double: only the new tokens are written
+/// (a fresh page is touched when the batch's tokens reach it, not before).
+void grow_tokens(std::vector<Token>& tokens, std::size_t size) {
+  if (tokens.capacity() < size) tokens.reserve(2 * size);
+  tokens.resize(size);
+}
+
 /// A worker's part of reading a batch: tokens of the body lines, with their times and keys.
 /// Header lines, lines with a lexical error or a byte order mark, and lines of more than
 /// kMaxSplitTokens tokens are left to the parser.
 void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
-  out.tokens.clear();
+  out.used = 0;
   out.lines.clear();
   KeyScan keys;
   const std::string_view text = batch.text;
@@ -559,22 +641,34 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
   while (pos < text.size()) {
     SplitLine& l = out.lines.emplace_back();
     l.offset = static_cast<std::uint32_t>(pos);
-    std::size_t i = pos;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
-    const std::size_t first = out.tokens.size();
+    const std::size_t first = out.used;
+    if (out.tokens.size() < first + kPlainLineTokens) grow_tokens(out.tokens, first + kPlainLineTokens);
     std::size_t stop = 0;
-    std::size_t error_column = 0;
-    const char* error = nullptr;
-    const bool header = i < text.size() && text[i] == '%';
-    if (header || text.substr(pos, 3) == "\xEF\xBB\xBF" ||
-        !split_paje_line(text, pos, i, 0, out.tokens, stop, error_column, error, &keys, kMaxSplitTokens)) {
-      out.tokens.resize(first);
-      const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
-      stop = nl == nullptr ? text.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
-    } else {
-      l.first = static_cast<std::uint32_t>(first);
-      l.count = static_cast<std::uint32_t>(out.tokens.size() - first);
+    const int plain = split_plain_line(text, pos, out.tokens.data() + first, keys, stop);
+    if (plain >= 0) {
       l.split = true;
+      l.count = static_cast<std::uint32_t>(plain);
+    } else {
+      std::size_t i = pos;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+      std::size_t error_column = 0;
+      const char* error = nullptr;
+      const bool header = i < text.size() && text[i] == '%';
+      out.scratch.clear();
+      l.split = !header && text.substr(pos, 3) != "\xEF\xBB\xBF" &&
+                split_paje_line(text, pos, i, 0, out.scratch, stop, error_column, error, &keys, kMaxSplitTokens);
+      if (l.split) {
+        l.count = static_cast<std::uint32_t>(out.scratch.size());
+        if (out.tokens.size() < first + l.count) grow_tokens(out.tokens, first + l.count);
+        std::copy(out.scratch.begin(), out.scratch.end(), out.tokens.begin() + static_cast<std::ptrdiff_t>(first));
+      } else {
+        const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+        stop = nl == nullptr ? text.size() : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
+      }
+    }
+    if (l.split) {
+      l.first = static_cast<std::uint32_t>(first);
+      out.used += l.count;
     }
     l.length = static_cast<std::uint32_t>(stop - pos);
     pos = stop + 1;
@@ -906,8 +1000,9 @@ class PajeParser {
     return v;
   }
 
-  /// `t` in a name index, with the key a worker computed when it did.
-  static const std::uint32_t* lookup(const FlatStringIndex& index, const Token& t) {
+  /// `t` in a name index, with the key a worker computed when it did. Flattened: the index's
+  /// find, small-number case first, is inlined here (alone it is not).
+  [[gnu::flatten]] static const std::uint32_t* lookup(const FlatStringIndex& index, const Token& t) {
     return t.keyed() ? index.find(t.text, t.key()) : index.find(t.text);
   }
 

@@ -11,10 +11,20 @@ const MpiCall* CollectivesFromStates::collective_call(std::string_view name) {
   return c;
 }
 
+const MpiCall* CollectivesFromStates::state_call(std::string_view name) {
+  if (name.empty()) return nullptr;
+  Recent& r = recent_[(name.size() + 3 * static_cast<unsigned char>(name.back())) % recent_.size()];
+  if (r.used && FlatStringIndex::equal(r.name, name)) return r.call;
+  r.name.assign(name);
+  r.call = has_mpi_prefix(name) ? collective_call(name) : nullptr;
+  r.used = true;
+  return r.call;
+}
+
 void CollectivesFromStates::on_state(const StateInterval& s) {
   down_.on_state(s);
-  if (!active_ || !has_mpi_prefix(s.name)) return;
-  const MpiCall* call = collective_call(s.name);
+  if (!active_) return;
+  const MpiCall* call = state_call(s.name);
   if (call == nullptr) return;
   const auto op = static_cast<std::uint64_t>(call - mpi_calls().data());
   std::uint64_t& calls = counts_[(std::uint64_t{s.entity} << 32U) | op];

@@ -4,6 +4,7 @@
 // the timeline pulls the ranks that take part together (docs/trace-formats.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -44,6 +45,9 @@ class CollectivesFromStates final : public TraceSink {
  private:
   /// The collective call a state name stands for, or nullptr (cached per distinct name).
   const MpiCall* collective_call(std::string_view name);
+  /// The same for any state name, MPI-prefixed or not, through a small table of the names seen
+  /// last (a trace's states take a few names in turn: no prefix test or digest per state).
+  const MpiCall* state_call(std::string_view name);
 
   TraceSink& down_;
   bool active_ = true;
@@ -52,6 +56,12 @@ class CollectivesFromStates final : public TraceSink {
   std::vector<const MpiCall*> calls_;         ///< its collective call or nullptr
   std::unordered_map<std::uint64_t, std::uint64_t> counts_;  ///< (entity << 32 | call row) → calls so far
   std::string group_;                         ///< the group text of the collective being added
+  struct Recent {
+    std::string name;
+    const MpiCall* call = nullptr;
+    bool used = false;
+  };
+  std::array<Recent, 8> recent_;  ///< state_call's table, by length and last byte
 };
 
 }  // namespace kanoko::trace

@@ -17,10 +17,12 @@ namespace kanoko::trace {
 void for_each_file_chunk(const std::filesystem::path& path, const std::function<void(std::string_view)>& consume);
 
 /// Parses all of `s` as std::from_chars does for a double (same grammar, same correctly
-/// rounded result), with a fast path for the plain decimals traces are made of: at most 15
-/// digits, no exponent. Such a number is an integer m < 2^53 over an exact power of ten, and
-/// one IEEE division rounds it correctly (Clinger's fast path). Returns false when `s` is not a
-/// number or not all of it is; `out` may then hold anything.
+/// rounded result), with a fast path for the plain decimals traces are made of: no exponent, and
+/// at most 15 digits, or at most 19 whose integer m (the digits without the point) is at most
+/// 2^53 (SimGrid's "1000000000.000000"). Such a number is an integer m <= 2^53 over an exact
+/// power of ten (at most 10^19), and one IEEE division rounds it correctly (Clinger's fast
+/// path). Returns false when `s` is not a number or not all of it is; `out` may then hold
+/// anything.
 inline bool parse_double(std::string_view s, double& out) {
   static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -45,7 +47,8 @@ inline bool parse_double(std::string_view s, double& out) {
     }
     digits += decimals;
   }
-  if (p == end && digits > 0 && digits <= 15) {
+  // Up to 19 digits, m cannot overflow; up to 15 it is below 10^15 < 2^53.
+  if (p == end && digits > 0 && (digits <= 15 || (digits <= 19 && m <= (std::uint64_t{1} << 53U)))) {
     // An integer needs no division (m < 2^53 is exact).
     const double v = decimals == 0 ? static_cast<double>(m) : static_cast<double>(m) / kPow10[decimals];
     out = negative ? -v : v;

@@ -852,6 +852,78 @@ TEST(PajeReaderFile, WorkerThreadsReadExactlyAsTheLineParser) {
   EXPECT_GT(static_cast<int>(inputs.size()) - refused, 50);
 }
 
+TEST(PajeReaderFile, PlainLinesOfEveryLengthReadAsTheLineParser) {
+  // Workers split a body line of under 64 bytes from bit masks of its bytes (16 at a time), and
+  // leave other lines to the word-by-word split: lines padded across the 16-, 32- and 64-byte
+  // marks, with tabs, CRs, leading blanks, numbers with leading zeros, of up to 19 digits and
+  // more, comments, quotes and errors at every place must read as the line parser reads them.
+  test::TempDir dir;
+  const auto path = dir / "plain.trace";
+  PajeOptions base;
+  base.load_variable = "load";
+  const std::vector<std::string> extra{"8 0.8 STATE rank-0 007",
+                                       "11 0.8 load rank-0 1000000000.000000",
+                                       "11 0.8 load rank-1 0.10000000000000000001",
+                                       "11 0.8 load rank-1 12345678901234567890",
+                                       "12 0.80 load rank-0 00000000000000000000000.5",
+                                       "8 0.9 STATE rank-1 1048575",
+                                       "8 0.9 STATE rank-1 1048576",
+                                       "9 0.95 STATE rank-1",
+                                       "9 0.95 STATE rank-1 # a comment",
+                                       "8 0.95 STATE rank-1 \"quoted value\""};
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(kBody);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    const std::string tail = lines.back();  // the last containers are destroyed at the end
+    const std::string before = lines[lines.size() - 2];
+    lines.resize(lines.size() - 2);
+    lines.insert(lines.end(), extra.begin(), extra.end());
+    lines.push_back(before);
+    lines.push_back(tail);
+  }
+  const std::vector<std::string> pads{" ", "\t", " \t", "\r "};
+  const std::vector<std::string> bad{"x", "\"", std::string(1, '\0'), "-1", "%"};
+  int refused = 0;
+  for (std::size_t width = 0; width <= 72; ++width) {
+    for (std::size_t variant = 0; variant < 4; ++variant) {
+      // Every line padded after its first field to about `width` bytes; some start with blanks
+      // or end with CR.
+      std::string body;
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::string l = lines[i];
+        const std::size_t sp = l.find(' ');
+        const std::string& pad = pads[(i + variant) % pads.size()];
+        while (l.size() < width) l.insert(sp, pad);
+        if ((i + variant) % 5 == 1) l = " " + l;
+        if ((i + variant) % 7 == 2) l += "\r";
+        body += l + "\n";
+      }
+      // An error in one line, at a place that moves with the width (past the line's end: none).
+      if (variant == 3) {
+        const std::size_t line_start = body.find('\n', body.size() / 3) + 1;
+        body.insert(std::min(body.size(), line_start + width % 40), bad[width % bad.size()]);
+      }
+      const std::string s = kHeader + body;
+      test::write_text(path, s);
+      const std::string expected = outcome([&](Recorder& r) { return read_paje_trace_text(s, path.string(), r, base); });
+      refused += expected.rfind("error: ", 0) == 0 ? 1 : 0;
+      for (const TextReadOptions read : {TextReadOptions{1, 1 << 20}, TextReadOptions{2, 300}}) {
+        PajeOptions o = base;
+        o.read = read;
+        const std::string got = outcome([&](Recorder& r) { return read_paje_trace(path, r, o); });
+        if (got != expected) {
+          ADD_FAILURE() << "width " << width << ", variant " << variant << ", threads " << read.threads << ":\n" << s
+                        << "\nexpected:\n" << expected << "\ngot:\n" << got;
+          return;
+        }
+      }
+    }
+  }
+  EXPECT_GT(refused, 10);
+  EXPECT_LT(refused, 73);
+}
+
 TEST(PajeReaderFile, SharedTracesReadTheSameOnWorkerThreads) {
   const auto files = shared_paje_files();
   ASSERT_EQ(files.size(), 4U) << test::shared_dir();
