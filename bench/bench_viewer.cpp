@@ -27,10 +27,13 @@
 // slow motion; written by the bench itself, as `kanoko simulate` of 100k bodies would take half
 // an hour) is opened in `kanoko view` twice in the same run: with --level rank (every rank: the
 // cloud of dots) and with --level host (each host one body at its ranks' centroid, the viewer's
-// default at this size). The table gives the median and p99 frame time, the frames per second
-// and the ratio host / rank. Target: >= 30 fps at 1280x720 in software GL (Mesa llvmpipe).
+// default at this size). The table gives the median and p99 frame time, the frames per second,
+// the CPU time per frame (all threads and the X server: what the frame costs, whatever else the
+// machine runs) and the ratios host / rank. Target: >= 30 fps at 1280x720 in software GL (Mesa
+// llvmpipe).
 //
 //   build/bench/kanoko_bench_viewer --levels [--ranks 100000] [--per-host 32] [--play 10]
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -213,12 +216,34 @@ int levels(const Options& o, const fs::path& dir, const fs::path& kanoko, const 
     std::printf("reusing %s\n", runf.string().c_str());
   }
   std::ofstream(dir / "play.txt") << "wait " << o.play_s << "\nquit\n";
+  std::ofstream(dir / "start.txt") << "frames 3\nquit\n";
+  // On a shared machine the wall time per frame says how busy the machine is as much as what a
+  // frame costs: the CPU time per frame (the viewer, llvmpipe's threads and the X server, from
+  // getrusage of the finished children) is measured too, as the difference between a session
+  // that plays and one that stops after 3 frames (so opening the run is not counted).
+  const auto children_cpu_s = [] {
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  };
   std::map<std::string, std::map<std::string, double>> stats;
+  std::map<std::string, double> cpu_ms;
   for (const std::string level : {"rank", "host"}) {
-    const fs::path file = dir / ("stats-" + level + ".json");
-    run(x + sh(kanoko) + " view " + sh(runf) + " --no-sound --size 1280x720 --level " + level + " --script " +
-        sh(dir / "play.txt") + " --frame-stats " + sh(file) + " > " + sh(dir / "view.log") + " 2>&1");
-    stats[level] = read_stats(file);
+    double cpu[2] = {0, 0};
+    double frames[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const fs::path file = dir / ("stats-" + level + (k == 0 ? "-start" : "") + ".json");
+      const double before = children_cpu_s();
+      run(x + sh(kanoko) + " view " + sh(runf) + " --no-sound --size 1280x720 --level " + level + " --script " +
+          sh(dir / (k == 0 ? "start.txt" : "play.txt")) + " --frame-stats " + sh(file) + " > " + sh(dir / "view.log") +
+          " 2>&1");
+      cpu[k] = children_cpu_s() - before;
+      const auto v = read_stats(file);
+      frames[k] = v.at("all.frames");
+      if (k == 1) stats[level] = v;
+    }
+    cpu_ms[level] = frames[1] > frames[0] ? 1000.0 * (cpu[1] - cpu[0]) / (frames[1] - frames[0]) : 0.0;
   }
   const auto& r = stats["rank"];
   const auto& h = stats["host"];
@@ -234,7 +259,12 @@ int levels(const Options& o, const fs::path& dir, const fs::path& kanoko, const 
               h.at("all.p99_ms") / r.at("all.p99_ms"));
   std::printf("%-30s %12.1f %12.1f %8.2f\n", "frames per second (median)", fps(r.at("all.median_ms")),
               fps(h.at("all.median_ms")), fps(h.at("all.median_ms")) / fps(r.at("all.median_ms")));
-  std::printf("\ntarget: >= 30 fps at host level: %s\n", fps(h.at("all.median_ms")) >= 30 ? "met" : "NOT met");
+  std::printf("%-30s %12.1f %12.1f %8.2f\n", "CPU per frame (ms)", cpu_ms["rank"], cpu_ms["host"],
+              cpu_ms["host"] / cpu_ms["rank"]);
+  std::printf("%-30s %12.1f %12.1f %8.2f\n", "fps if the CPU were free", fps(cpu_ms["rank"]), fps(cpu_ms["host"]),
+              fps(cpu_ms["host"]) / fps(cpu_ms["rank"]));
+  std::printf("\ntarget: >= 30 fps at host level: %s (measured), %s (CPU time per frame)\n",
+              fps(h.at("all.median_ms")) >= 30 ? "met" : "NOT met", fps(cpu_ms["host"]) >= 30 ? "met" : "NOT met");
   return 0;
 }
 

@@ -222,6 +222,8 @@ void BodiesLayer::apply_shown(const FrameState& frame) {
 
 void BodiesLayer::update_points(const FrameState& frame) {
   const std::size_t n = frame.body_count();
+  // Every body inside a closed group (or isolated away): nothing drawn, nothing to move.
+  if (drawn_points_.valid() && drawn_points_->empty() && host_spheres_.empty()) return;
   auto* v = static_cast<osg::Vec3Array*>(points_->getVertexArray());
   for (std::size_t i = 0; i < n; ++i) (*v)[i] = vertex(frame.positions, i);
   v->dirty();

@@ -51,6 +51,8 @@ const osg::Vec3* SpringsLayer::line_ends(std::size_t e) const {
 }
 
 void SpringsLayer::update(const FrameState& frame) {
+  // A cloud draws no springs: nothing to place or colour every frame (100k ranks: 200k springs).
+  if (!lines_.valid() && cylinders_.empty()) return;
   const auto& p = frame.positions;
   if (lines_.valid()) {
     auto* v = static_cast<osg::Vec3Array*>(lines_->getVertexArray());
