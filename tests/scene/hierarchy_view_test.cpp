@@ -307,7 +307,7 @@ TEST(HierarchyViewer, ALevelTheRunDoesNotHaveIsAnError) {
   if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
   TempDir dir;
   write_hosts_run(dir / "run.kntj");
-  const auto r = test::run_kanoko({"view", (dir / "run.kntj").string(), "--no-sound", "--level", "rack"});
+  const auto r = test::run_kanoko({"view", (dir / "run.kntj").string(), "--no-sound", "--exit-after", "5", "--level", "rack"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--level: error: no level 'rack' in this run"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("its levels are: rank, host"), std::string::npos) << r.err;
