@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -151,6 +152,18 @@ std::map<std::string, double> read_stats(const fs::path& path) {
   return v;
 }
 
+/// Makes `path` with `write` unless it exists (--keep reuses it), saying which and its size.
+void write_once(const fs::path& path, const std::string& what, const std::function<void()>& write) {
+  if (fs::exists(path)) {
+    std::printf("reusing %s (%.1f MB)\n", path.string().c_str(), static_cast<double>(fs::file_size(path)) / 1e6);
+    return;
+  }
+  const auto tw = std::chrono::steady_clock::now();
+  write();
+  std::printf("%s, %.1f MB, written in %.1f s\n", what.c_str(), static_cast<double>(fs::file_size(path)) / 1e6,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count());
+}
+
 /// --levels: a run of `ranks` ranks in hosts of `per_host`, written directly (no simulation).
 void write_levels_run(const fs::path& path, int ranks, int per_host) {
   namespace tj = kanoko::trajectory;
@@ -206,15 +219,8 @@ void write_levels_run(const fs::path& path, int ranks, int per_host) {
 /// --levels: the viewer's frame rate at rank level and at host level, same run, same window.
 int levels(const Options& o, const fs::path& dir, const fs::path& kanoko, const std::string& x) {
   const fs::path runf = dir / ("levels-" + std::to_string(o.ranks) + "-" + std::to_string(o.per_host) + ".kntj");
-  if (!fs::exists(runf)) {
-    const auto tw = std::chrono::steady_clock::now();
-    write_levels_run(runf, o.ranks, o.per_host);
-    std::printf("run: %d ranks in hosts of %d, %.1f MB, written in %.1f s\n", o.ranks, o.per_host,
-                static_cast<double>(fs::file_size(runf)) / 1e6,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count());
-  } else {
-    std::printf("reusing %s\n", runf.string().c_str());
-  }
+  write_once(runf, "run: " + std::to_string(o.ranks) + " ranks in hosts of " + std::to_string(o.per_host),
+             [&] { write_levels_run(runf, o.ranks, o.per_host); });
   std::ofstream(dir / "play.txt") << "wait " << o.play_s << "\nquit\n";
   std::ofstream(dir / "start.txt") << "frames 3\nquit\n";
   // On a shared machine the wall time per frame says how busy the machine is as much as what a
@@ -271,15 +277,8 @@ int levels(const Options& o, const fs::path& dir, const fs::path& kanoko, const 
 /// --watch: time to the first frame of `kanoko view TRACE` while it simulates.
 int watch(const Options& o, const fs::path& dir, const fs::path& kanoko, const std::string& x) {
   const fs::path trace = dir / ("halo-" + std::to_string(o.ranks) + "-" + std::to_string(o.messages) + ".kntr");
-  if (!fs::exists(trace)) {
-    const auto tw = std::chrono::steady_clock::now();
-    write_trace(trace, o.ranks, o.messages);
-    std::printf("trace: %d ranks, ~%ld messages, %.1f MB, written in %.1f s\n", o.ranks, o.messages,
-                static_cast<double>(fs::file_size(trace)) / 1e6,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count());
-  } else {
-    std::printf("reusing %s (%.1f MB)\n", trace.string().c_str(), static_cast<double>(fs::file_size(trace)) / 1e6);
-  }
+  write_once(trace, "trace: " + std::to_string(o.ranks) + " ranks, ~" + std::to_string(o.messages) + " messages",
+             [&] { write_trace(trace, o.ranks, o.messages); });
   // Baseline from the same run: reading the trace alone (the reader and the summary, no model).
   const double info_s = run(sh(kanoko) + " info " + sh(trace) + " > /dev/null 2>&1");
   std::printf("kanoko info (read the trace): %.2f s, %.0f MB/s\n", info_s,
