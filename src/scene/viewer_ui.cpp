@@ -322,6 +322,12 @@ void ViewerUi::build_group_buttons() {
     const std::string label = "open " + h.group_name(it.level, it.group) + " (e)";
     if (ImGui::SmallButton(label.c_str())) requests_.open_group = sel->index;
     note("button.open-group");
+    if (it.level + 1 < h.level_count()) {
+      ImGui::SameLine();
+      const std::string up = "close " + h.group_name(it.level + 1, h.parent(it.level, it.group));
+      if (ImGui::SmallButton(up.c_str())) requests_.close_group = sel->index;
+      note("button.close-group");
+    }
   } else if (sel->kind == Pick::Kind::body && h.level_count() > 1) {
     const std::size_t item = cut.item_of_body(sel->index);
     const auto it = cut.items().at(item);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <osg/Image>
 #include <osgDB/ReadFile>
 #include <string>
@@ -47,14 +48,15 @@ Eigen::Vector3d rank_offset(int j) {
 /// 4 hosts of 4 ranks (rank-0 .. rank-15, host-0 .. host-3, each host in one pure colour), a
 /// spring ring over the ranks (so 4 springs cross between hosts), fixed places, three frames.
 /// Statistics: mass = 1 + rank, bytes_sent = 100 (rank + 1), busy = 0.25 × (rank mod 4).
-void write_hosts_run(const std::filesystem::path& path) {
+void write_hosts_run(const std::filesystem::path& path,
+                     const std::function<std::string(int)>& host_name = [](int h) { return "host-" + std::to_string(h); }) {
   trajectory::Metadata meta;
   const int n = kHosts * kRanksPerHost;
   Eigen::Matrix3Xd positions(3, n);
   for (int r = 0; r < n; ++r) {
     trajectory::BodyInfo b;
     b.name = "rank-" + std::to_string(r);
-    b.host = "host-" + std::to_string(r / kRanksPerHost);
+    b.host = host_name(r / kRanksPerHost);
     b.rank = r;
     b.colour_rgb = kHostColours[static_cast<std::size_t>(r / kRanksPerHost)];
     b.radius = kRadius;
@@ -171,6 +173,32 @@ TEST(HierarchyScene, AGroupOpensIntoItsRanksAndClosesAgainWithTheSameRun) {
   EXPECT_TRUE(scene.frame().shown[9]);
   EXPECT_FALSE(scene.item_named("host-2").has_value());
   EXPECT_EQ(scene.item_named("host-3"), std::optional<std::size_t>(scene.cut().items().size() - 1));
+}
+
+TEST(HierarchyScene, ClustersOpenIntoHostsAndHostsIntoRanks) {
+  TempDir dir;
+  // Hosts a-0, a-1, b-0, b-1: clusters a-* and b-* from their names.
+  write_hosts_run(dir / "run.kntj", [](int h) { return std::string(h < 2 ? "a-" : "b-") + std::to_string(h % 2); });
+  const trajectory::Reader reader(dir / "run.kntj");
+  TrajectoryScene scene(reader, 640, 480);
+  scene.set_level(scene.hierarchy().level_index("cluster", "test"));
+  ASSERT_EQ(scene.groups().count(), 2U);
+  // The cluster a-* at the centroid of its 8 ranks, with their volume.
+  EXPECT_TRUE(scene.groups().frame().positions.col(0).isApprox(0.5 * (host_centre(0) + host_centre(1)), 1e-12));
+  EXPECT_NEAR(scene.groups().frame().radii[0], static_cast<double>(kRadius) * 2.0, 1e-6);
+  scene.select(Pick{Pick::Kind::group, 0, 0.0});
+  EXPECT_NE(scene.inspect_text().find("a-*  (cluster of 8 bodies)"), std::string::npos) << scene.inspect_text();
+  EXPECT_NE(scene.inspect_text().find("hosts"), std::string::npos) << scene.inspect_text();
+  ASSERT_TRUE(scene.open_group(0));  // a-* into a-0, a-1
+  EXPECT_EQ(scene.groups().count(), 3U);
+  ASSERT_TRUE(scene.open_group(*scene.item_named("a-1")));  // into rank-4 .. rank-7
+  EXPECT_EQ(scene.cut().items().size(), 6U);
+  // Closing from a rank gives its host back; closing the host gives the cluster back.
+  ASSERT_TRUE(scene.close_group(scene.cut().item_of_body(6)));
+  EXPECT_EQ(scene.cut().items().size(), 3U);
+  ASSERT_TRUE(scene.close_group(*scene.item_named("a-1")));
+  EXPECT_EQ(scene.cut().items().size(), 2U);
+  EXPECT_FALSE(scene.close_group(0)) << "clusters are the top level";
 }
 
 TEST(HierarchyScene, AClickOnAHostPicksTheGroup) {
