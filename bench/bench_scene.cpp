@@ -126,6 +126,9 @@ Result run_window(const kanoko::trajectory::Reader& reader, std::optional<BodySt
                   int w, int h, double seconds, const std::string& screenshot, bool visual) {
   using namespace kanoko::scene;
   TrajectoryScene scene(reader, w, h, style);
+  // Every body in the chosen style: above 50 000 the scene would draw hosts instead
+  // (bench_viewer --levels compares the levels).
+  scene.set_level(0);
   Result r;
   if (visual) {
     const double cpu_start = cpu_seconds();

@@ -24,6 +24,19 @@
 //
 // --watch ends with one machine-readable line (scripts/speed-table.py reads it):
 // `BENCH bench=viewer case=watch ranks=N mb=.. info_s=.. writing_s=.. first_frames_s=.. first_frame_s=..`.
+//
+// With --levels (issue 15, point 4) it measures the levels of detail: a run of 100,000 ranks in
+// hosts of 32 (a 3-D lattice of hosts, the ranks around each, a halo of springs, 40 frames of
+// slow motion; written by the bench itself, as `kanoko simulate` of 100k bodies would take half
+// an hour) is opened in `kanoko view` twice in the same run: with --level rank (every rank: the
+// cloud of dots) and with --level host (each host one body at its ranks' centroid, the viewer's
+// default at this size). The table gives the median and p99 frame time, the frames per second,
+// the CPU time per frame (all threads and the X server: what the frame costs, whatever else the
+// machine runs) and the ratios host / rank. Target: >= 30 fps at 1280x720 in software GL (Mesa
+// llvmpipe).
+//
+//   build/bench/kanoko_bench_viewer --levels [--ranks 100000] [--per-host 32] [--play 10]
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,12 +46,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <rapidjson/document.h>
+
+#include "src/trajectory/trajectory.hpp"
 
 namespace {
 
@@ -50,6 +66,8 @@ struct Options {
   double play_s = 12;
   fs::path keep;
   bool watch = false;
+  bool levels = false;
+  int per_host = 32;
   fs::path mapping;  ///< --watch: simulate with this mapping instead of the inferred one
 };
 
@@ -137,18 +155,133 @@ std::map<std::string, double> read_stats(const fs::path& path) {
   return v;
 }
 
+/// Makes `path` with `write` unless it exists (--keep reuses it), saying which and its size.
+void write_once(const fs::path& path, const std::string& what, const std::function<void()>& write) {
+  if (fs::exists(path)) {
+    std::printf("reusing %s (%.1f MB)\n", path.string().c_str(), static_cast<double>(fs::file_size(path)) / 1e6);
+    return;
+  }
+  const auto tw = std::chrono::steady_clock::now();
+  write();
+  std::printf("%s, %.1f MB, written in %.1f s\n", what.c_str(), static_cast<double>(fs::file_size(path)) / 1e6,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count());
+}
+
+/// --levels: a run of `ranks` ranks in hosts of `per_host`, written directly (no simulation).
+void write_levels_run(const fs::path& path, int ranks, int per_host) {
+  namespace tj = kanoko::trajectory;
+  tj::Metadata meta;
+  const int hosts = (ranks + per_host - 1) / per_host;
+  const int side = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(hosts))));
+  Eigen::Matrix3Xd base(3, ranks);
+  for (int r = 0; r < ranks; ++r) {
+    tj::BodyInfo b;
+    b.name = "rank-" + std::to_string(r);
+    const int h = r / per_host;
+    b.host = "host-" + std::to_string(h);
+    b.rank = r;
+    const float hue = static_cast<float>(h % 7) / 7.0F;
+    b.colour_rgb = {0.3F + 0.7F * hue, 0.9F - 0.6F * hue, 0.5F};
+    b.radius = 0.12F;
+    meta.bodies.push_back(std::move(b));
+    // Hosts on a lattice 4 apart, their ranks on a small sphere around the lattice point.
+    const Eigen::Vector3d centre(4.0 * (h % side), 4.0 * ((h / side) % side), 4.0 * (h / (side * side)));
+    const double a = 2.399963 * (r % per_host);  // golden angle
+    const double z = 1.0 - 2.0 * ((r % per_host) + 0.5) / per_host;
+    const double rho = std::sqrt(std::max(0.0, 1.0 - z * z));
+    base.col(r) = centre + 1.2 * Eigen::Vector3d(rho * std::cos(a), rho * std::sin(a), z);
+    // A halo: the next rank and the rank one host further.
+    meta.edges.push_back({static_cast<std::uint32_t>(r), static_cast<std::uint32_t>((r + 1) % ranks)});
+    meta.edges.push_back({static_cast<std::uint32_t>(r), static_cast<std::uint32_t>((r + per_host) % ranks)});
+  }
+  meta.stat_names = {tj::stat::kLoad, tj::stat::kMass, tj::stat::kBytesSent, tj::stat::kBusy};
+  const int frames = 40;
+  meta.dt_s = 0.01;
+  meta.steps_per_frame = 10;
+  meta.interval_s = 0.1;
+  meta.trace_end_s = 0.1 * (frames - 1);
+  meta.integrator = "rk4";
+  tj::Writer writer(path, meta);
+  Eigen::Matrix3Xd p(3, ranks);
+  Eigen::Matrix3Xd v(3, ranks);
+  Eigen::MatrixXd stats(4, ranks);
+  for (int k = 0; k < frames; ++k) {
+    const double t = 0.1 * k;
+    for (int r = 0; r < ranks; ++r) {
+      const double w = 0.5 + 0.01 * (r % 13);
+      p.col(r) = base.col(r) + 0.3 * Eigen::Vector3d(std::sin(w * t + r), std::cos(w * t + r), 0.0);
+      v.col(r) = 0.3 * w * Eigen::Vector3d(std::cos(w * t + r), -std::sin(w * t + r), 0.0);
+      const double busy = 0.5 + 0.4 * std::sin(0.3 * t + 0.001 * r);
+      stats.col(r) << busy, 1.0 + 0.1 * (r % 5), 8192.0 * (1 + r % 4), busy;
+    }
+    writer.append_frame(t, p, v, stats);
+  }
+  writer.commit();
+}
+
+/// --levels: the viewer's frame rate at rank level and at host level, same run, same window.
+int levels(const Options& o, const fs::path& dir, const fs::path& kanoko, const std::string& x) {
+  const fs::path runf = dir / ("levels-" + std::to_string(o.ranks) + "-" + std::to_string(o.per_host) + ".kntj");
+  write_once(runf, "run: " + std::to_string(o.ranks) + " ranks in hosts of " + std::to_string(o.per_host),
+             [&] { write_levels_run(runf, o.ranks, o.per_host); });
+  std::ofstream(dir / "play.txt") << "wait " << o.play_s << "\nquit\n";
+  std::ofstream(dir / "start.txt") << "frames 3\nquit\n";
+  // On a shared machine the wall time per frame says how busy the machine is as much as what a
+  // frame costs: the CPU time per frame (the viewer, llvmpipe's threads and the X server, from
+  // getrusage of the finished children) is measured too, as the difference between a session
+  // that plays and one that stops after 3 frames (so opening the run is not counted).
+  const auto children_cpu_s = [] {
+    rusage u{};
+    getrusage(RUSAGE_CHILDREN, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  };
+  std::map<std::string, std::map<std::string, double>> stats;
+  std::map<std::string, double> cpu_ms;
+  for (const std::string level : {"rank", "host"}) {
+    double cpu[2] = {0, 0};
+    double frames[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const fs::path file = dir / ("stats-" + level + (k == 0 ? "-start" : "") + ".json");
+      const double before = children_cpu_s();
+      run(x + sh(kanoko) + " view " + sh(runf) + " --no-sound --size 1280x720 --level " + level + " --script " +
+          sh(dir / (k == 0 ? "start.txt" : "play.txt")) + " --frame-stats " + sh(file) + " > " + sh(dir / "view.log") +
+          " 2>&1");
+      cpu[k] = children_cpu_s() - before;
+      const auto v = read_stats(file);
+      frames[k] = v.at("all.frames");
+      if (k == 1) stats[level] = v;
+    }
+    cpu_ms[level] = frames[1] > frames[0] ? 1000.0 * (cpu[1] - cpu[0]) / (frames[1] - frames[0]) : 0.0;
+  }
+  const auto& r = stats["rank"];
+  const auto& h = stats["host"];
+  const auto fps = [](double ms) { return ms > 0 ? 1000.0 / ms : 0.0; };
+  std::printf("\nkanoko view, %d ranks in %d hosts, 1280x720, %.0f s each:\n", o.ranks,
+              (o.ranks + o.per_host - 1) / o.per_host, o.play_s);
+  std::printf("%-30s %12s %12s %8s\n", "", "rank level", "host level", "ratio");
+  std::printf("%-30s %12.2f %12.2f %8.2f\n", "first frame (s)", r.at("first_frame_s"), h.at("first_frame_s"),
+              h.at("first_frame_s") / r.at("first_frame_s"));
+  std::printf("%-30s %12.1f %12.1f %8.2f\n", "median frame (ms)", r.at("all.median_ms"), h.at("all.median_ms"),
+              h.at("all.median_ms") / r.at("all.median_ms"));
+  std::printf("%-30s %12.1f %12.1f %8.2f\n", "p99 frame (ms)", r.at("all.p99_ms"), h.at("all.p99_ms"),
+              h.at("all.p99_ms") / r.at("all.p99_ms"));
+  std::printf("%-30s %12.1f %12.1f %8.2f\n", "frames per second (median)", fps(r.at("all.median_ms")),
+              fps(h.at("all.median_ms")), fps(h.at("all.median_ms")) / fps(r.at("all.median_ms")));
+  std::printf("%-30s %12.1f %12.1f %8.2f\n", "CPU per frame (ms)", cpu_ms["rank"], cpu_ms["host"],
+              cpu_ms["host"] / cpu_ms["rank"]);
+  std::printf("%-30s %12.1f %12.1f %8.2f\n", "fps if the CPU were free", fps(cpu_ms["rank"]), fps(cpu_ms["host"]),
+              fps(cpu_ms["host"]) / fps(cpu_ms["rank"]));
+  std::printf("\ntarget: >= 30 fps at host level: %s (measured), %s (CPU time per frame)\n",
+              fps(h.at("all.median_ms")) >= 30 ? "met" : "NOT met", fps(cpu_ms["host"]) >= 30 ? "met" : "NOT met");
+  return 0;
+}
+
 /// --watch: time to the first frame of `kanoko view TRACE` while it simulates.
 int watch(const Options& o, const fs::path& dir, const fs::path& kanoko, const std::string& x) {
   const fs::path trace = dir / ("halo-" + std::to_string(o.ranks) + "-" + std::to_string(o.messages) + ".kntr");
-  if (!fs::exists(trace)) {
-    const auto tw = std::chrono::steady_clock::now();
-    write_trace(trace, o.ranks, o.messages);
-    std::printf("trace: %d ranks, ~%ld messages, %.1f MB, written in %.1f s\n", o.ranks, o.messages,
-                static_cast<double>(fs::file_size(trace)) / 1e6,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count());
-  } else {
-    std::printf("reusing %s (%.1f MB)\n", trace.string().c_str(), static_cast<double>(fs::file_size(trace)) / 1e6);
-  }
+  write_once(trace, "trace: " + std::to_string(o.ranks) + " ranks, ~" + std::to_string(o.messages) + " messages",
+             [&] { write_trace(trace, o.ranks, o.messages); });
   // Baseline from the same run: reading the trace alone (the reader and the summary, no model).
   const double info_s = run(sh(kanoko) + " info " + sh(trace) + " > /dev/null 2>&1");
   std::printf("kanoko info (read the trace): %.2f s, %.0f MB/s\n", info_s,
@@ -218,11 +351,16 @@ int main(int argc, char** argv) {
       o.keep = next();
     } else if (a == "--watch") {
       o.watch = true;
+    } else if (a == "--levels") {
+      o.levels = true;
+    } else if (a == "--per-host") {
+      o.per_host = std::max(1, std::atoi(next().c_str()));
     } else if (a == "--mapping") {
       o.mapping = fs::absolute(next());
     } else {
       std::printf("usage: kanoko_bench_viewer [--ranks N] [--messages M] [--play SECONDS] [--keep DIR]\n"
-                  "       kanoko_bench_viewer --watch [--ranks N] [--messages M] [--mapping MAP] [--keep DIR]\n");
+                  "       kanoko_bench_viewer --watch [--ranks N] [--messages M] [--mapping MAP] [--keep DIR]\n"
+                  "       kanoko_bench_viewer --levels [--ranks N] [--per-host K] [--play SECONDS] [--keep DIR]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -231,6 +369,10 @@ int main(int argc, char** argv) {
     if (!was_given("--ranks")) o.ranks = 10000;
     if (!was_given("--messages")) o.messages = 14'000'000;
     if (!was_given("--play")) o.play_s = 3;
+  }
+  if (o.levels) {
+    if (!was_given("--ranks")) o.ranks = 100000;
+    if (!was_given("--play")) o.play_s = 10;
   }
   const fs::path dir = o.keep.empty() ? fs::temp_directory_path() / ("kanoko-bench-viewer-" + std::to_string(::getpid())) : o.keep;
   fs::create_directories(dir);
@@ -242,6 +384,11 @@ int main(int argc, char** argv) {
   }
   std::printf("CPU: %s (%u threads)\n", line.substr(line.find(':') + 2).c_str(), std::max(1U, static_cast<unsigned>(sysconf(_SC_NPROCESSORS_ONLN))));
 
+  if (o.levels) {
+    const int rc = levels(o, dir, kanoko, x);
+    if (o.keep.empty()) fs::remove_all(dir);
+    return rc;
+  }
   if (o.watch) {
     const int rc = watch(o, dir, kanoko, x);
     if (o.keep.empty()) fs::remove_all(dir);

@@ -134,6 +134,7 @@ int cmd_view(const Args& args) {
   std::string size_text;
   std::string screenshot;
   std::string select;
+  std::string level;
   bool paused = false;
   std::string labels;
   bool no_sound = false;
@@ -181,6 +182,11 @@ int cmd_view(const Args& args) {
       "write the last frame shown to this image (.png) when the window closes")(
       "select", po::value<std::string>(&select),
       "select this body (name or index) at the start: highlighted, statistics shown")(
+      "level", po::value<std::string>(&level),
+      "draw this level of the run's hierarchy at the start, each group as one body at its members' "
+      "centroid (a click opens one, key e closes it again): rank, host, or cluster where the host "
+      "names make one (kanoko info RUN lists the levels; default: ranks, or hosts when there are "
+      "more than 50000 ranks)")(
       "paused", po::bool_switch(&paused), "start paused (the paused panel shows)")(
       "labels", po::value<std::string>(&labels)->implicit_value("name"),
       "labels from the start (key l): --labels shows names, --labels=rank|host|index other text, "
@@ -244,6 +250,7 @@ int cmd_view(const Args& args) {
   view.screenshot = screenshot;
   if (!frame_stats.empty()) view.frame_stats = checked_output_target(frame_stats);
   view.select = select;
+  view.level = level;
   view.start_paused = paused;
   view.visual.flashes = flashes;
   view.visual.spring_colours = scene::parse_spring_colours(springs, "--springs");

@@ -69,7 +69,7 @@ std::optional<Pick> pick_body(const Ray& ray, const Eigen::Matrix3Xd& positions,
     const double root = std::sqrt(disc);
     double s = (-b - root) / a;
     if (s < 0) s = (-b + root) / a;  // the eye is inside this sphere
-    if (s < 0 || !std::isfinite(s)) continue;
+    if (s < 0 || !std::isfinite(s) || !(radii[i] > 0)) continue;  // radius 0: not drawn
     if (!best || s < best->distance) best = Pick{Pick::Kind::body, i, s};
   }
   return best;
@@ -181,6 +181,29 @@ std::string describe_body(const trajectory::Reader& reader, std::size_t body, do
       text += line(k == 0 ? "top partners" : "", who + ": " + bytes(p.total_bytes()) + " (sent " + bytes(p.sent.bytes) +
                                                      ", recv " + bytes(p.received.bytes) + ")");
     }
+  }
+  return text;
+}
+
+std::string describe_group(const trajectory::Metadata& meta, const GroupSummary& g) {
+  const std::size_t n = g.members.size();
+  std::string text = g.name + "  (" + g.level + " of " + std::to_string(n) + (n == 1 ? " body" : " bodies") + ")\n";
+  if (!g.child_level.empty()) {
+    text += line(g.child_level + "s", std::to_string(g.children));
+  }
+  std::string list;
+  constexpr std::size_t kMaxListed = 4;
+  for (std::size_t k = 0; k < n && k < kMaxListed; ++k) {
+    const std::uint32_t b = g.members[k];
+    list += (k == 0 ? "" : ", ") + (meta.bodies.at(b).name.empty() ? "body " + std::to_string(b) : meta.bodies[b].name);
+  }
+  if (n > kMaxListed) list += " +" + std::to_string(n - kMaxListed) + " more";
+  text += line("members", list);
+  text += line("interval", interval_text(meta, g.time_s));
+  for (std::size_t s = 0; s < meta.stat_count() && static_cast<Eigen::Index>(s) < g.stats.size(); ++s) {
+    const std::string& name = meta.stat_names[s];
+    const bool mean = trajectory::is_fraction_stat(name);
+    text += line(std::string(stat_label(name)) + (mean ? " (mean)" : " (sum)"), format_value(name, g.stats(static_cast<Eigen::Index>(s))));
   }
   return text;
 }

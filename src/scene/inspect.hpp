@@ -34,9 +34,11 @@ struct Ray {
 
 /// What a click hit.
 struct Pick {
-  enum class Kind { body, spring };
+  enum class Kind { body, spring, group };
   Kind kind = Kind::body;
-  std::size_t index = 0;  ///< body index, or edge index into Metadata::edges
+  /// Body index, edge index into Metadata::edges, or (group) the index of a closed group among
+  /// the items of the scene's hierarchy cut (trajectory::Cut::items()).
+  std::size_t index = 0;
   double distance = 0;    ///< along the ray, in units of |direction|
 };
 
@@ -71,6 +73,21 @@ struct Pick {
 /// section), and each end's traffic with everyone. `partners` as for describe_body.
 [[nodiscard]] std::string describe_spring(const trajectory::Reader& reader, std::size_t edge,
                                           double t_s, PartnerTotals* partners = nullptr);
+
+/// One closed group of the hierarchy (trajectory/hierarchy.hpp) as the inspect panel shows it.
+struct GroupSummary {
+  std::string name;        ///< "host-3"
+  std::string level;       ///< "host"
+  std::string child_level; ///< the level it opens into, "" when it opens into single bodies
+  std::size_t children = 0;                 ///< groups of child_level in it
+  std::span<const std::uint32_t> members;   ///< its bodies
+  Eigen::VectorXd stats;   ///< summed statistics (fractions averaged), rows as Metadata::stat_names
+  double time_s = 0;       ///< trace time of the statistics
+};
+
+/// The panel text for a closed group: its name, level and member count, the first members'
+/// names, and its summed statistics (trajectory::aggregate), the way describe_body shows a body's.
+[[nodiscard]] std::string describe_group(const trajectory::Metadata& meta, const GroupSummary& g);
 
 /// Index of the body named `name_or_index`, or with that index if no body has that name.
 /// Throws InputError naming `option` and a few body names otherwise.

@@ -15,6 +15,8 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"Space", "pause / resume playback"},
       {"click on dial", "pause / resume playback"},
       {"click on a body or spring", "select it: highlight and statistics panel (empty space clears)"},
+      {"click on a group (host, ...)", "open it into its members (Shift+click: select it, its summed statistics)"},
+      {"e", "open the selected group / close the group of the selected body"},
       {"+ / -", "play faster / slower (x2 / x0.5)"},
       {"Left / Right", "step one stored frame back / forward (pauses)"},
       {"r", "reverse the playing direction"},
@@ -31,6 +33,14 @@ const std::vector<KeyBinding>& playback_bindings() {
       {"Esc", "quit"},
   };
   return bindings;
+}
+
+bool toggle_selected_group(TrajectoryScene& scene) {
+  const auto sel = scene.selection();
+  if (!sel) return false;
+  if (sel->kind == Pick::Kind::group) return scene.open_group(sel->index);
+  if (sel->kind != Pick::Kind::body) return false;
+  return scene.close_group(scene.cut().item_of_body(sel->index));
 }
 
 PlaybackHandler::PlaybackHandler(ReplayClock& clock, TrajectoryScene& scene,
@@ -104,6 +114,8 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
           scene_.set_visual(v);
           return true;
         }
+        case 'e':
+          return toggle_selected_group(scene_);
         case 'c':
           if (auto* view = dynamic_cast<osgViewer::View*>(&aa); view != nullptr) view->home();
           return true;
@@ -135,8 +147,15 @@ bool PlaybackHandler::handle(const osgGA::GUIEventAdapter& ea, osgGA::GUIActionA
       const auto* view = dynamic_cast<osgViewer::View*>(&aa);
       if (view == nullptr) return false;
       const osg::Camera* camera = view->getCamera();
-      scene_.select(scene_.pick_at(camera->getViewMatrix(), camera->getProjectionMatrix(),
-                                   ea.getXnormalized(), ea.getYnormalized()));
+      const auto hit = scene_.pick_at(camera->getViewMatrix(), camera->getProjectionMatrix(), ea.getXnormalized(),
+                                       ea.getYnormalized());
+      // A click opens a group into its members; with Shift it selects the group instead.
+      const bool shift = (ea.getModKeyMask() & (GEA::MODKEY_LEFT_SHIFT | GEA::MODKEY_RIGHT_SHIFT)) != 0;
+      if (hit && hit->kind == Pick::Kind::group && !shift) {
+        scene_.open_group(hit->index);
+      } else {
+        scene_.select(hit);
+      }
       return false;
     }
     default:

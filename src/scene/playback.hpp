@@ -25,6 +25,10 @@ struct KeyBinding {
 /// All playback keys and mouse actions of the viewer.
 [[nodiscard]] const std::vector<KeyBinding>& playback_bindings();
 
+/// Key `e`: opens the selected group of the hierarchy into its members, or closes the group of
+/// the selected body back into one body; false when there is nothing to open or close.
+bool toggle_selected_group(TrajectoryScene& scene);
+
 
 /// Keyboard and mouse control of a ReplayClock: space pauses/resumes, +/- change speed, arrows
 /// step one stored frame (pausing), r reverses, Home or 0 restarts, c returns the camera home,

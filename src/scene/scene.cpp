@@ -14,6 +14,7 @@
 #include "src/scene/layers/bodies_layer.hpp"
 #include "src/scene/layers/decorations_layer.hpp"
 #include "src/scene/layers/dial_layer.hpp"
+#include "src/scene/layers/groups_layer.hpp"
 #include "src/scene/layers/hud_layer.hpp"
 #include "src/scene/layers/labels_layer.hpp"
 #include "src/scene/layers/legend_layer.hpp"
@@ -34,6 +35,12 @@ constexpr std::size_t kBoundSampleFrames = 64;
 // The body's size (src/trajectory/body_size.hpp, shared with the glTF export and the web page).
 using trajectory::body_radius;
 using trajectory::mass_ratio_scale;
+
+/// The cut item of a selected group, if a group is selected.
+std::optional<std::size_t> selected_group(const std::optional<Pick>& p) {
+  if (p && p->kind == Pick::Kind::group) return p->index;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -134,6 +141,12 @@ CameraMatrices render_camera(const osg::BoundingSphered& bound, int width_px, in
   return c;
 }
 
+std::size_t default_level(const trajectory::Hierarchy& h) {
+  if (h.group_count(0) <= kCloudThreshold) return 0;
+  const std::size_t level = h.level_that_fits(kCloudThreshold);
+  return h.group_count(level) <= kCloudThreshold ? level : 0;
+}
+
 std::string run_caption(const trajectory::Reader& reader) {
   const auto& m = reader.meta();
   std::string caption;
@@ -220,8 +233,14 @@ TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px,
   hud_->addChild(legend_layer_->node());
   root_->addChild(hud_.get());
 
+  // Levels of detail: closed groups drawn as one body each (issue 15, point 4).
+  hierarchy_ = std::make_unique<trajectory::Hierarchy>(meta);
+  cut_ = std::make_unique<trajectory::Cut>(*hierarchy_, default_level(*hierarchy_));
+  groups_ = std::make_unique<layers::GroupsLayer>(*world_, *decorations_);
+
   compute_colours();
   set_window_size(width_px, height_px);
+  groups_->rebuild(*hierarchy_, *cut_, meta, reader_->frame(0), height_px_);
   set_time(reader_->begin_time());
 }
 
@@ -287,6 +306,7 @@ void TrajectoryScene::set_body_filter(BodyFilter mode, std::vector<bool> found) 
 
 void TrajectoryScene::set_framebuffer_height(int height_px) {
   bodies_->set_framebuffer_height(height_px, height_px_);
+  if (groups_) groups_->set_framebuffer_height(height_px, height_px_);
   // Labels are 14 output pixels high (legible at 1280x720), also when a renderer draws at a
   // multiple of the output size and scales down.
   labels_->set_size(14.0F * layers::to_f(std::max(height_px, 1)) / layers::to_f(std::max(height_px_, 1)));
@@ -317,8 +337,9 @@ void TrajectoryScene::compute_radii() {
   frame_.radii.resize(bodies.size());
   frame_.shown.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
-    frame_.shown[i] = body_shown(i);
-    if (!frame_.shown[i]) {
+    // A member of a closed group is drawn by its group, which sums its radius (kept).
+    frame_.shown[i] = body_shown(i) && cut_->items()[cut_->item_of_body(i)].level == 0;
+    if (!body_shown(i)) {
       frame_.radii[i] = 0.0;  // isolated away: not drawn, not picked
       continue;
     }
@@ -341,7 +362,7 @@ void TrajectoryScene::compute_frame() {
   const auto& meta = reader_->meta();
   const double t = frame_.time_s;
   reader_->positions_at(t, frame_.positions);
-  if (mass_stat_ >= 0) reader_->stats_at(t, frame_.stats);
+  if (mass_stat_ >= 0 || grouped()) reader_->stats_at(t, frame_.stats);
   // The formulas' values change with the stored frame only; the colours are set only then.
   if (formulas_ && formulas_->update(*reader_, t) && formulas_->has_colour()) compute_colours();
   compute_radii();
@@ -367,13 +388,25 @@ void TrajectoryScene::compute_frame() {
     frame_.trail.clear();
   }
   frame_.selection = selection_;
+  // The groups first: a group's inspect text reads their sums.
+  groups_->update(*cut_, meta, frame_, selected_group(selection_));
   frame_.inspect_text = inspect_text_now();
 }
 
 void TrajectoryScene::update_layers() {
   springs_->update(frame_);
   bodies_->update(frame_);
-  decorations_layer_->update(frame_);
+  if (grouped()) {
+    // Flashes between what is drawn: groups' centroids and ranks on their own.
+    flash_frame_.time_s = frame_.time_s;
+    flash_frame_.interval = frame_.interval;
+    flash_frame_.into_interval = frame_.into_interval;
+    flash_frame_.positions = groups_->items_now().positions;
+    flash_frame_.flashes = groups_->flashes();
+    decorations_layer_->update(flash_frame_);
+  } else {
+    decorations_layer_->update(frame_);
+  }
   trails_->update(frame_);
   labels_->update(frame_);
   dial_layer_->update(frame_);
@@ -397,6 +430,8 @@ void TrajectoryScene::set_visual(const VisualOptions& options) {
   decorations_layer_->set_grid(visual_.grid);
   decorations_layer_->set_flashes(visual_.flashes);
   springs_->set_colouring(visual_.spring_colours);
+  groups_->set_colouring(visual_.spring_colours);
+  groups_->set_labels(visual_.labels);
   trails_->set_length(visual_.trail_s);
   labels_->set_labels(visual_.labels, visual_.label_text, reader_->meta());
   if (textures_changed) bodies_->set_textures(visual_.textures, visual_.texture_image.get(), reader_->meta());
@@ -413,21 +448,127 @@ std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view, const osg
   Ray ray;
   ray.origin = Eigen::Vector3d(near_point.x(), near_point.y(), near_point.z());
   ray.direction = Eigen::Vector3d(far_point.x(), far_point.y(), far_point.z()) - ray.origin;
-  const std::vector<double>& radii = frame_.radii;
-  const double smallest = radii.empty() ? 0.0 : *std::min_element(radii.begin(), radii.end());
+  // Only drawn bodies are picked: those inside a closed group count as radius 0.
+  std::vector<double> drawn_radii;
+  const bool all_shown = std::all_of(frame_.shown.begin(), frame_.shown.end(), [](bool b) { return b; });
+  if (!all_shown) {
+    drawn_radii = frame_.radii;
+    for (std::size_t i = 0; i < drawn_radii.size(); ++i) {
+      if (!frame_.shown[i]) drawn_radii[i] = 0.0;
+    }
+  }
+  const std::vector<double>& radii = all_shown ? frame_.radii : drawn_radii;
+  // The smallest drawn body (hidden ones have radius 0).
+  double smallest = 0;
+  for (const double r : radii) {
+    if (r > 0 && (smallest == 0 || r < smallest)) smallest = r;
+  }
   // Springs are thin; accept clicks within two of their drawn radii.
   const double spring_tolerance = 2.0 * layers::kSpringRadiusFraction * (smallest > 0 ? smallest : 0.1);
-  return pick(ray, frame_.positions, radii, reader_->meta().edges, spring_tolerance);
+  const auto& edges = reader_->meta().edges;
+  std::optional<Pick> hit;
+  if (all_shown) {
+    hit = pick(ray, frame_.positions, radii, edges, spring_tolerance);
+  } else if (!(hit = pick_body(ray, frame_.positions, radii))) {
+    // Only the springs drawn: both ends shown (not isolated away, not inside a closed group).
+    std::vector<std::array<std::uint32_t, 2>> drawn;
+    std::vector<std::size_t> index;
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      if (!frame_.shown[edges[e][0]] || !frame_.shown[edges[e][1]]) continue;
+      drawn.push_back(edges[e]);
+      index.push_back(e);
+    }
+    hit = pick_spring(ray, frame_.positions, drawn, spring_tolerance);
+    if (hit) hit->index = index[hit->index];
+  }
+  // A closed group nearer than the body (or instead of a spring) is what the click hits.
+  const auto& g = groups_->frame();
+  if (const auto group = pick_body(ray, g.positions, g.radii)) {
+    if (!hit || hit->kind == Pick::Kind::spring || group->distance < hit->distance) {
+      hit = Pick{Pick::Kind::group, groups_->item(group->index), group->distance};
+    }
+  }
+  return hit;
+}
+
+bool TrajectoryScene::grouped() const { return groups_ && groups_->count() > 0; }
+
+void TrajectoryScene::cut_changed(std::optional<trajectory::Cut::Item> selected) {
+  if (selection_ && selection_->kind == Pick::Kind::group) {
+    selection_.reset();
+    const auto& items = cut_->items();
+    for (std::size_t k = 0; selected && k < items.size(); ++k) {
+      if (items[k] == *selected) selection_ = Pick{Pick::Kind::group, k, 0.0};
+    }
+  }
+  groups_->rebuild(*hierarchy_, *cut_, reader_->meta(), reader_->frame(0), height_px_);
+  // A selected body inside a group that closed is no longer drawn on its own.
+  if (selection_ && selection_->kind == Pick::Kind::body &&
+      cut_->items()[cut_->item_of_body(selection_->index)].level > 0) {
+    selection_.reset();
+  }
+  set_time(frame_.time_s);
+}
+
+void TrajectoryScene::set_level(std::size_t level) {
+  KANOKO_ASSERT(level < hierarchy_->level_count(), "a level of the run's hierarchy");
+  *cut_ = trajectory::Cut(*hierarchy_, level);
+  cut_changed(std::nullopt);
+}
+
+bool TrajectoryScene::open_group(std::size_t item) {
+  if (item >= cut_->items().size()) return false;
+  const auto selected = selected_group(selection_);
+  const std::optional<trajectory::Cut::Item> kept =
+      selected && *selected != item ? std::optional(cut_->items()[*selected]) : std::nullopt;
+  if (!cut_->open(item)) return false;
+  cut_changed(kept);
+  return true;
+}
+
+bool TrajectoryScene::close_group(std::size_t item) {
+  if (item >= cut_->items().size()) return false;
+  const trajectory::Cut::Item it = cut_->items()[item];
+  if (!cut_->close(item)) return false;
+  const trajectory::Cut::Item up{it.level + 1, hierarchy_->parent(it.level, it.group)};
+  // The group just closed stays selected when its member was.
+  if (selection_ && selection_->kind == Pick::Kind::body) selection_ = Pick{Pick::Kind::group, 0, 0.0};
+  cut_changed(selection_ ? std::optional(up) : std::nullopt);
+  return true;
+}
+
+std::optional<std::size_t> TrajectoryScene::item_named(std::string_view name) const {
+  const auto& items = cut_->items();
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (hierarchy_->group_name(items[k].level, items[k].group) == name) return k;
+  }
+  return std::nullopt;
+}
+
+Eigen::Vector3d TrajectoryScene::item_position(std::size_t item) const {
+  const trajectory::Cut::Item it = cut_->items().at(item);
+  if (it.level == 0) return frame_.positions.col(static_cast<Eigen::Index>(cut_->bodies(item).front()));
+  return groups_->items_now().positions.col(static_cast<Eigen::Index>(item));
 }
 
 void TrajectoryScene::select(const std::optional<Pick>& pick) {
+  // A body inside a closed group: its groups open so that it is drawn on its own.
+  if (pick && pick->kind == Pick::Kind::body && pick->index < reader_->meta().body_count() &&
+      cut_->items()[cut_->item_of_body(pick->index)].level > 0) {
+    while (cut_->open(cut_->item_of_body(pick->index))) {
+    }
+    selection_.reset();
+    cut_changed(std::nullopt);
+  }
   selection_ = pick;
   if (selection_) {
-    const std::size_t limit =
-        selection_->kind == Pick::Kind::body ? reader_->meta().body_count() : reader_->meta().edges.size();
-    KANOKO_ASSERT(selection_->index < limit, "selection of a missing body or spring");
+    const std::size_t limit = selection_->kind == Pick::Kind::body   ? reader_->meta().body_count()
+                              : selection_->kind == Pick::Kind::group ? cut_->items().size()
+                                                                      : reader_->meta().edges.size();
+    KANOKO_ASSERT(selection_->index < limit, "selection of a missing body, spring or group");
   }
   frame_.selection = selection_;
+  groups_->update(*cut_, reader_->meta(), frame_, selected_group(selection_));
   frame_.inspect_text = inspect_text_now();
   springs_->update(frame_);
   bodies_->update(frame_);
@@ -439,6 +580,22 @@ std::string TrajectoryScene::inspect_text() const { return frame_.inspect_text; 
 std::string TrajectoryScene::inspect_text_now() const {
   if (!selection_) return {};
   const double t = frame_.time_s;
+  if (selection_->kind == Pick::Kind::group) {
+    const trajectory::Cut::Item it = cut_->items().at(selection_->index);
+    GroupSummary g;
+    g.name = hierarchy_->group_name(it.level, it.group);
+    g.level = hierarchy_->level_name(it.level);
+    if (it.level > 1) g.child_level = hierarchy_->level_name(it.level - 1);
+    g.children = hierarchy_->children(it.level, it.group).size();
+    g.members = cut_->bodies(selection_->index);
+    if (groups_->items_now().stats.cols() > static_cast<Eigen::Index>(selection_->index)) {
+      g.stats = groups_->items_now().stats.col(static_cast<Eigen::Index>(selection_->index));
+    }
+    g.time_s = t;
+    std::string text = describe_group(reader_->meta(), g);
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  }
   std::string text = selection_->kind == Pick::Kind::body ? describe_body(*reader_, selection_->index, t, &partners_)
                                                           : describe_spring(*reader_, selection_->index, t, &partners_);
   if (!text.empty() && text.back() == '\n') text.pop_back();

@@ -32,6 +32,7 @@
 #include "src/scene/layers/frame_state.hpp"
 #include "src/scene/layers/scene_graph.hpp"
 #include "src/scene/layers/visual_options.hpp"
+#include "src/trajectory/hierarchy.hpp"
 #include "src/trajectory/traffic.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -47,6 +48,7 @@ class LabelsLayer;
 class DialLayer;
 class HudLayer;
 class LegendLayer;
+class GroupsLayer;
 }  // namespace layers
 
 /// Bounding sphere of every body over the whole run, sphere radii included: the positions of up
@@ -87,6 +89,11 @@ struct CameraMatrices {
                                            int height_px);
 /// The same for a bound (a scene's bound(), which makes room for bodies the mapping enlarges).
 [[nodiscard]] CameraMatrices render_camera(const osg::BoundingSphered& bound, int width_px, int height_px);
+
+/// The level of `h` a scene draws by default: ranks while they are at most kCloudThreshold, else
+/// the finest level with at most that many groups (hosts when ranks are too many), else ranks
+/// (the cloud of dots, the last resort).
+[[nodiscard]] std::size_t default_level(const trajectory::Hierarchy& h);
 
 /// Bodies are labelled by default in runs of at most this many bodies.
 inline constexpr std::size_t kDefaultLabelledBodies = 64;
@@ -199,6 +206,24 @@ class TrajectoryScene {
   [[nodiscard]] const Legend& legend() const { return legend_; }
   /// Where the HUD box draws the key (an empty box when visual().legend is off).
   [[nodiscard]] const LegendLayout& legend_layout() const;
+  /// The run's levels of detail (rank, host, ...; src/trajectory/hierarchy.hpp).
+  [[nodiscard]] const trajectory::Hierarchy& hierarchy() const { return *hierarchy_; }
+  /// What is drawn: each item of the cut a rank, or a closed group drawn as one body at its
+  /// members' centroid (whose members are hidden). Starts at default_level().
+  [[nodiscard]] const trajectory::Cut& cut() const { return *cut_; }
+  /// Draws every group of `level` closed (0: every rank on its own).
+  void set_level(std::size_t level);
+  /// Opens item `item` of the cut into the groups (or ranks) of the level below; false for a rank.
+  bool open_group(std::size_t item);
+  /// Closes the group of the level above item `item` back into one body; false at the top level.
+  bool close_group(std::size_t item);
+  /// The cut item drawing the group or rank named `name`, if it is drawn as an item of its own.
+  [[nodiscard]] std::optional<std::size_t> item_named(std::string_view name) const;
+  /// Closed groups drawn now, their items and where they are (centroid) and how large.
+  [[nodiscard]] const layers::GroupsLayer& groups() const { return *groups_; }
+  /// World position of cut item `item` now (a rank's position, a group's centroid).
+  [[nodiscard]] Eigen::Vector3d item_position(std::size_t item) const;
+
   /// The HUD camera (pixels, y up), where the viewer adds its panels.
   [[nodiscard]] osg::Camera* hud() const { return hud_.get(); }
 
@@ -212,6 +237,10 @@ class TrajectoryScene {
   void compute_colours();
   /// Every layer's update from frame_.
   void update_layers();
+  /// Rebuilds the groups for the cut, keeps a selected group that is still drawn, redraws.
+  void cut_changed(std::optional<trajectory::Cut::Item> selected);
+  /// True when some item of the cut is a closed group (its members are hidden).
+  [[nodiscard]] bool grouped() const;
   /// The inspect text for the selection at frame_.time_s, from the run (empty without one).
   [[nodiscard]] std::string inspect_text_now() const;
   /// legend_ from the formulas and the visual options, and the HUD box from it.
@@ -249,6 +278,10 @@ class TrajectoryScene {
   std::unique_ptr<layers::HudLayer> hud_text_;
   std::unique_ptr<layers::LegendLayer> legend_layer_;
   Legend legend_;
+  std::unique_ptr<trajectory::Hierarchy> hierarchy_;
+  std::unique_ptr<trajectory::Cut> cut_;
+  std::unique_ptr<layers::GroupsLayer> groups_;
+  layers::FrameState flash_frame_;  ///< while grouped: the flashes between the drawn items
 };
 
 }  // namespace kanoko::scene

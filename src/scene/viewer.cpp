@@ -28,6 +28,7 @@
 #include "src/scene/audio_link.hpp"
 #include "src/scene/imgui_overlay.hpp"
 #include "src/scene/inspect.hpp"
+#include "src/scene/layers/groups_layer.hpp"
 #include "src/scene/locations_panel.hpp"
 #include "src/scene/mapping_visual.hpp"
 #include "src/scene/navigation.hpp"
@@ -175,18 +176,37 @@ class ScriptRunner {
     return it->second;
   }
 
+  /// Window pixel (origin top-left) of world point `p`, which a click on `what` aims at.
+  std::pair<double, double> world_pixel(const ScriptCommand& c, const ScriptTarget& t, const Eigen::Vector3d& p,
+                                        const std::string& what) const {
+    const osg::Camera* cam = t.viewer.getCamera();
+    const osg::Vec3d w = osg::Vec3d(p.x(), p.y(), p.z()) * cam->getViewMatrix() * cam->getProjectionMatrix() *
+                         cam->getViewport()->computeWindowMatrix();
+    const double height = t.window.getTraits()->height;
+    if (!(w.z() > 0 && w.z() < 1)) fail(c, what + " '" + c.name + "' is behind the camera");
+    return {w.x(), height - w.y()};
+  }
+
   /// Window pixel (origin top-left) of body `name` at the current time.
   std::pair<double, double> body_pixel(const ScriptCommand& c, const ScriptTarget& t) const {
     const std::size_t i = find_body(t.scene.reader(), c.name, "click body");
-    const osg::Camera* cam = t.viewer.getCamera();
-    const osg::Vec3d p(t.scene.positions()(0, static_cast<Eigen::Index>(i)),
-                       t.scene.positions()(1, static_cast<Eigen::Index>(i)),
-                       t.scene.positions()(2, static_cast<Eigen::Index>(i)));
-    const osg::Vec3d w = p * cam->getViewMatrix() * cam->getProjectionMatrix() *
-                         cam->getViewport()->computeWindowMatrix();
-    const double height = t.window.getTraits()->height;
-    if (!(w.z() > 0 && w.z() < 1)) fail(c, "body '" + c.name + "' is behind the camera");
-    return {w.x(), height - w.y()};
+    return world_pixel(c, t, t.scene.positions().col(static_cast<Eigen::Index>(i)), "body");
+  }
+
+  /// Window pixel (origin top-left) of the closed group `name` (its centroid) at the current time.
+  std::pair<double, double> group_pixel(const ScriptCommand& c, const ScriptTarget& t) const {
+    const auto item = t.scene.item_named(c.name);
+    if (!item || t.scene.cut().items()[*item].level == 0) {
+      std::string some;
+      const auto& groups = t.scene.groups();
+      for (std::size_t k = 0; k < groups.count() && k < 4; ++k) {
+        const auto it = t.scene.cut().items()[groups.item(k)];
+        some += (k == 0 ? "" : ", ") + t.scene.hierarchy().group_name(it.level, it.group);
+      }
+      fail(c, "no closed group named '" + c.name + "' is drawn (" + std::to_string(t.scene.groups().count()) +
+                  " groups" + (some.empty() ? "" : ": " + some + (t.scene.groups().count() > 4 ? ", ..." : "")) + ")");
+    }
+    return world_pixel(c, t, t.scene.item_position(*item), "group");
   }
 
   void push_click(double x, double y, bool shift_mask = false) {
@@ -250,6 +270,12 @@ class ScriptRunner {
       case Op::click_body: {
         const auto [x, y] = body_pixel(c, t);
         push_click(x, y);
+        push_release(x, y);
+        return true;
+      }
+      case Op::click_group: {
+        const auto [x, y] = group_pixel(c, t);
+        push_click(x, y, c.shift);
         push_release(x, y);
         return true;
       }
@@ -395,6 +421,26 @@ class ScriptRunner {
       for (const std::string& item : items) j += (j.empty() ? "" : ",") + item;
       return j;
     };
+    // The hierarchy: its levels, and what is drawn (the closed groups, the selected group).
+    const trajectory::Hierarchy& h = t.scene.hierarchy();
+    const trajectory::Cut& cut = t.scene.cut();
+    std::vector<std::string> levels, groups;
+    for (std::size_t l = 0; l < h.level_count(); ++l) {
+      levels.push_back("{\"name\": " + json_string(h.level_name(l)) + ", \"groups\": " + std::to_string(h.group_count(l)) + "}");
+    }
+    for (std::size_t k = 0; k < t.scene.groups().count(); ++k) {
+      const auto it = cut.items()[t.scene.groups().item(k)];
+      groups.push_back(json_string(h.group_name(it.level, it.group)));
+    }
+    o << ",\n  \"hierarchy\": {\"levels\": [" << joined(levels) << "], \"items\": " << cut.items().size()
+      << ", \"groups\": [" << joined(groups) << "], \"selected_group\": ";
+    if (sel && sel->kind == Pick::Kind::group) {
+      const auto it = cut.items()[sel->index];
+      o << json_string(h.group_name(it.level, it.group));
+    } else {
+      o << "null";
+    }
+    o << "}";
     o << ",\n  \"highlighted\": [" << joined(lit) << "],\n  \"marks\": [" << joined(marks) << "],\n  \"texts\": {"
       << joined(texts) << "\n  }\n}\n";
     write_file_atomically(path, o.str());
@@ -614,6 +660,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
         [vp](std::shared_ptr<const views::LocationColouring> c) { vp->set_location_colours(std::move(c)); });
   }
   // What the command line says wins over the session.
+  if (!options.level.empty()) scene.set_level(scene.hierarchy().level_index(options.level, "--level"));
   if (!options.select.empty()) {
     scene.select(Pick{Pick::Kind::body, find_body(reader, options.select, "--select"), 0.0});
   }
@@ -809,6 +856,8 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
     auto& requests = ui.requests();
     if (requests.quit) break;
     if (requests.home) viewer.home();
+    if (requests.open_group) scene.open_group(*requests.open_group);
+    if (requests.close_group) scene.close_group(*requests.close_group);
     const bool shot = screenshot_key->requested || requests.screenshot;
     screenshot_key->requested = false;
     requests = {};

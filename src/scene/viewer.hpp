@@ -36,6 +36,9 @@ struct ViewOptions {
   std::filesystem::path screenshot;
   /// Body to select at the start (name, or index if no body has that name); empty: none.
   std::string select;
+  /// The level of the run's hierarchy drawn at the start, its groups closed ("rank", "host",
+  /// ...); empty: default_level() (ranks, or hosts when the ranks are too many).
+  std::string level;
   /// Start paused (the paused panel shows).
   bool start_paused = false;
   /// Labels, trails, spring colours, flashes and textures from the start (the command line over

@@ -306,6 +306,35 @@ void ViewerUi::build_selection() {
     if (side_hooks_.selection) side_hooks_.selection();
     if (ImGui::SmallButton("clear selection")) scene_.select(std::nullopt);
     note("button.clear-selection");
+    build_group_buttons();
+  }
+}
+
+void ViewerUi::build_group_buttons() {
+  // The hierarchy: a selected group opens into its members, a selected rank's group closes.
+  const auto& sel = scene_.selection();
+  if (!sel) return;
+  const trajectory::Hierarchy& h = scene_.hierarchy();
+  const trajectory::Cut& cut = scene_.cut();
+  if (sel->kind == Pick::Kind::group) {
+    const auto it = cut.items().at(sel->index);
+    ImGui::SameLine();
+    const std::string label = "open " + h.group_name(it.level, it.group) + " (e)";
+    if (ImGui::SmallButton(label.c_str())) requests_.open_group = sel->index;
+    note("button.open-group");
+    if (it.level + 1 < h.level_count()) {
+      ImGui::SameLine();
+      const std::string up = "close " + h.group_name(it.level + 1, h.parent(it.level, it.group));
+      if (ImGui::SmallButton(up.c_str())) requests_.close_group = sel->index;
+      note("button.close-group");
+    }
+  } else if (sel->kind == Pick::Kind::body && h.level_count() > 1) {
+    const std::size_t item = cut.item_of_body(sel->index);
+    const auto it = cut.items().at(item);
+    ImGui::SameLine();
+    const std::string label = "close " + h.group_name(it.level + 1, h.parent(it.level, it.group)) + " (e)";
+    if (ImGui::SmallButton(label.c_str())) requests_.close_group = item;
+    note("button.close-group");
   }
 }
 

@@ -148,6 +148,8 @@ class ViewerUi {
     bool quit = false;
     bool screenshot = false;
     bool home = false;
+    std::optional<std::size_t> open_group;   ///< a cut item to open (the side panel's button)
+    std::optional<std::size_t> close_group;  ///< a cut item whose group to close
   };
   [[nodiscard]] Requests& requests() { return requests_; }
 
@@ -200,6 +202,7 @@ class ViewerUi {
   void build_views();
   void draw_strip(double x0, double y0, double w, double h);
   void build_selection();
+  void build_group_buttons();
   void build_find();
   void build_legend();
   void hover_label();

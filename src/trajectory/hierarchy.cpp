@@ -25,6 +25,17 @@ void build_csr(const std::vector<std::uint32_t>& of, std::size_t groups, std::ve
   for (std::size_t i = 0; i < of.size(); ++i) items[next[of[i]]++] = static_cast<std::uint32_t>(i);
 }
 
+/// The cluster a host named like the hosts of a SimGrid cluster belongs to: the name with its
+/// first run of digits replaced by '*' ("graphene-12.nancy" -> "graphene-*.nancy", "c-3.me" ->
+/// "c-*.me"); "" for a name without digits.
+std::string cluster_of_host(std::string_view host) {
+  const auto first = host.find_first_of("0123456789");
+  if (first == std::string_view::npos) return {};
+  auto last = host.find_first_not_of("0123456789", first);
+  if (last == std::string_view::npos) last = host.size();
+  return std::string(host.substr(0, first)) + "*" + std::string(host.substr(last));
+}
+
 }  // namespace
 
 Hierarchy::Hierarchy(const Metadata& meta, std::vector<LevelSpec> above) {
@@ -46,7 +57,22 @@ Hierarchy::Hierarchy(const Metadata& meta, std::vector<LevelSpec> above) {
     hosts[i] = meta.bodies[i].host.empty() ? levels_[0].names[i] : meta.bodies[i].host;
     any_host = any_host || !meta.bodies[i].host.empty();
   }
-  if (any_host) add_level("host", hosts);
+  if (any_host) {
+    add_level("host", hosts);
+    // The last resort above the hosts, from their names: numbered hosts that share the rest of
+    // their name form a cluster. Kept only when it tells hosts apart (at least two clusters, fewer
+    // than the hosts): "node-0" .. "node-7" alone make no level.
+    const Level& host_level = levels_.back();
+    std::vector<std::string> clusters(host_level.names.size());
+    for (std::size_t g = 0; g < clusters.size(); ++g) {
+      clusters[g] = cluster_of_host(host_level.names[g]);
+      if (clusters[g].empty()) clusters[g] = host_level.names[g];
+    }
+    std::vector<std::string> distinct = clusters;
+    std::sort(distinct.begin(), distinct.end());
+    const auto count = static_cast<std::size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+    if (count >= 2 && count < clusters.size()) add_level("cluster", clusters);
+  }
   for (LevelSpec& spec : above) {
     const Level& below = levels_.back();
     std::vector<std::string> parents(below.names.size());

@@ -29,7 +29,10 @@ struct LevelSpec {
 class Hierarchy {
  public:
   /// Level 0, "rank": one group per body. Level 1, "host": the bodies' BodyInfo::host (a body
-  /// without one is its own host); left out when no body has a host. Then `above`,
+  /// without one is its own host); left out when no body has a host. Then "cluster", from the
+  /// host names as the last resort (the run keeps no container above the host): hosts numbered
+  /// alike ("graphene-3.nancy", "graphene-12.nancy") form the cluster "graphene-*.nancy"; kept only
+  /// when there are at least two clusters and fewer than the hosts. Then `above`,
   /// in order, each from the level below it; a level that groups nothing (each group alone) is
   /// kept, so that the levels a mapping names always exist.
   explicit Hierarchy(const Metadata& meta, std::vector<LevelSpec> above = {});

@@ -198,5 +198,34 @@ TEST(Hierarchy, RandomOpenAndCloseKeepTheTiling) {
   }
 }
 
+// The last resort above the hosts: numbered host names of SimGrid clusters.
+TEST(Hierarchy, ClustersFromNumberedHostNames) {
+  Metadata m;
+  const std::vector<std::string> hosts = {"graphene-1.nancy", "graphene-2.nancy", "griffon-1.nancy",
+                                          "griffon-12.nancy", "router"};
+  for (std::size_t i = 0; i < 10; ++i) {
+    BodyInfo b;
+    b.name = "rank-" + std::to_string(i);
+    b.host = hosts[i / 2];
+    m.bodies.push_back(b);
+  }
+  const Hierarchy h(m, racks());
+  ASSERT_EQ(h.level_count(), 4U);
+  EXPECT_EQ(h.level_name(2), "cluster");
+  EXPECT_EQ(h.level_name(3), "rack");
+  ASSERT_EQ(h.group_count(2), 3U);
+  EXPECT_EQ(h.group_name(2, 0), "graphene-*.nancy");
+  EXPECT_EQ(h.group_name(2, 1), "griffon-*.nancy");
+  EXPECT_EQ(h.group_name(2, 2), "router") << "a host without a number is its own cluster";
+  EXPECT_EQ(to_vector(h.bodies(2, 1)), (std::vector<std::uint32_t>{4, 5, 6, 7}));
+  EXPECT_EQ(h.level_index("cluster", "--level"), 2U);
+  // One cluster only (node-0 .. node-2), or one per host: no such level.
+  EXPECT_EQ(Hierarchy(eight_ranks()).level_count(), 2U);
+  for (std::size_t i = 0; i < 10; ++i) m.bodies[i].host = "h" + std::to_string(i) + (i % 2 == 0 ? "a" : "b");
+  EXPECT_EQ(Hierarchy(m).level_count(), 3U) << "h*a and h*b";
+  for (std::size_t i = 0; i < 10; ++i) m.bodies[i].host = std::string(1, static_cast<char>('a' + i));
+  EXPECT_EQ(Hierarchy(m).level_count(), 2U) << "no numbers: each host its own, no level";
+}
+
 }  // namespace
 }  // namespace kanoko::trajectory

@@ -109,7 +109,9 @@ void BodiesLayer::build_points(const trajectory::Metadata& meta, osg::Group& wor
     const auto& c = meta.bodies[i].colour_rgb;
     (*colours)[i] = osg::Vec4(c[0], c[1], c[2], 1.0F);
   }
-  points_->addPrimitiveSet(new osg::DrawArrays(GL_POINTS, 0, static_cast<GLsizei>(n)));
+  drawn_points_ = new osg::DrawElementsUInt(GL_POINTS);
+  for (std::size_t i = 0; i < n; ++i) drawn_points_->push_back(static_cast<GLuint>(i));
+  points_->addPrimitiveSet(drawn_points_.get());
   // The bound is recomputed from the vertices on dirtyBound(); culling stays correct.
   osg::StateSet* ss = points_->getOrCreateStateSet();
   if (style_ == BodyStyle::impostors) {
@@ -171,6 +173,7 @@ void BodiesLayer::set_framebuffer_height(int height_px, int window_height_px) {
 
 void BodiesLayer::update(const FrameState& frame) {
   if (frame.colours_version != colours_applied_) apply_colours(frame);
+  if (frame.shown != shown_applied_) apply_shown(frame);
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     const auto c = frame.positions.col(static_cast<Eigen::Index>(i));
     const double r = frame.radii[i];
@@ -204,8 +207,23 @@ void BodiesLayer::apply_colours(const FrameState& frame) {
   }
 }
 
+void BodiesLayer::apply_shown(const FrameState& frame) {
+  shown_applied_ = frame.shown;
+  const auto shown = [&](std::size_t i) { return i >= frame.shown.size() || frame.shown[i]; };
+  for (std::size_t i = 0; i < bodies_.size(); ++i) bodies_[i]->setNodeMask(shown(i) ? ~0U : 0U);
+  if (!drawn_points_.valid()) return;
+  drawn_points_->clear();
+  for (std::size_t i = 0; i < frame.body_count(); ++i) {
+    if (shown(i)) drawn_points_->push_back(static_cast<GLuint>(i));
+  }
+  drawn_points_->dirty();
+  points_->dirtyBound();
+}
+
 void BodiesLayer::update_points(const FrameState& frame) {
   const std::size_t n = frame.body_count();
+  // Every body inside a closed group (or isolated away): nothing drawn, nothing to move.
+  if (drawn_points_.valid() && drawn_points_->empty() && host_spheres_.empty()) return;
   auto* v = static_cast<osg::Vec3Array*>(points_->getVertexArray());
   for (std::size_t i = 0; i < n; ++i) (*v)[i] = vertex(frame.positions, i);
   v->dirty();
@@ -221,8 +239,10 @@ void BodiesLayer::update_points(const FrameState& frame) {
   std::vector<Eigen::Vector3d> sum(hosts, Eigen::Vector3d::Zero());
   std::vector<double> sum2(hosts, 0.0);
   std::vector<std::size_t> count(hosts, 0);
+  std::vector<bool> drawn(hosts, false);  // a host whose bodies are all hidden gets no sphere
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t h = host_of_body_[i];
+    if (i >= frame.shown.size() || frame.shown[i]) drawn[h] = true;
     const Eigen::Vector3d p = frame.positions.col(static_cast<Eigen::Index>(i));
     sum[h] += p;
     sum2[h] += p.squaredNorm();
@@ -235,6 +255,7 @@ void BodiesLayer::update_points(const FrameState& frame) {
     const double r = std::max(spread, smallest_host_sphere_);
     host_spheres_[h]->setPosition(osg::Vec3d(centre.x(), centre.y(), centre.z()));
     host_spheres_[h]->setScale(osg::Vec3d(r, r, r));
+    host_spheres_[h]->setNodeMask(drawn[h] ? ~0U : 0U);
   }
 }
 
@@ -297,6 +318,12 @@ osg::Vec3 BodiesLayer::drawn_colour(std::size_t i) const {
   osg::Vec3 c;
   body_colours_.at(i)->get(c);
   return c;
+}
+
+std::size_t BodiesLayer::drawn_count() const {
+  if (drawn_points_.valid()) return drawn_points_->size();
+  return static_cast<std::size_t>(
+      std::count_if(bodies_.begin(), bodies_.end(), [](const auto& b) { return b->getNodeMask() != 0U; }));
 }
 
 const osg::PositionAttitudeTransform* BodiesLayer::cage() const {

@@ -43,6 +43,8 @@ class BodiesLayer {
   [[nodiscard]] osg::Vec3 point(std::size_t i) const;
   /// The colour body i is drawn in (its uniform, or its point's colour).
   [[nodiscard]] osg::Vec3 drawn_colour(std::size_t i) const;
+  /// Bodies drawn now: the shown ones (meshes unmasked, points indexed).
+  [[nodiscard]] std::size_t drawn_count() const;
   /// The selection cage, or null when hidden.
   [[nodiscard]] const osg::PositionAttitudeTransform* cage() const;
 
@@ -51,6 +53,9 @@ class BodiesLayer {
   void update_points(const FrameState& frame);
   void apply_colours(const FrameState& frame);
   void apply_textures();
+  /// Draws only the shown bodies (FrameState::shown): mesh bodies masked, points indexed. A body
+  /// inside a closed group of the hierarchy, or isolated away, costs nothing to draw.
+  void apply_shown(const FrameState& frame);
 
   BodyStyle style_;
   double smallest_host_sphere_ = 0;  ///< cloud: the first body's radius, the least host sphere radius
@@ -63,6 +68,8 @@ class BodiesLayer {
   std::vector<osg::ref_ptr<osg::PositionAttitudeTransform>> host_spheres_;
   osg::ref_ptr<osg::PositionAttitudeTransform> highlight_;  ///< cage around the selected body
   std::uint64_t colours_applied_ = 0;
+  std::vector<bool> shown_applied_;               ///< the `shown` the drawables were last set for
+  osg::ref_ptr<osg::DrawElementsUInt> drawn_points_;  ///< points: the shown bodies' indices
 
   BodyTextures textures_choice_ = BodyTextures::none;
   osg::ref_ptr<osg::Image> texture_image_;

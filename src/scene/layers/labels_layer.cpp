@@ -49,6 +49,7 @@ void LabelsLayer::update(const FrameState& frame) {
     auto* text = static_cast<osgText::Text*>(geode_->getDrawable(i));
     const auto c = frame.positions.col(static_cast<Eigen::Index>(i));
     const double r = frame.radii[i];
+    text->setNodeMask(i >= frame.shown.size() || frame.shown[i] ? ~0U : 0U);
     text->setPosition(osg::Vec3(to_f(c.x() + 0.8 * r), to_f(c.y()), to_f(c.z() + 0.8 * r)));
   }
 }

@@ -51,6 +51,15 @@ const osg::Vec3* SpringsLayer::line_ends(std::size_t e) const {
 }
 
 void SpringsLayer::update(const FrameState& frame) {
+  // A cloud draws no springs: nothing to place or colour every frame (100k ranks: 200k springs),
+  // only the selected one (still pickable) takes the highlight.
+  if (!lines_.valid() && cylinders_.empty()) {
+    std::fill(colours_.begin(), colours_.end(), spring_neutral());
+    if (frame.selection && frame.selection->kind == Pick::Kind::spring && frame.selection->index < colours_.size()) {
+      colours_[frame.selection->index] = kHighlight;
+    }
+    return;
+  }
   const auto& p = frame.positions;
   if (lines_.valid()) {
     auto* v = static_cast<osg::Vec3Array*>(lines_->getVertexArray());

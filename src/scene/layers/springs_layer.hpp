@@ -35,7 +35,7 @@ class SpringsLayer {
   /// coincide) and colours it.
   void update(const FrameState& frame);
 
-  /// Current colour of spring e.
+  /// Current colour of spring e (in a cloud, which draws no springs: neutral or the highlight).
   [[nodiscard]] osg::Vec3 colour(std::size_t e) const { return colours_.at(e); }
   /// Cylinders: the transform of spring e (null when springs are lines).
   [[nodiscard]] const osg::MatrixTransform* cylinder(std::size_t e) const {

@@ -112,8 +112,16 @@ std::vector<ScriptCommand> parse_view_script_text(const std::string& text, const
       }
       if (c.name.size() > 256) throw fail(1, "type takes at most 256 characters");
     } else if (op == "click") {
-      need(2, 4, "click NAME [FX FY] | click body NAME | click X Y");
-      if (w[1].text == "body") {
+      need(2, 4, "click NAME [FX FY] | click body NAME | click group NAME [shift] | click X Y");
+      if (w[1].text == "group") {
+        need(3, 4, "click group NAME [shift]");
+        c.op = ScriptCommand::Op::click_group;
+        c.name = w[2].text;
+        if (w.size() == 4) {
+          if (w[3].text != "shift") throw fail(3, "expected 'shift' or nothing, found '" + w[3].text + "'");
+          c.shift = true;
+        }
+      } else if (w[1].text == "body") {
         need(3, 3, "click body NAME");
         c.op = ScriptCommand::Op::click_body;
         c.name = w[2].text;

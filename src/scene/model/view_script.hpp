@@ -13,15 +13,18 @@
 //                                lists them: timeline.strip, button.play, menu.View, dial, ...),
 //                                at fractions FX, FY of its width and height (default 0.5 0.5)
 //   click body NAME              a left click on the body of that name (or index)
+//   click group NAME [shift]     a left click on the closed group of that name (a host drawn as
+//                                one body: the click opens it), optionally with Shift (selects it)
 //   click X Y                    a left click at window pixel X, Y (origin top-left)
 //   drag NAME FX0 FY0 FX1 FY1 [shift]   a left drag across an element, optionally with Shift
 //   scroll NAME N                N wheel steps over an element (positive: up)
 //   seek SECONDS | select T0 T1  trace time / timeline range, as a user's drag would set them
 //   screenshot FILE              the next frame, whole window, as PNG
 //   layout FILE                  every window's and the 3-D view's rectangle, the named elements,
-//                                the playback state, the highlighted bodies, the timeline's marks
-//                                and the side panel's texts, as JSON
-//   inspect FILE                 the inspect panel's text of the selected body or spring, as shown
+//                                the playback state, the highlighted bodies, the timeline's marks,
+//                                the side panel's texts and the hierarchy's cut (levels, the
+//                                closed groups drawn, the selected group), as JSON
+//   inspect FILE                 the inspect panel's text of the selected body, spring or group
 //   quit
 //
 // The script is read and checked before the window opens (errors name FILE:LINE:COLUMN); a click
@@ -36,7 +39,7 @@
 namespace kanoko::scene {
 
 struct ScriptCommand {
-  enum class Op { wait, wait_run, frames, key, type, click, click_body, click_at, drag, scroll, seek, select, screenshot, layout, inspect, quit };
+  enum class Op { wait, wait_run, frames, key, type, click, click_body, click_group, click_at, drag, scroll, seek, select, screenshot, layout, inspect, quit };
   Op op = Op::wait;
   std::size_t line = 0;
   std::string name;  ///< key name, element name, body name or file
