@@ -379,7 +379,7 @@ int cmd_view(const Args& args) {
     }
   }
   // The file opened: the run, or the temporary file its writer is filling.
-  const std::string source = follow_path.empty() ? run : follow_path;
+  std::string source = follow_path.empty() ? run : follow_path;
   // The code locations panel reads the run's trace, the one the views read.
   try {
     view.locations_trace = views::trace_for(source, views_trace);
@@ -392,8 +392,26 @@ int cmd_view(const Args& args) {
   note_command_input(source);
   if (!session.empty()) view.session_file = checked_output_target(session);  // nor a --session
   // The run's own mapping: [visual] (colours, sizes, texture, labels, trails, views), [audio].
-  const scene::DrawnRun opened = scene::open_drawn_run(source, overrides, view.visual,
-                                                       follow_path.empty() ? trajectory::Open::complete : trajectory::Open::partial);
+  // A simulation (this command's, or another process's) that ends between its first frames and
+  // this opening has renamed its temporary file to the run: the whole run is opened instead.
+  const auto open_source = [&]() -> scene::DrawnRun {
+    try {
+      return scene::open_drawn_run(source, overrides, view.visual,
+                                   follow_path.empty() ? trajectory::Open::complete : trajectory::Open::partial);
+    } catch (const InputError&) {
+      std::error_code ec;
+      if (follow_path.empty() || std::filesystem::exists(follow_path, ec)) throw;
+      while (job && !job->done()) {  // the rename is the job's last act
+        check_interrupt();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      if (job && !job->summary()) job->rethrow();
+    }
+    follow_path.clear();
+    source = run;
+    return scene::open_drawn_run(source, overrides, view.visual, trajectory::Open::complete);
+  };
+  const scene::DrawnRun opened = open_source();
   const trajectory::Reader& reader = *opened.reader;
   std::unique_ptr<trajectory::Follower> follower;
   if (!follow_path.empty()) {
