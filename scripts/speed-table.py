@@ -122,7 +122,11 @@ def forces_rows(build, logdir, sizes, extra):
     run_bench(logdir, "bench_forces", [
         need(build / "bench/kanoko_bench_forces"),
         f"--benchmark_filter=^(BarnesHut|BarnesHutV1|Rk4Step|Rk4StepV1)/({sizes_re})/2(/|$)",
-        f"--benchmark_out={json_out}", "--benchmark_out_format=json", *extra])
+        f"--benchmark_out={json_out}", "--benchmark_out_format=json", *extra],
+        # The OpenMP threads wait as kanoko simulate's do (docs/engine-performance.md, "Threads on
+        # a busy machine"), baseline and new evaluator alike; the user's own setting wins.
+        None if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
+        else dict(os.environ, GOMP_SPINCOUNT="10000"))
     try:
         data = json.loads(json_out.read_text())
     except ValueError as e:
