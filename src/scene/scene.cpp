@@ -338,8 +338,9 @@ void TrajectoryScene::compute_radii() {
   frame_.shown.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     // A member of a closed group is drawn by its group, which sums its radius (kept).
-    frame_.shown[i] = body_shown(i) && cut_->items()[cut_->item_of_body(i)].level == 0;
-    if (!body_shown(i)) {
+    const bool kept = body_shown(i);
+    frame_.shown[i] = kept && cut_->items()[cut_->item_of_body(i)].level == 0;
+    if (!kept) {
       frame_.radii[i] = 0.0;  // isolated away: not drawn, not picked
       continue;
     }
@@ -448,17 +449,13 @@ std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view, const osg
   Ray ray;
   ray.origin = Eigen::Vector3d(near_point.x(), near_point.y(), near_point.z());
   ray.direction = Eigen::Vector3d(far_point.x(), far_point.y(), far_point.z()) - ray.origin;
-  // Only drawn bodies are picked: those inside a closed group count as radius 0.
-  std::vector<double> drawn_radii;
-  const bool all_shown = std::all_of(frame_.shown.begin(), frame_.shown.end(), [](bool b) { return b; });
-  if (!all_shown) {
-    drawn_radii = frame_.radii;
-    for (std::size_t i = 0; i < drawn_radii.size(); ++i) {
-      if (!frame_.shown[i]) drawn_radii[i] = 0.0;
-    }
+  // Only what is drawn is picked: a body inside a closed group (or isolated away) counts as
+  // radius 0, and a spring only when both its ends are drawn.
+  std::vector<double> radii = frame_.radii;
+  for (std::size_t i = 0; i < radii.size(); ++i) {
+    if (!frame_.shown[i]) radii[i] = 0.0;
   }
-  const std::vector<double>& radii = all_shown ? frame_.radii : drawn_radii;
-  // The smallest drawn body (hidden ones have radius 0).
+  // The smallest drawn body.
   double smallest = 0;
   for (const double r : radii) {
     if (r > 0 && (smallest == 0 || r < smallest)) smallest = r;
@@ -466,21 +463,15 @@ std::optional<Pick> TrajectoryScene::pick_at(const osg::Matrixd& view, const osg
   // Springs are thin; accept clicks within two of their drawn radii.
   const double spring_tolerance = 2.0 * layers::kSpringRadiusFraction * (smallest > 0 ? smallest : 0.1);
   const auto& edges = reader_->meta().edges;
-  std::optional<Pick> hit;
-  if (all_shown) {
-    hit = pick(ray, frame_.positions, radii, edges, spring_tolerance);
-  } else if (!(hit = pick_body(ray, frame_.positions, radii))) {
-    // Only the springs drawn: both ends shown (not isolated away, not inside a closed group).
-    std::vector<std::array<std::uint32_t, 2>> drawn;
-    std::vector<std::size_t> index;
-    for (std::size_t e = 0; e < edges.size(); ++e) {
-      if (!frame_.shown[edges[e][0]] || !frame_.shown[edges[e][1]]) continue;
-      drawn.push_back(edges[e]);
-      index.push_back(e);
-    }
-    hit = pick_spring(ray, frame_.positions, drawn, spring_tolerance);
-    if (hit) hit->index = index[hit->index];
+  std::vector<std::array<std::uint32_t, 2>> drawn;
+  std::vector<std::size_t> index;  // each drawn spring's edge
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    if (!frame_.shown[edges[e][0]] || !frame_.shown[edges[e][1]]) continue;
+    drawn.push_back(edges[e]);
+    index.push_back(e);
   }
+  std::optional<Pick> hit = pick(ray, frame_.positions, radii, drawn, spring_tolerance);
+  if (hit && hit->kind == Pick::Kind::spring) hit->index = index[hit->index];
   // A closed group nearer than the body (or instead of a spring) is what the click hits.
   const auto& g = groups_->frame();
   if (const auto group = pick_body(ray, g.positions, g.radii)) {
