@@ -13,6 +13,7 @@ packages=(
   libcairo2-dev
   libmuparser-dev
   libre2-dev  # the mapping's patterns: linear-time matching
+  libxxhash-dev  # the input hash (src/base/hash.hpp): XXH3 over every byte of the trace
   libdw-dev  # kanoko capture: call-site addresses → file:line:function (libdwfl)
   libopenal-dev libopenal-data
   assimp-utils  # tests/export: reads the glTF export back (assimp export x.glb x.assjson)

@@ -65,9 +65,10 @@ void SurveySink::on_message(const trace::Message& m) {
     ++out_.self_messages;
     return;
   }
-  PairTotal& p = pairs_[std::uint64_t{m.src} << 32U | m.dst];
-  p.src = m.src;
-  p.dst = m.dst;
+  const auto [slot, added] =
+      pair_slot_.try_emplace(std::uint64_t{m.src} << 32U | m.dst, static_cast<std::uint32_t>(pairs_.size()));
+  if (added) pairs_.push_back(PairTotal{.src = m.src, .dst = m.dst});
+  PairTotal& p = pairs_[*slot];
   ++p.messages;
   p.bytes += static_cast<double>(m.bytes);
 }
@@ -98,9 +99,7 @@ void SurveySink::on_end(double end_s) {
     out_.last.entity =
         last_entity_ < out_.entities.size() ? out_.entities[last_entity_].name : std::to_string(last_entity_);
   }
-  out_.pairs.clear();
-  out_.pairs.reserve(pairs_.size());
-  for (const auto& kv : pairs_) out_.pairs.push_back(kv.second);
+  out_.pairs = pairs_;
   std::sort(out_.pairs.begin(), out_.pairs.end(),
             [](const PairTotal& a, const PairTotal& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
 }

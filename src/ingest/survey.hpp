@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/base/flat_index.hpp"
 #include "src/ingest/window.hpp"
 #include "src/trace/event.hpp"
 #include "src/trace/readers.hpp"
@@ -96,7 +97,8 @@ class SurveySink final : public trace::TraceSink {
   /// at the end, so that the hot path copies no string).
   void saw(double t, const char* kind, trace::EntityIndex e);
   TraceSurvey& out_;
-  std::unordered_map<std::uint64_t, PairTotal> pairs_;  ///< by src << 32 | dst
+  FlatIndex pair_slot_;          ///< src << 32 | dst → index in pairs_
+  std::vector<PairTotal> pairs_;  ///< in order of first message
   const char* last_kind_ = "";
   trace::EntityIndex last_entity_ = 0;
 };

@@ -19,6 +19,11 @@ namespace kanoko::scene {
 
 namespace {
 
+/// What the panel says before the trace is read (start_reading()).
+constexpr const char* kWaitingText =
+    "the trace is read once the first frame is drawn and the simulation has finished (reading it "
+    "meanwhile would slow both down)";
+
 /// True when a background job has its result (without waiting).
 template <typename T>
 bool finished(const std::future<T>& f) {
@@ -59,8 +64,12 @@ LocationsPanel::LocationsPanel(const trajectory::Reader& reader, TrajectoryScene
     : reader_(reader), scene_(scene), clock_(clock), timeline_(timeline), options_(std::move(options)) {
   if (options_.trace.empty()) {
     error_ = options_.missing.empty() ? "no trace for this run: code locations need it (--trace PATH)" : options_.missing;
-    return;
   }
+}
+
+void LocationsPanel::start_reading() {
+  if (reading_started_ || !error_.empty()) return;
+  reading_started_ = true;
   source_job_ = std::async(std::launch::async, [path = options_.trace, format = options_.format] {
     return std::shared_ptr<const profile::LocationSource>(
         std::make_shared<profile::LocationSource>(profile::read_location_source(path, format)));
@@ -141,7 +150,7 @@ void LocationsPanel::build_selection(const Note& note, std::map<std::string, std
   if (!error_.empty()) {
     text = error_;
   } else if (!source_) {
-    text = "code locations: reading the trace...";
+    text = reading_started_ ? "code locations: reading the trace..." : std::string("code locations: ") + kWaitingText;
   } else if (!source_->no_locations.empty()) {
     text = source_->no_locations;
   } else if (const auto entity = entity_of_body(sel->index); !entity) {
@@ -179,9 +188,16 @@ void LocationsPanel::build_sections(const Note& note, std::map<std::string, std:
   if (!ImGui::CollapsingHeader("Code locations", ImGuiTreeNodeFlags_DefaultOpen)) return;
   note("side.locations");
   if (!error_.empty() || !source_ || !source_->no_locations.empty()) {
-    const std::string& text = !error_.empty() ? error_ : source_ ? source_->no_locations : std::string("reading the trace...");
+    const std::string text = !error_.empty() ? error_
+                             : source_      ? source_->no_locations
+                             : reading_started_ ? std::string("reading the trace...")
+                                                : std::string(kWaitingText);
     ImGui::TextWrapped("%s", text.c_str());
     texts["locations"] = text;
+    if (error_.empty() && !reading_started_) {
+      if (ImGui::Button("read the trace now")) start_reading();
+      note("locations.read-now");
+    }
     return;
   }
   ImGui::TextUnformatted("one row per");

@@ -48,13 +48,18 @@ class LocationsPanel {
   static constexpr std::size_t kBodyRows = 5;
   using Note = std::function<void(const std::string&)>;
 
-  /// `reader`, `scene`, `clock` and `timeline` must outlive the panel. Starts reading the trace.
+  /// `reader`, `scene`, `clock` and `timeline` must outlive the panel. The trace is read in the
+  /// background from start_reading() on (or when the user asks for it in the panel).
   LocationsPanel(const trajectory::Reader& reader, TrajectoryScene& scene, const ReplayClock& clock,
                  TimelineView& timeline, LocationsOptions options);
   ~LocationsPanel();
   LocationsPanel(const LocationsPanel&) = delete;
   LocationsPanel& operator=(const LocationsPanel&) = delete;
 
+  /// Starts reading the trace in the background unless it is read or being read. The viewer
+  /// calls it once the first frame is drawn and no simulation is being followed: reading a big
+  /// trace takes a core, which the first frame and a running simulation need more.
+  void start_reading();
   /// Under a selected body's inspect text (ImGui frame): its top locations.
   void build_selection(const Note& note, std::map<std::string, std::string>& texts);
   /// The "Code locations" and "Source" sections of the side panel (ImGui frame).
@@ -82,6 +87,7 @@ class LocationsPanel {
   std::function<void(std::shared_ptr<const views::LocationColouring>)> colour_views_;
   bool colouring_views_ = false;
 
+  bool reading_started_ = false;
   std::future<std::shared_ptr<const profile::LocationSource>> source_job_;
   std::shared_ptr<const profile::LocationSource> source_;
   std::string error_;

@@ -882,6 +882,7 @@ void run_viewer(const trajectory::Reader& reader, const ViewOptions& options) {
       stats.first_frame(std::chrono::duration<double>(Clock::now() - options.started).count());
     }
     first_frame = false;
+    if (follow == nullptr) locations_panel.start_reading();
     check_interrupt();
     if (options.exit_after_s &&
         std::chrono::duration<double>(Clock::now() - start).count() >= *options.exit_after_s) {

@@ -139,41 +139,49 @@ struct InputHashes {
 /// v4: the repulsion's fast kernels and the tree reused within a step (issue 15) changed the
 /// trajectories' last bits.
 /// v5: the calibration probe steps kProbeStepFactor times coarser than the run.
-constexpr const char* kInputVersion = "kanoko-input-v5";
+/// v6: the hash is XXH3-64 (was FNV-1a), and the trace's bytes are read once.
+constexpr const char* kInputVersion = "kanoko-input-v6";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
-  Fnv1a64 h, trace_h, settings_h;
-  h.update(kInputVersion);
-  h.update_value(trajectory::kVersionMajor);
+  // The trace's files, each by name and bytes, length-prefixed so that no two lists hash alike.
+  Xxh3_64 trace_h;
   std::vector<char> buf(1 << 20);
   for (const std::filesystem::path& file : ingest::body_trace_files(trace, m)) {
     note_command_input(file);  // the run must not replace any file of its trace
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(FileLoc{file.string()}, "cannot open trace");
-    for (Fnv1a64* x : {&h, &trace_h}) x->update(file.filename().string());
+    const std::string name = file.filename().string();
+    trace_h.update_value(static_cast<std::uint64_t>(name.size()));
+    trace_h.update(name);
     while (in) {
       in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-      for (Fnv1a64* x : {&h, &trace_h}) x->update(buf.data(), static_cast<std::size_t>(in.gcount()));
+      trace_h.update(buf.data(), static_cast<std::size_t>(in.gcount()));
     }
   }
   // The mapping and the effective settings, after command-line overrides. Each string is
   // length-prefixed so that no two different lists hash alike.
-  for (Fnv1a64* x : {&h, &settings_h}) {
-    x->update(m.text);
-    auto update_string = [x](const std::string& s) {
-      x->update_value(static_cast<std::uint64_t>(s.size()));
-      x->update(s);
-    };
-    update_string(m.simulation.integrator);
-    update_string(m.trace.format);  // --format may override the mapping's
-    x->update_value(m.simulation.tolerance);
-    if (m.repulsion) {
-      update_string(integrators::to_string(m.repulsion->evaluator));
-      x->update_value(m.repulsion->theta);
-      update_string(integrators::to_string(m.repulsion->multipole));
-    }
+  Xxh3_64 settings_h;
+  auto update_string = [&settings_h](const std::string& s) {
+    settings_h.update_value(static_cast<std::uint64_t>(s.size()));
+    settings_h.update(s);
+  };
+  update_string(m.text);
+  update_string(m.simulation.integrator);
+  update_string(m.trace.format);  // --format may override the mapping's
+  settings_h.update_value(m.simulation.tolerance);
+  if (m.repulsion) {
+    update_string(integrators::to_string(m.repulsion->evaluator));
+    settings_h.update_value(m.repulsion->theta);
+    update_string(integrators::to_string(m.repulsion->multipole));
   }
-  return {h.digest(), trace_h.digest(), settings_h.digest()};
+  InputHashes out{0, trace_h.digest(), settings_h.digest()};
+  Xxh3_64 all;  // the cache key: the version, then both parts
+  all.update(kInputVersion);
+  all.update_value(trajectory::kVersionMajor);
+  all.update_value(out.trace);
+  all.update_value(out.settings);
+  out.all = all.digest();
+  return out;
 }
 
 /// Values the processes of a RunGroup bring to a checkpoint: whether they failed, then what they

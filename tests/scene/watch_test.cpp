@@ -110,7 +110,8 @@ TEST(WatchView, ATraceIsPlayedWhileItIsSimulated) {
   write_inputs(dir, 6.0);
   const std::string L = (dir / "l").string();
   test::write_text(dir / "s.txt", "frames 2\nlayout " + L + "1.json\nseek 1e9\nframes 2\nlayout " + L +
-                                      "2.json\nwait-run end\nframes 3\nlayout " + L + "3.json\nquit\n");
+                                      "2.json\nclick locations.read-now\nframes 2\nlayout " + L +
+                                      "2b.json\nwait-run end\nframes 3\nlayout " + L + "3.json\nquit\n");
   const auto r = test::run_program({"env", "XDG_CACHE_HOME=" + (dir / "cache").string(), test::kanoko_binary(), "view",
                                     (dir / "t.kntr").string(), "--mapping", (dir / "m.toml").string(), "--no-sound",
                                     "--script", (dir / "s.txt").string(), "--frame-stats",
@@ -126,6 +127,15 @@ TEST(WatchView, ATraceIsPlayedWhileItIsSimulated) {
   EXPECT_LE(l1["time_s"].GetDouble(), l1["run"]["frontier_s"].GetDouble());
   EXPECT_TRUE(l1["elements"].HasMember("timeline.frontier"));
   EXPECT_NE(std::string(l1["texts"]["simulation"].GetString()).find("simulating: "), std::string::npos);
+  // The trace is not read for code locations while the simulation runs (it would take the core
+  // the frames need), unless asked for.
+  const std::string waiting = "once the first frame is drawn and the simulation has finished";
+  EXPECT_NE(std::string(l1["texts"]["locations"].GetString()).find(waiting), std::string::npos)
+      << l1["texts"]["locations"].GetString();
+  EXPECT_TRUE(l1["elements"].HasMember("locations.read-now"));
+  const auto l2b = read_json(L + "2b.json");
+  EXPECT_EQ(std::string(l2b["texts"]["locations"].GetString()).find(waiting), std::string::npos)
+      << "asked for: " << l2b["texts"]["locations"].GetString();
   // A seek past the frontier waits there, visibly.
   const auto l2 = read_json(L + "2.json");
   ASSERT_TRUE(l2["run"]["pending_seek_s"].IsNumber());
