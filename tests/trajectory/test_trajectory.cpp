@@ -920,23 +920,24 @@ TEST(TrajectoryWriter, UnwritableFolderIsAnInputError) {
 }
 
 TEST(TrajectoryWriter, BlocksShrinkForLargeFrames) {
-  // 40 000 bodies: 8 (1 + 6 · 40 000) = 1 920 008 bytes a frame; blocks stay under 8 MiB.
+  // 4 000 bodies: 8 (1 + 6 · 4 000) = 192 008 bytes a frame; blocks stay under 1 MiB (5 frames),
+  // so that a watched run's first block is written soon.
   test::TempDir dir;
-  Metadata meta = sample_meta(40000, {});
+  Metadata meta = sample_meta(4000, {});
   meta.edges.clear();
   meta.traffic.clear();
   meta.traffic_begin.clear();
-  const Eigen::Matrix3Xd zero = Eigen::Matrix3Xd::Zero(3, 40000);
+  const Eigen::Matrix3Xd zero = Eigen::Matrix3Xd::Zero(3, 4000);
   {
     Writer w(dir / "big.kntj", meta);
-    for (int k = 0; k < 9; ++k) w.append_frame(k, zero, zero, Eigen::MatrixXd(0, 40000));
+    for (int k = 0; k < 11; ++k) w.append_frame(k, zero, zero, Eigen::MatrixXd(0, 4000));
     w.commit();
   }
   const std::string head = bytes_of(dir / "big.kntj").substr(0, 96);
-  EXPECT_EQ(peek<std::uint32_t>(head, 24), 4U);
+  EXPECT_EQ(peek<std::uint32_t>(head, 24), 5U);
   const Reader r(dir / "big.kntj");
-  EXPECT_EQ(r.frame_count(), 9U);
-  EXPECT_EQ(r.frame(8).time_s, 8.0);
+  EXPECT_EQ(r.frame_count(), 11U);
+  EXPECT_EQ(r.frame(10).time_s, 10.0);
   EXPECT_EQ(r.frames_verified(), 1U) << "the last block holds one frame";
 }
 
