@@ -139,7 +139,8 @@ struct InputHashes {
 /// v4: the repulsion's fast kernels and the tree reused within a step (issue 15) changed the
 /// trajectories' last bits.
 /// v5: the calibration probe steps kProbeStepFactor times coarser than the run.
-/// v6: the hash is XXH3-64 (was FNV-1a), and the trace's bytes are read once.
+/// v6: the hash is XXH3-64 (was FNV-1a), and the trace's bytes are read once; a calibrated
+/// layout relaxes once, at the probe's coarse step, for the probe and the run.
 constexpr const char* kInputVersion = "kanoko-input-v6";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
@@ -284,28 +285,61 @@ std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, inte
   return steps;
 }
 
-/// Median over bodies of each body's largest distance from its start, in neighbour spacings, for
-/// a run of `m` on `tl` with every mass at its base and nothing written: what calibration scales
-/// the gain by. Masses are left out so that a loaded program still moves less than an idle one.
-/// The probe takes `step_factor` of the run's steps as one (fewer when the interval has fewer steps).
-double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integrators::IntegratorInfo& integrator,
-                    int threads, std::uint64_t step_factor) {
-  m.mass.load_gain = 0;
-  m.mass.expression.reset();
+/// The step of a run of `m` on `tl` taken `step_factor` times coarser: steps per interval and dt
+/// (fewer steps, never fewer than one, when the interval has fewer than `step_factor`).
+std::pair<std::uint64_t, double> coarse_step(const mapping::Mapping& m, const trace::Timeline& tl,
+                                             std::uint64_t step_factor) {
+  const StepPlan plan = plan_steps(m, tl.interval_s, tl.bin_count);
+  const std::uint64_t per = std::max<std::uint64_t>(1, (plan.steps_per_interval + step_factor - 1) / step_factor);
+  return {per, per == plan.steps_per_interval ? plan.dt_s : tl.interval_s / static_cast<double>(per)};
+}
+
+/// The resting start of a calibrated run of `m` on `tl` (relax_layout) and the steps it took, or
+/// nullopt when there is nothing to relax or the relaxation diverged. It relaxes at a step
+/// `step_factor` times coarser than the run's: where it ends matters, not the way there.
+std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> relaxed_rest(const mapping::Mapping& m,
+                                                                        const trace::Timeline& tl,
+                                                                        const integrators::IntegratorInfo& integrator,
+                                                                        int threads, std::uint64_t step_factor) {
   models::Model model(m, tl);
   model.set_threads(threads);
-  const std::size_t n = model.body_count();
-  if (n < 2) return 0;
   Eigen::VectorXd y = model.initial_state();
   integrators::StepperOptions so;
   so.tolerance = m.simulation.tolerance;
   auto stepper = integrator.create(
       [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
       y.size(), so);
-  const StepPlan plan = plan_steps(m, tl.interval_s, tl.bin_count);
-  const std::uint64_t per = std::max<std::uint64_t>(1, (plan.steps_per_interval + step_factor - 1) / step_factor);
-  const double dt = per == plan.steps_per_interval ? plan.dt_s : tl.interval_s / static_cast<double>(per);
-  relax_layout(m, model, *stepper, y, dt);
+  const auto cols = static_cast<Eigen::Index>(model.body_count());
+  const Eigen::Matrix3Xd start = model.initial_positions();
+  const std::uint64_t steps = relax_layout(m, model, *stepper, y, coarse_step(m, tl, step_factor).second);
+  if (steps == 0 || !Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols).allFinite() ||
+      model.initial_positions() == start) {
+    return std::nullopt;  // nothing to relax, or it diverged (relax_layout then keeps the start)
+  }
+  return std::make_pair(model.initial_positions(), steps);
+}
+
+/// Median over bodies of each body's largest distance from its start, in neighbour spacings, for
+/// a run of `m` on `tl` from `rest` (the relaxed start, if any) with every mass at its base and
+/// nothing written: what calibration scales the gain by. Masses are left out so that a loaded
+/// program still moves less than an idle one. The probe takes `step_factor` of the run's steps as
+/// one (fewer when the interval has fewer steps).
+double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integrators::IntegratorInfo& integrator,
+                    int threads, std::uint64_t step_factor, const Eigen::Matrix3Xd* rest) {
+  m.mass.load_gain = 0;
+  m.mass.expression.reset();
+  models::Model model(m, tl);
+  model.set_threads(threads);
+  const std::size_t n = model.body_count();
+  if (n < 2) return 0;
+  if (rest != nullptr) model.rest_at(*rest);
+  Eigen::VectorXd y = model.initial_state();
+  integrators::StepperOptions so;
+  so.tolerance = m.simulation.tolerance;
+  auto stepper = integrator.create(
+      [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
+      y.size(), so);
+  const auto [per, dt] = coarse_step(m, tl, step_factor);
   Excursions excursions(model);
   for (std::size_t bin = 0; bin < tl.bin_count; ++bin) {
     model.set_interval(bin);
@@ -459,6 +493,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   // Bounded before any work, as check bounds it (with calibration, a lower bound: see bound_run).
   const Budget budget = options.budget ? *options.budget : default_budget(options.output);
   bound_run(m, timeline, selection, budget);
+  std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> rest;  // the relaxed start and its steps
   if (m.simulation.calibrate) {
     const bool gain_given = m.locations.count("forces.communication.gain") != 0;
     const models::Calibration cal = models::calibrate(m, timeline);
@@ -469,10 +504,19 @@ SimulateSummary simulate(const SimulateOptions& options) {
     summary.notes.insert(summary.notes.end(), cal.notes.begin(), cal.notes.end());
     // The energy argument bounds the forcing; the gain is then scaled so that the median body
     // moves kTargetSpacings (a linear response: displacement is proportional to the gain).
+    // The layout relaxes once, at the probe's coarse step (at the run's own if that diverges),
+    // for the probe and the run alike: the relaxation has no communication, so the gain the
+    // probe sets does not change it.
+    const std::uint64_t coarse = options.probe_step_factor != 0 ? options.probe_step_factor : kProbeStepFactor;
+    if (options.resume_from == nullptr || (m.communication && !m.communication->weight && !gain_given &&
+                                           options.calibrate_like.empty())) {
+      rest = relaxed_rest(m, timeline, *integrator, options.threads, coarse);
+      if (!rest && coarse > 1) rest = relaxed_rest(m, timeline, *integrator, options.threads, 1);
+    }
     if (m.communication && !m.communication->weight && !gain_given && options.calibrate_like.empty()) {
-      const std::uint64_t coarse = options.probe_step_factor != 0 ? options.probe_step_factor : kProbeStepFactor;
-      double motion = probe_motion(m, timeline, *integrator, options.threads, coarse);
-      if (!std::isfinite(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, options.threads, 1);
+      const Eigen::Matrix3Xd* at = rest ? &rest->first : nullptr;
+      double motion = probe_motion(m, timeline, *integrator, options.threads, coarse, at);
+      if (!std::isfinite(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, options.threads, 1, at);
       if (motion > 0 && std::isfinite(motion)) {
         const double factor = std::clamp(kTargetSpacings / motion, 1e-3, 1e3);
         m = mapping::parse_mapping_text(
@@ -566,12 +610,11 @@ SimulateSummary simulate(const SimulateOptions& options) {
       [&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
       y.size(), stepper_options);
   const auto cols = static_cast<Eigen::Index>(n);
-  if (m.simulation.calibrate && options.resume_from == nullptr) {
-    const std::uint64_t relaxed = relax_layout(m, model, *stepper, y, dt);
-    if (relaxed > 0) {
-      summary.notes.push_back("the layout relaxed under springs and repulsion for " + std::to_string(relaxed) +
-                              " steps before the run, so that it starts at rest");
-    }
+  if (rest && options.resume_from == nullptr) {
+    model.rest_at(rest->first);
+    y = model.initial_state();
+    summary.notes.push_back("the layout relaxed under springs and repulsion for " + std::to_string(rest->second) +
+                            " steps before the run, so that it starts at rest");
   }
   Eigen::MatrixXd stats;
   // write_wall_s: gathering the statistics and writing each frame, and the final commit.

@@ -3,11 +3,16 @@
 // own step measures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "src/ingest/infer.hpp"
+#include "src/mapping/edit.hpp"
+#include "src/mapping/mapping.hpp"
 #include "src/sim/simulate.hpp"
+#include "src/trajectory/trajectory.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
@@ -41,6 +46,55 @@ TEST(ProbeStep, ACoarseProbeCalibratesRealProgramsAsOneAtTheRunsStep) {
     ASSERT_GT(fine, 0) << name;
     EXPECT_NEAR(coarse / fine, 1.0, 0.02) << name << ": coarse probe " << coarse << ", at the run's step " << fine;
   }
+}
+
+/// The median over bodies of the distance between frame 0 of two runs of the same bodies.
+double median_start_distance(const trajectory::Reader& a, const trajectory::Reader& b) {
+  const trajectory::FrameView fa = a.frame(0), fb = b.frame(0);
+  std::vector<double> d(a.meta().body_count());
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const auto c = static_cast<Eigen::Index>(i);
+    d[i] = (fa.positions.col(c) - fb.positions.col(c)).norm();
+  }
+  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
+TEST(ProbeStep, TheLayoutRelaxesOnceAtTheCoarseStepToTheRestTheRunsStepFinds) {
+  // A calibrated run starts at rest from the relaxed layout (relaxed once, at the probe's coarse
+  // step, for the probe and the run): its frame 0 is where a relaxation at the run's own step
+  // ends, and far from the unrelaxed layout the same constants start from without calibration.
+  test::TempDir dir;
+  const auto trace = test::source_dir() / "traces" / "smpi" / "halo2d-16-slow5.trace";
+  sim::SimulateOptions so;
+  so.trace = trace;
+  so.mapping_text = ingest::infer_mapping(trace, ingest::InferOptions{}).text;
+  so.mapping_label = trace.string() + " (inferred)";
+  so.progress = false;
+  so.threads = 1;
+  so.output = dir / "coarse.kntj";
+  const sim::SimulateSummary coarse_summary = sim::simulate(so);
+  EXPECT_TRUE(std::any_of(coarse_summary.notes.begin(), coarse_summary.notes.end(),
+                          [](const std::string& n) { return n.find("the layout relaxed") != std::string::npos; }));
+  so.probe_step_factor = 1;
+  so.output = dir / "fine.kntj";
+  sim::simulate(so);
+  const trajectory::Reader coarse(dir / "coarse.kntj"), fine(dir / "fine.kntj");
+  // The same constants without calibration: no relaxation, the layout as placed.
+  const std::string text = coarse.meta().mapping_text;
+  const mapping::Mapping calibrated = mapping::parse_mapping_text(text, "calibrated");
+  sim::SimulateOptions raw = so;
+  raw.probe_step_factor = 0;
+  raw.mapping_text = mapping::set_value(text, calibrated, "simulation", "calibrate", "\"off\"");
+  raw.output = dir / "raw.kntj";
+  sim::simulate(raw);
+  const trajectory::Reader unrelaxed(dir / "raw.kntj");
+  const double relaxed_by = median_start_distance(coarse, unrelaxed);
+  ASSERT_GT(relaxed_by, 0) << "the relaxation moved nothing";
+  EXPECT_LT(median_start_distance(coarse, fine), 0.05 * relaxed_by)
+      << "the coarse relaxation ends elsewhere than the one at the run's step";
+  const trajectory::FrameView start = coarse.frame(0);
+  EXPECT_EQ(start.velocities.cwiseAbs().maxCoeff(), 0.0) << "a calibrated run starts at rest";
 }
 
 }  // namespace
