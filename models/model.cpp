@@ -150,6 +150,27 @@ void Model::set_interval(std::size_t bin) {
   }
 }
 
+void Model::set_interval_mean(std::size_t first, std::size_t count) {
+  KANOKO_ASSERT(count >= 1 && first + count <= timeline_.bin_count, "set_interval_mean needs intervals of the trace");
+  if (count == 1) {
+    set_interval(first);
+    return;
+  }
+  const double share = 1.0 / static_cast<double>(count);
+  Eigen::VectorXd mass = Eigen::VectorXd::Zero(terms_.mass.size());
+  std::vector<double> spring_k(terms_.spring_k.size(), 0.0);
+  std::vector<integrators::Pull> pulls;
+  for (std::size_t bin = first; bin < first + count; ++bin) {
+    set_interval(bin);
+    mass += terms_.mass;
+    for (std::size_t s = 0; s < spring_k.size(); ++s) spring_k[s] += terms_.spring_k[s];
+    for (const integrators::Pull& p : terms_.pulls) pulls.push_back({p.from, p.to, p.weight * share});
+  }
+  terms_.mass = mass * share;
+  for (std::size_t s = 0; s < spring_k.size(); ++s) terms_.spring_k[s] = spring_k[s] * share;
+  terms_.pulls = std::move(pulls);
+}
+
 void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& dydt) {
   const bool reuse_tree = step_started_ && evaluations_in_step_ > 0;
   ++evaluations_in_step_;

@@ -48,6 +48,11 @@ class Model {
   /// settling phase after the trace (no communication, the last masses). Steps never straddle
   /// intervals.
   void set_interval(std::size_t bin);
+  /// The mean of the force terms of intervals first .. first + count - 1 (all before bin_count()):
+  /// masses and stiffness averaged, every interval's pulls with 1/count of their weight (a pull is
+  /// linear in its weight). For a calibration probe that steps across several intervals at once;
+  /// the statistics (current_stats) stay those of the last interval.
+  void set_interval_mean(std::size_t first, std::size_t count);
   [[nodiscard]] std::size_t current_interval() const { return bin_; }
 
   /// dy/dt at state y under the current interval's terms (integrators::derivative). O(N + E)

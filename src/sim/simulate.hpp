@@ -105,9 +105,10 @@ struct SimulateOptions {
 
 /// The calibration probe (calibrate = "auto") measures how far the median body moves over the
 /// whole run, a scale for the gain, not a trajectory: it steps kProbeStepFactor times coarser than
-/// the run (dt <= 0.4 / omega instead of 0.1 / omega, well inside the explicit integrators'
-/// stability), and again at the run's step if that diverged.
-inline constexpr std::uint64_t kProbeStepFactor = 4;
+/// the run with velocity Verlet (dt <= 0.8 / omega instead of 0.1 / omega, inside Verlet's
+/// stability limit of 2 / omega; a step spans several intervals, their forcing averaged, when an
+/// interval has fewer steps than that), and again at the run's step if that diverged.
+inline constexpr std::uint64_t kProbeStepFactor = 8;
 
 /// What a run did, for the summary line.
 struct SimulateSummary {

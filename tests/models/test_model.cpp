@@ -44,6 +44,23 @@ TEST(Model, SenderOnlyCommunicationPullsOnlyTheSender) {
   EXPECT_DOUBLE_EQ(a(0, 1), -0.75);
 }
 
+TEST(Model, TheMeanOfIntervalsPullsWithTheMeanOfTheirForcing) {
+  // The calibration probe's step across several intervals: their pulls, each at 1/count.
+  const auto m = parse(std::string(kTwoOnALine) + "[forces.communication]\nmode = \"sender\"\ngain = 1.5\n");
+  const auto tl = timeline_from_text(node_lines(2) + "msg 0.01 0 1 100\nmsg 0.15 1 0 50\nend 0.2\n");
+  Model model(m, tl);
+  model.set_interval_mean(0, 2);
+  const Eigen::VectorXd y = model.initial_state();
+  Eigen::VectorXd dydt(y.size());
+  model.derivative(0, y, dydt);
+  EXPECT_DOUBLE_EQ(dydt(6), 0.75);    // body 0: half of bin 0's pull of 1.5
+  EXPECT_DOUBLE_EQ(dydt(9), -0.375);  // body 1: half of bin 1's pull of -0.75
+  model.set_interval_mean(1, 1);      // one interval: that interval's own terms
+  model.derivative(0, y, dydt);
+  EXPECT_EQ(dydt(6), 0.0);
+  EXPECT_DOUBLE_EQ(dydt(9), -0.75);
+}
+
 TEST(Model, SymmetricCommunicationPullsBothEnds) {
   const auto m = parse(std::string(kTwoOnALine) + "[forces.communication]\nmode = \"symmetric\"\ngain = 2\n");
   const auto tl = timeline_from_text(node_lines(2) + "msg 0.01 0 1 100\nend 0.1\n");

@@ -44,7 +44,7 @@ TEST(ProbeStep, ACoarseProbeCalibratesRealProgramsAsOneAtTheRunsStep) {
     so.output = dir / (name + "-fine.kntj");
     const double fine = gain_factor(sim::simulate(so));
     ASSERT_GT(fine, 0) << name;
-    EXPECT_NEAR(coarse / fine, 1.0, 0.02) << name << ": coarse probe " << coarse << ", at the run's step " << fine;
+    EXPECT_NEAR(coarse / fine, 1.0, 0.03) << name << ": coarse probe " << coarse << ", at the run's step " << fine;
   }
 }
 
