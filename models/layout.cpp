@@ -119,10 +119,12 @@ Topology make_topology(const mapping::Mapping& m, std::size_t count, const trace
         throw InputError(m.where(topo_key), std::string("topology \"") + to_string(s.topology) + "\" needs a trace");
       }
       Topology t;
-      t.edges = links ? link_edges(*tl) : traffic_edges(*tl, s.min_bytes, s.min_messages);
+      t.edges = links ? link_edges(*tl) : std::vector<Edge>();
       // A trace without a platform graph joining the bodies (an MPI-only SimGrid trace): the
       // observed communication graph stands in, and ingest::input_warnings says so.
       const bool fallback = links && t.edges.empty();
+      const PairSums sums = links ? PairSums() : pair_sums(*tl);
+      if (!links) t.edges = traffic_edges(sums, s.min_bytes, s.min_messages);
       if (fallback) t.edges = traffic_edges(*tl, s.min_bytes, s.min_messages);
       // Laid out as the graph is: a regular lattice when it is one, else a stress embedding in
       // which pairs that exchanged more start closer (models/graph_layout.hpp).
@@ -131,7 +133,7 @@ Topology make_topology(const mapping::Mapping& m, std::size_t count, const trace
       if (links) {
         for (const auto& e : t.edges) weighted.push_back({e[0], e[1], 1.0});
       } else {
-        const std::map<std::pair<std::uint32_t, std::uint32_t>, double> amount = pair_totals(*tl);
+        const std::map<std::pair<std::uint32_t, std::uint32_t>, double> amount = pair_totals(sums);
         for (const auto& e : t.edges) {
           const auto it = amount.find({e[0], e[1]});
           weighted.push_back({e[0], e[1], it != amount.end() && it->second > 0 ? it->second : 1.0});

@@ -253,12 +253,9 @@ Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, dou
   return x;
 }
 
-namespace {
-
-/// Whole-run (bytes, messages) per unordered pair, smaller index first. The pairs of every
-/// interval (millions in a big run, a few thousand distinct) are summed through a hash index and
-/// sorted once: a std::map lookup per entry took half a second at 10,000 ranks, once per model.
-std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> pair_sums(const trace::Timeline& tl) {
+// The pairs of every interval (millions in a big run, a few thousand distinct) are summed through
+// a hash index and sorted once: a std::map lookup per entry took half a second at 10,000 ranks.
+PairSums pair_sums(const trace::Timeline& tl) {
   FlatIndex slot_of;
   std::vector<std::pair<std::uint64_t, std::pair<double, double>>> sums;
   for (const auto& p : tl.pairs) {
@@ -271,18 +268,20 @@ std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> pai
     t.second += static_cast<double>(p.messages);
   }
   std::sort(sums.begin(), sums.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>> total;
+  PairSums total;
   for (const auto& [key, t] : sums) {
     total.emplace_hint(total.end(), std::pair{static_cast<std::uint32_t>(key >> 32U), static_cast<std::uint32_t>(key)}, t);
   }
   return total;
 }
 
-}  // namespace
-
 std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, double min_messages) {
+  return traffic_edges(pair_sums(tl), min_bytes, min_messages);
+}
+
+std::vector<Edge> traffic_edges(const PairSums& all, double min_bytes, double min_messages) {
   std::vector<Edge> edges;
-  for (const auto& [pair, sums] : pair_sums(tl)) {
+  for (const auto& [pair, sums] : all) {
     const bool bytes_ok = sums.first > min_bytes || (min_bytes == 0 && sums.first >= 0);
     if (bytes_ok && sums.second >= min_messages) edges.push_back({pair.first, pair.second});
   }
@@ -290,7 +289,10 @@ std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, dou
 }
 
 std::map<std::pair<std::uint32_t, std::uint32_t>, double> pair_totals(const trace::Timeline& tl) {
-  const auto sums = pair_sums(tl);
+  return pair_totals(pair_sums(tl));
+}
+
+std::map<std::pair<std::uint32_t, std::uint32_t>, double> pair_totals(const PairSums& sums) {
   const bool any_bytes = std::any_of(sums.begin(), sums.end(), [](const auto& kv) { return kv.second.first > 0; });
   std::map<std::pair<std::uint32_t, std::uint32_t>, double> out;
   for (const auto& [pair, s] : sums) out[pair] = any_bytes ? s.first : s.second;

@@ -55,11 +55,18 @@ Eigen::Matrix3Xd sphere_positions(std::size_t n, double spacing);
 /// nodes, from the sphere), scaled so that the mean edge length is `spacing`. O(n²) per
 /// iteration: above 2000 nodes the sphere is returned.
 Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, double spacing);
+/// Whole-run (bytes, messages) per unordered pair (smaller index first), both directions. One
+/// pass over every interval's pairs (millions in a big run): compute it once and give it to the
+/// functions below when several need it.
+using PairSums = std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<double, double>>;
+PairSums pair_sums(const trace::Timeline& tl);
 /// Pairs whose total traffic over the whole trace (both directions) exceeds min_bytes
 /// (0: every pair that exchanged a message) and whose message count is at least min_messages.
+std::vector<Edge> traffic_edges(const PairSums& sums, double min_bytes, double min_messages = 0);
 std::vector<Edge> traffic_edges(const trace::Timeline& tl, double min_bytes, double min_messages = 0);
 /// Whole-run traffic per unordered pair (smaller index first): bytes when any message has a size,
 /// else message counts.
+std::map<std::pair<std::uint32_t, std::uint32_t>, double> pair_totals(const PairSums& sums);
 std::map<std::pair<std::uint32_t, std::uint32_t>, double> pair_totals(const trace::Timeline& tl);
 /// The trace's declared links between distinct entities, each pair once.
 std::vector<Edge> link_edges(const trace::Timeline& tl);
