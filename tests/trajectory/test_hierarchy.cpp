@@ -46,6 +46,17 @@ void expect_tiling(const Cut& cut, std::size_t bodies) {
   for (std::size_t b = 0; b < bodies; ++b) EXPECT_EQ(seen[b], 1) << "body " << b;
 }
 
+/// The error asking `h` for level `name` (at "--level"); "" when there is none.
+std::string level_error(const Hierarchy& h, const std::string& name) {
+  try {
+    (void)h.level_index(name, "--level");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for level '" << name << "'";
+  return {};
+}
+
 TEST(Hierarchy, RanksHostsAndRacks) {
   const Metadata m = eight_ranks();
   const Hierarchy h(m, racks());
@@ -74,16 +85,11 @@ TEST(Hierarchy, RanksHostsAndRacks) {
 
 TEST(Hierarchy, AMissingLevelIsALocatedError) {
   const Hierarchy h(eight_ranks(), racks());
-  try {
-    (void)h.level_index("hots", "--level");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("--level"), std::string::npos) << what;
-    EXPECT_NE(what.find("no level 'hots'"), std::string::npos) << what;
-    EXPECT_NE(what.find("host"), std::string::npos) << what;  // suggested, and listed
-    EXPECT_NE(what.find("rank, host, rack"), std::string::npos) << what;
-  }
+  const std::string what = level_error(h, "hots");
+  EXPECT_NE(what.find("--level"), std::string::npos) << what;
+  EXPECT_NE(what.find("no level 'hots'"), std::string::npos) << what;
+  EXPECT_NE(what.find("host"), std::string::npos) << what;  // suggested, and listed
+  EXPECT_NE(what.find("rank, host, rack"), std::string::npos) << what;
 }
 
 // The trace's container tree above the hosts (BodyInfo::above_host), as SimGrid writes nested
@@ -119,14 +125,9 @@ TEST(Hierarchy, LevelsFromTheTracesContainers) {
   EXPECT_EQ(to_vector(h.children(3, 0)), (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(h.parent(1, 3), 1U) << "host cb-1 is in zone cb";
   EXPECT_EQ(h.level_index("zone1", "--level"), 3U);
-  try {
-    (void)h.level_index("cluster", "--level");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("no level 'cluster'"), std::string::npos) << what;
-    EXPECT_NE(what.find("its levels are: rank, host, zone2, zone1"), std::string::npos) << what;
-  }
+  const std::string what = level_error(h, "cluster");
+  EXPECT_NE(what.find("no level 'cluster'"), std::string::npos) << what;
+  EXPECT_NE(what.find("its levels are: rank, host, zone2, zone1"), std::string::npos) << what;
   // A cut at the rooms opens into the zones, a zone into its hosts.
   Cut cut(h, 3);
   ASSERT_EQ(cut.items().size(), 2U);
