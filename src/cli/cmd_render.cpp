@@ -106,6 +106,7 @@ int cmd_render(const Args& args) {
   std::string springs = "tension";
   std::string textures;
   std::string labels;
+  std::string level;
   bool flashes = false;
   bool no_legend = false;
   bool silent_track = false;
@@ -145,6 +146,10 @@ int cmd_render(const Args& args) {
       "labels beside the bodies: --labels shows names, --labels=rank|host|index other text, "
       "--labels=none hides them (default: [visual] labels of the run's mapping)")(
       "trail", po::value<double>(), "trails of this many trace seconds (default: [visual] trails)")(
+      "level", po::value<std::string>(&level),
+      "draw this level of the run's hierarchy, each group as one body at its members' centroid: rank, "
+      "host, the trace's container levels (zone, ...) or cluster where the host names make one "
+      "(kanoko info RUN lists the levels; default: ranks, or hosts when there are more than 50000 ranks)")(
       "no-legend", po::bool_switch(&no_legend),
       "leave out the colour key (top-right corner: body colours, spring colours)")(
       "backend", po::value<std::string>(&backend_text)->default_value("auto"),
@@ -192,6 +197,7 @@ int cmd_render(const Args& args) {
     const trajectory::Reader& reader = *opened.reader;
     render.mapping = opened.mapping;
     render.run_name = run;
+    render.level = level;
     render.visual = opened.visual;
     render.time_s = reader.end_time();
     for (const char* name : {"frame", "time"}) {
@@ -217,6 +223,7 @@ int cmd_render(const Args& args) {
   const trajectory::Reader& reader = *opened.reader;
   video.mapping = opened.mapping;
   video.run_name = run;
+  video.level = level;
   video.visual = opened.visual;
   video.begin_s = reader.begin_time();
   video.end_s = reader.end_time();

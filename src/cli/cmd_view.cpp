@@ -184,9 +184,9 @@ int cmd_view(const Args& args) {
       "select this body (name or index) at the start: highlighted, statistics shown")(
       "level", po::value<std::string>(&level),
       "draw this level of the run's hierarchy at the start, each group as one body at its members' "
-      "centroid (a click opens one, key e closes it again): rank, host, or cluster where the host "
-      "names make one (kanoko info RUN lists the levels; default: ranks, or hosts when there are "
-      "more than 50000 ranks)")(
+      "centroid (a click opens one, key e closes it again): rank, host, the trace's container levels "
+      "(zone, ...) or cluster where the host names make one (kanoko info RUN lists the levels; "
+      "default: ranks, or hosts when there are more than 50000 ranks)")(
       "paused", po::bool_switch(&paused), "start paused (the paused panel shows)")(
       "labels", po::value<std::string>(&labels)->implicit_value("name"),
       "labels from the start (key l): --labels shows names, --labels=rank|host|index other text, "

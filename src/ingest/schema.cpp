@@ -92,6 +92,9 @@ void BodySelector::on_entity(const trace::Entity& given) {
     body.name = key;
     body.host = mapping_.trace.group_by == GroupBy::Host ? key : e.host;
     body.rank = mapping_.trace.group_by == GroupBy::Entity ? e.rank : -1;
+    // A body of one entity or of one host keeps the containers above that host; a group of the
+    // mapping's table has none of the trace's.
+    if (mapping_.trace.group_by != GroupBy::Table) body.above_host = e.above_host;
     down_.on_entity(body);
   }
   members_[it->second].push_back(e.index);

@@ -41,7 +41,7 @@ LegendEntry note_entry(std::string title) {
 
 // One swatch per distinct colour, in the order of the bodies: named by its host when all its
 // bodies share one, by the body when it is alone, else by its first bodies' names and a count.
-LegendEntry swatch_entry(const std::vector<trajectory::BodyInfo>& bodies, std::size_t max_swatches) {
+LegendEntry swatch_entry(const std::vector<trajectory::BodyInfo>& bodies, std::size_t max_swatches, std::string title) {
   struct Group {
     LegendRgb rgb;
     const trajectory::BodyInfo* first;
@@ -65,7 +65,7 @@ LegendEntry swatch_entry(const std::vector<trajectory::BodyInfo>& bodies, std::s
   }
   LegendEntry e;
   e.kind = LegendEntry::Kind::swatches;
-  e.title = "Bodies: own colours";
+  e.title = std::move(title);
   for (const Group& g : groups) {
     if (e.swatches.size() >= max_swatches) {
       ++e.more;
@@ -118,7 +118,14 @@ Legend make_legend(const LegendInputs& in) {
                                             format_legend_value(s.quantity, s.range[0]),
                                             format_legend_value(s.quantity, s.range[1])));
   } else if (in.bodies != nullptr && !in.bodies->empty()) {
-    legend.entries.push_back(swatch_entry(*in.bodies, in.max_swatches));
+    legend.entries.push_back(swatch_entry(*in.bodies, in.max_swatches, "Bodies: own colours"));
+  }
+  if (in.groups != nullptr && !in.groups->empty()) {
+    if (in.body_scale) {
+      legend.entries.push_back(note_entry("Groups: " + trimmed(in.body_scale->quantity) + " of their summed statistics"));
+    } else {
+      legend.entries.push_back(swatch_entry(*in.groups, in.max_swatches, "Groups: a colour each"));
+    }
   }
   if (in.springs > 0) {
     switch (in.spring_colours) {

@@ -65,6 +65,10 @@ struct LegendInputs {
   const std::vector<trajectory::BodyInfo>* bodies = nullptr;
   /// Set when a formula colours the bodies; otherwise their own colours are listed as swatches.
   std::optional<BodyColourScale> body_scale;
+  /// The closed groups drawn (levels of detail), each as one body with its own colour; null or
+  /// empty when none. Listed as swatches, or, when a formula colours the bodies, as a note that
+  /// the groups take the formula on their summed statistics.
+  const std::vector<trajectory::BodyInfo>* groups = nullptr;
   std::size_t springs = 0;  ///< springs drawn (no spring entry without any)
   SpringColours spring_colours = SpringColours::tension;
   bool flashes = false;  ///< communication flashes drawn

@@ -7,6 +7,7 @@
 #include <osgDB/ReadFile>
 #include <sstream>
 
+#include "src/base/check.hpp"
 #include "src/base/error.hpp"
 #include "src/base/image_size.hpp"
 
@@ -229,6 +230,20 @@ void BodyFormulas::evaluate(const trajectory::Reader& reader, std::size_t k, boo
       scales_[i] = s >= 0 && std::isfinite(s) ? s : 1.0;
     }
   }
+}
+
+std::array<float, 3> BodyFormulas::aggregate_colour(const Eigen::Ref<const Eigen::VectorXd>& stats, std::size_t first_body) {
+  KANOKO_ASSERT(colour_.valid(), "a colour formula to evaluate");
+  for (std::size_t v = 0; v < mapping::kBodyVarCount; ++v) {
+    if (stat_row_[v] >= 0 && stat_row_[v] < stats.size()) vars_[v] = stats(stat_row_[v]);
+  }
+  vars_[mapping::kBodyIndex] = static_cast<double>(first_body);
+  vars_[mapping::kBodyRank] = rank_.at(first_body);
+  vars_[mapping::kBodyDegree] = degree_.at(first_body);
+  const double value = colour_.eval();
+  const double width = range_[1] - range_[0];
+  const double t = !std::isfinite(value) ? 0.0 : width > 0 ? (value - range_[0]) / width : 0.5;
+  return mapping::colour_at(map_, t);
 }
 
 bool BodyFormulas::update(const trajectory::Reader& reader, double t_s) {

@@ -90,6 +90,11 @@ class BodyFormulas {
   /// t; does nothing when that frame of that run was the last one evaluated. Returns true when it
   /// evaluated. No allocation.
   bool update(const trajectory::Reader& reader, double t_s);
+  /// The colour formula's colour (through the same map and range) for a group of bodies drawn as
+  /// one: its statistics `stats` (one per statistic of the run, as trajectory::aggregate gives
+  /// them: sums, and means of the fractions), its other variables (index, rank, degree) those of
+  /// its first member `first_body`. Requires has_colour(). No allocation.
+  [[nodiscard]] std::array<float, 3> aggregate_colour(const Eigen::Ref<const Eigen::VectorXd>& stats, std::size_t first_body);
   /// Colours (RGB 0..1) and radius scales of the last update, one per body.
   [[nodiscard]] const std::vector<std::array<float, 3>>& colours() const { return colours_; }
   [[nodiscard]] const std::vector<double>& scales() const { return scales_; }

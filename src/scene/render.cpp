@@ -51,6 +51,7 @@ RenderResult render_image(const trajectory::Reader& reader, const RenderOptions&
   scene.set_framebuffer_height(h * ss);
   if (options.mapping) scene.use_mapping_formulas(*options.mapping, options.run_name);
   scene.set_visual(options.visual);
+  if (!options.level.empty()) scene.set_level(scene.hierarchy().level_index(options.level, "--level"));
   scene.set_status(run_caption(reader));  // what the picture shows; the dial says when
   scene.set_time(options.time_s);
 

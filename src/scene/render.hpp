@@ -42,6 +42,9 @@ struct RenderOptions {
   std::shared_ptr<const mapping::Mapping> mapping;
   /// The run's name in messages.
   std::string run_name = "the run";
+  /// A level of the run's hierarchy to draw, each group as one body ("": the scene's default);
+  /// one the run does not have is an InputError at --level listing its levels.
+  std::string level;
 };
 
 /// A rendered picture and the camera that drew it.

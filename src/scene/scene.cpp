@@ -241,6 +241,7 @@ TrajectoryScene::TrajectoryScene(const trajectory::Reader& reader, int width_px,
   compute_colours();
   set_window_size(width_px, height_px);
   groups_->rebuild(*hierarchy_, *cut_, meta, reader_->frame(0), height_px_);
+  refresh_legend();
   set_time(reader_->begin_time());
 }
 
@@ -256,6 +257,12 @@ void TrajectoryScene::use_mapping_formulas(const mapping::Mapping& m, const std:
     bound_.radius() += (formulas_->max_scale() - 1.0) * largest;
   }
   (void)formulas_->update(*reader_, frame_.time_s);
+  if (formulas_->has_colour()) {
+    groups_->set_colour_rule([f = formulas_.get()](const Eigen::Ref<const Eigen::VectorXd>& stats, std::size_t first) {
+      const auto c = f->aggregate_colour(stats, first);
+      return osg::Vec3(c[0], c[1], c[2]);
+    });
+  }
   compute_colours();
   refresh_legend();
   set_time(frame_.time_s);
@@ -265,6 +272,7 @@ void TrajectoryScene::refresh_legend() {
   const auto& meta = reader_->meta();
   LegendInputs in;
   in.bodies = &meta.bodies;
+  if (groups_) in.groups = &groups_->group_bodies();
   if (formulas_ && formulas_->has_colour()) {
     in.body_scale = BodyColourScale{formulas_->colour_map(), formulas_->colour_range(), formulas_->colour_text()};
   }
@@ -380,7 +388,7 @@ void TrajectoryScene::compute_frame() {
   frame_.max_spring_bytes = traffic_.max_spring_bytes();
   frame_.flashes = traffic_.flashes();
 
-  if (trails_->wanted()) {
+  if (trails_->wanted() || groups_->trails_wanted()) {
     frame_.trail.resize(layers::TrailsLayer::kSamples);
     for (int k = 0; k < layers::TrailsLayer::kSamples; ++k) {
       reader_->positions_at(trails_->sample_time(k, t, reader_->begin_time()), frame_.trail[static_cast<std::size_t>(k)]);
@@ -434,6 +442,7 @@ void TrajectoryScene::set_visual(const VisualOptions& options) {
   groups_->set_colouring(visual_.spring_colours);
   groups_->set_labels(visual_.labels);
   trails_->set_length(visual_.trail_s);
+  groups_->set_trail_length(visual_.trail_s);
   labels_->set_labels(visual_.labels, visual_.label_text, reader_->meta());
   if (textures_changed) bodies_->set_textures(visual_.textures, visual_.texture_image.get(), reader_->meta());
   refresh_legend();
@@ -493,6 +502,7 @@ void TrajectoryScene::cut_changed(std::optional<trajectory::Cut::Item> selected)
     }
   }
   groups_->rebuild(*hierarchy_, *cut_, reader_->meta(), reader_->frame(0), height_px_);
+  refresh_legend();  // the groups' colours
   // A selected body inside a group that closed is no longer drawn on its own.
   if (selection_ && selection_->kind == Pick::Kind::body &&
       cut_->items()[cut_->item_of_body(selection_->index)].level > 0) {

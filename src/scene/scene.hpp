@@ -221,6 +221,8 @@ class TrajectoryScene {
   [[nodiscard]] std::optional<std::size_t> item_named(std::string_view name) const;
   /// Closed groups drawn now, their items and where they are (centroid) and how large.
   [[nodiscard]] const layers::GroupsLayer& groups() const { return *groups_; }
+  /// The bodies' trails (the groups' own are groups().trails()).
+  [[nodiscard]] const layers::TrailsLayer& trails() const { return *trails_; }
   /// World position of cut item `item` now (a rank's position, a group's centroid).
   [[nodiscard]] Eigen::Vector3d item_position(std::size_t item) const;
 

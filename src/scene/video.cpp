@@ -358,6 +358,7 @@ VideoResult render_video(const trajectory::Reader& reader, const VideoOptions& o
   TrajectoryScene scene(reader, w, h);
   if (options.mapping) scene.use_mapping_formulas(*options.mapping, options.run_name);
   scene.set_visual(options.visual);
+  if (!options.level.empty()) scene.set_level(scene.hierarchy().level_index(options.level, "--level"));
   scene.set_status(run_caption(reader));  // what the video shows; the dial says when
   const HomeView home = home_view(scene.bound(), static_cast<double>(w) / h);
   const CameraMatrices first = frame_camera(options, home, scene.bound(), scene.positions(), 0, 1);

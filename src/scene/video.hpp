@@ -42,6 +42,7 @@ struct VideoOptions {
   /// The run's own mapping: [visual] colour and scale formulas (as for a picture); may be null.
   std::shared_ptr<const mapping::Mapping> mapping;
   std::string run_name = "the run";  ///< in messages
+  std::string level;  ///< a level of the run's hierarchy to draw (as for a picture)
   /// If set, the sound cues (sonify/) for the same camera path are rendered to this WAV file,
   /// sample-accurate with the frames, first; a video output (not .gif) then carries it too.
   std::filesystem::path audio_output;

@@ -26,6 +26,7 @@
 #include "src/base/suggest.hpp"
 #include "src/ingest/schema.hpp"
 #include "src/trace/readers.hpp"
+#include "src/trajectory/palette.hpp"
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::sim {
@@ -45,21 +46,6 @@ std::string format_g(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
-}
-
-/// Body colours: a colour-blind-safe qualitative palette (Okabe–Ito), cycled.
-std::array<float, 3> palette_colour(std::size_t i) {
-  static constexpr std::array<std::array<float, 3>, 8> kOkabeIto = {{
-      {0.902F, 0.624F, 0.000F},  // orange
-      {0.337F, 0.706F, 0.914F},  // sky blue
-      {0.000F, 0.620F, 0.451F},  // bluish green
-      {0.941F, 0.894F, 0.259F},  // yellow
-      {0.000F, 0.447F, 0.698F},  // blue
-      {0.835F, 0.369F, 0.000F},  // vermillion
-      {0.800F, 0.475F, 0.655F},  // reddish purple
-      {0.850F, 0.850F, 0.850F},  // light grey
-  }};
-  return kOkabeIto[i % kOkabeIto.size()];
 }
 
 /// The value of `values` whose name (integrators::to_string) is `value`; else an InputError for
@@ -593,8 +579,9 @@ SimulateSummary simulate(const SimulateOptions& options) {
     const trace::Entity& e = timeline.entities[i];
     meta.bodies[i].name = e.name;
     meta.bodies[i].host = e.host;
+    meta.bodies[i].above_host = e.above_host;
     meta.bodies[i].rank = e.rank;
-    meta.bodies[i].colour_rgb = palette_colour(i);
+    meta.bodies[i].colour_rgb = trajectory::palette_colour(i);
     meta.bodies[i].radius = static_cast<float>(m.bodies.radius);
   }
   meta.edges = model.spring_edges();

@@ -5,11 +5,21 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kanoko::trace {
 
 /// Dense index of an entity (node/process) in declaration order: 0, 1, 2, ...
 using EntityIndex = std::uint32_t;
+
+/// A container of the trace's container tree that holds an entity's host (a SimGrid zone, an OTF2
+/// system-tree node, a Paraver node): its name and the name of its container type ("L1", "zone",
+/// "machine", ...).
+struct Enclosing {
+  std::string type;
+  std::string name;
+  friend bool operator==(const Enclosing&, const Enclosing&) = default;
+};
 
 /// A computing node, process or thread that may become a body.
 struct Entity {
@@ -18,6 +28,10 @@ struct Entity {
   std::string name;       ///< display name ("pe3", "rank-3")
   std::string host;       ///< machine it ran on, "" if unknown
   std::int64_t rank = -1; ///< MPI rank, -1 if unknown
+  /// The containers above the host (above the entity itself when the trace gives no host), the
+  /// innermost first, the trace's root container left out; empty when the format records none.
+  /// docs/trace-formats.md, "Container hierarchy", says what each reader fills in.
+  std::vector<Enclosing> above_host;
 };
 
 /// An interconnect link between two entities (topology, not traffic).

@@ -130,7 +130,9 @@ class Otf2Reader {
     have_clock_ = true;
   }
   void string(OTF2_StringRef self, const char* s) { strings_[self] = s != nullptr ? s : ""; }
-  void node(OTF2_SystemTreeNodeRef self, OTF2_StringRef name) { nodes_[self] = name; }
+  void node(OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef class_name, OTF2_SystemTreeNodeRef parent) {
+    nodes_[self] = NodeDef{name, class_name, parent};
+  }
   void location_group(OTF2_LocationGroupRef self, OTF2_StringRef name, OTF2_SystemTreeNodeRef parent) {
     groups_of_locations_[self] = LocationGroupDef{name, parent};
   }
@@ -425,7 +427,12 @@ class Otf2Reader {
   std::uint64_t resolution_ = 0, offset_ = 0, length_ = 0;
   std::uint64_t end_event_ = 0;  ///< event_number_ of the event with the latest time
   std::unordered_map<OTF2_StringRef, std::string> strings_;
-  std::unordered_map<OTF2_SystemTreeNodeRef, OTF2_StringRef> nodes_;
+  struct NodeDef {
+    OTF2_StringRef name;
+    OTF2_StringRef class_name;  ///< "machine", "node", "rack", ...
+    OTF2_SystemTreeNodeRef parent;
+  };
+  std::unordered_map<OTF2_SystemTreeNodeRef, NodeDef> nodes_;
   std::map<OTF2_LocationGroupRef, LocationGroupDef> groups_of_locations_;
   std::map<OTF2_LocationRef, LocationDef> locations_;
   std::unordered_map<OTF2_RegionRef, OTF2_StringRef> regions_;
@@ -506,7 +513,18 @@ void Otf2Reader::define_entities() {
     e.name = threads_per_group[loc.group] > 1 ? group_name + "/" + location_name : group_name;
     if (g != groups_of_locations_.end()) {
       const auto n = nodes_.find(g->second.node);
-      if (n != nodes_.end()) e.host = str(n->second);
+      if (n != nodes_.end()) {
+        e.host = str(n->second.name);
+        // The system-tree nodes above the host, the root (Score-P's one "machine") left out; a
+        // cycle of parents (a broken archive) stops after as many steps as there are nodes.
+        auto up = nodes_.find(n->second.parent);
+        for (std::size_t steps = 0; up != nodes_.end() && steps < nodes_.size(); ++steps) {
+          const auto next = nodes_.find(up->second.parent);
+          if (next == nodes_.end()) break;  // `up` is the root
+          e.above_host.push_back({str(up->second.class_name), str(up->second.name)});
+          up = next;
+        }
+      }
     }
     if (const auto r = rank.find(ref); r != rank.end()) e.rank = r->second;
     entity_of_location_.emplace(ref, e.index);
@@ -584,8 +602,9 @@ Otf2Summary Otf2Reader::read() {
     return guarded(u, [&](Otf2Reader& s) { s.string(self, text); });
   });
   OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(
-      dcb, +[](void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef, OTF2_SystemTreeNodeRef) {
-        return guarded(u, [&](Otf2Reader& s) { s.node(self, name); });
+      dcb, +[](void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef class_name,
+               OTF2_SystemTreeNodeRef parent) {
+        return guarded(u, [&](Otf2Reader& s) { s.node(self, name, class_name, parent); });
       });
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(
       dcb, +[](void* u, OTF2_LocationGroupRef self, OTF2_StringRef name, OTF2_LocationGroupType,

@@ -1235,12 +1235,21 @@ class PajeParser {
       const auto r = std::from_chars(c.name.data() + 5, c.name.data() + c.name.size(), rank);
       if (r.ec == std::errc() && r.ptr == c.name.data() + c.name.size() && rank >= 0) e.rank = rank;
     }
+    // The host is the nearest HOST container above; the containers above it (above the entity when
+    // there is none, as for the HOST entities of a platform trace) are its enclosing ones, the root
+    // (index 0, one container holding everything) left out: SimGrid's zones, by depth "L1", "L2".
+    int above = c.parent;
     for (int a = c.parent; a > 0; a = containers_[static_cast<std::size_t>(a)].parent) {
       const Type& at = types_[static_cast<std::size_t>(containers_[static_cast<std::size_t>(a)].type)];
       if (at.name == "HOST" || at.alias == "HOST") {
         e.host = containers_[static_cast<std::size_t>(a)].name;
+        above = containers_[static_cast<std::size_t>(a)].parent;
         break;
       }
+    }
+    for (int a = above; a > 0; a = containers_[static_cast<std::size_t>(a)].parent) {
+      const Container& ac = containers_[static_cast<std::size_t>(a)];
+      e.above_host.push_back({types_[static_cast<std::size_t>(ac.type)].name, ac.name});
     }
     c.entity = static_cast<std::int64_t>(e.index);
     c.is_entity = true;

@@ -1,6 +1,7 @@
 #include "src/trajectory/hierarchy.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <unordered_map>
 
@@ -36,6 +37,11 @@ std::string cluster_of_host(std::string_view host) {
   return std::string(host.substr(0, first)) + "*" + std::string(host.substr(last));
 }
 
+/// SimGrid names its zone types after their depth: "L1", "L2", ...
+bool is_simgrid_zone_type(std::string_view type) {
+  return type.size() >= 2 && type[0] == 'L' && type.find_first_not_of("0123456789", 1) == std::string_view::npos;
+}
+
 }  // namespace
 
 Hierarchy::Hierarchy(const Metadata& meta, std::vector<LevelSpec> above) {
@@ -57,8 +63,42 @@ Hierarchy::Hierarchy(const Metadata& meta, std::vector<LevelSpec> above) {
     hosts[i] = meta.bodies[i].host.empty() ? levels_[0].names[i] : meta.bodies[i].host;
     any_host = any_host || !meta.bodies[i].host.empty();
   }
-  if (any_host) {
-    add_level("host", hosts);
+  if (any_host) add_level("host", hosts);
+  // The trace's containers above the hosts (BodyInfo::above_host): one level per container type,
+  // the types ordered by how deep below the root they lie (deepest first); a group whose bodies
+  // have no container of a level's type stays on its own at that level.
+  std::vector<std::pair<std::size_t, std::string>> types;  // (deepest depth from the root, type)
+  for (const BodyInfo& b : meta.bodies) {
+    for (std::size_t k = 0; k < b.above_host.size(); ++k) {
+      const std::size_t depth = b.above_host.size() - k;
+      const auto it = std::find_if(types.begin(), types.end(), [&](const auto& t) { return t.second == b.above_host[k].type; });
+      if (it == types.end()) {
+        types.emplace_back(depth, b.above_host[k].type);
+      } else {
+        it->first = std::max(it->first, depth);
+      }
+    }
+  }
+  std::stable_sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const auto simgrid_zones = std::count_if(types.begin(), types.end(), [](const auto& t) { return is_simgrid_zone_type(t.second); });
+  for (const auto& [depth, type] : types) {
+    const Level& below = levels_.back();
+    std::vector<std::string> parents(below.names.size());
+    for (std::size_t g = 0; g < below.names.size(); ++g) {
+      const auto& chain = meta.bodies[below.members[below.body_begin[g]]].above_host;
+      const auto it = std::find_if(chain.begin(), chain.end(), [&t = type](const Enclosing& c) { return c.type == t; });
+      parents[g] = it == chain.end() ? below.names[g] : it->name;
+    }
+    // The level's name: the type in lower case; SimGrid's "L2" is "zone" when it is the only zone
+    // level, else "zone2"; a type called like a level before it gets "-container".
+    std::string name = type;
+    if (is_simgrid_zone_type(type)) name = simgrid_zones == 1 ? "zone" : "zone" + type.substr(1);
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::replace(name.begin(), name.end(), ' ', '-');
+    if (std::any_of(levels_.begin(), levels_.end(), [&](const Level& l) { return l.name == name; })) name += "-container";
+    add_level(std::move(name), parents);
+  }
+  if (any_host && types.empty()) {
     // The last resort above the hosts, from their names: numbered hosts that share the rest of
     // their name form a cluster. Kept only when it tells hosts apart (at least two clusters, fewer
     // than the hosts): "node-0" .. "node-7" alone make no level.

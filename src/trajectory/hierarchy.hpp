@@ -29,10 +29,15 @@ struct LevelSpec {
 class Hierarchy {
  public:
   /// Level 0, "rank": one group per body. Level 1, "host": the bodies' BodyInfo::host (a body
-  /// without one is its own host); left out when no body has a host. Then "cluster", from the
-  /// host names as the last resort (the run keeps no container above the host): hosts numbered
-  /// alike ("graphene-3.nancy", "graphene-12.nancy") form the cluster "graphene-*.nancy"; kept only
-  /// when there are at least two clusters and fewer than the hosts. Then `above`,
+  /// without one is its own host); left out when no body has a host. Then the trace's containers
+  /// above the hosts (BodyInfo::above_host), one level per container type, the deepest below the
+  /// root first, named after the type in lower case (SimGrid's zone types "L1", "L2" ... are
+  /// "zone1", "zone2", or "zone" when there is one); a group with no container of a level's type
+  /// stays on its own at that level. Only when the run keeps
+  /// no container above the hosts, "cluster", from the host names as the last resort: hosts
+  /// numbered alike ("graphene-3.nancy", "graphene-12.nancy") form the cluster
+  /// "graphene-*.nancy"; kept only when there are at least two clusters and fewer than the hosts.
+  /// Then `above`,
   /// in order, each from the level below it; a level that groups nothing (each group alone) is
   /// kept, so that the levels a mapping names always exist.
   explicit Hierarchy(const Metadata& meta, std::vector<LevelSpec> above = {});

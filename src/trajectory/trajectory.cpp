@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/check.hpp"
@@ -251,6 +252,69 @@ std::string encode_bodies(const Metadata& m) {
   return w.bytes();
 }
 
+constexpr std::uint32_t kNoContainer = 0xFFFFFFFFU;
+
+/// Section `groups` (2.1): the containers above the bodies' hosts as a table, each with its
+/// parent before it, then per body its innermost container. Empty (no section) when no body has any.
+std::string encode_groups(const Metadata& m) {
+  bool any = false;
+  for (const auto& b : m.bodies) any = any || !b.above_host.empty();
+  if (!any) return {};
+  std::vector<const Enclosing*> table;
+  std::vector<std::uint32_t> parents;
+  std::map<std::tuple<std::string_view, std::string_view, std::uint32_t>, std::uint32_t> index;
+  std::vector<std::uint32_t> innermost(m.bodies.size(), kNoContainer);
+  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+    const auto& chain = m.bodies[i].above_host;
+    std::uint32_t parent = kNoContainer;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {  // outermost first: parents first
+      const auto [at, added] = index.emplace(std::make_tuple(std::string_view(it->type), std::string_view(it->name), parent),
+                                             static_cast<std::uint32_t>(table.size()));
+      if (added) {
+        table.push_back(&*it);
+        parents.push_back(parent);
+      }
+      parent = at->second;
+    }
+    innermost[i] = parent;
+  }
+  ByteWriter w;
+  w.pod(static_cast<std::uint32_t>(table.size()));
+  for (std::size_t c = 0; c < table.size(); ++c) {
+    w.str(table[c]->type);
+    w.str(table[c]->name);
+    w.pod(parents[c]);
+  }
+  for (const std::uint32_t c : innermost) w.pod(c);
+  return w.bytes();
+}
+
+void decode_groups(std::string_view data, std::uint32_t body_count, Metadata& m, const FileLoc& loc) {
+  ByteReader br(data, loc);
+  const auto count = br.pod<std::uint32_t>();
+  if (count > data.size() / 12) throw InputError(loc, "container count exceeds the section");
+  std::vector<Enclosing> table(count);
+  std::vector<std::uint32_t> parents(count);
+  for (std::uint32_t c = 0; c < count; ++c) {
+    table[c].type = br.str();
+    table[c].name = br.str();
+    parents[c] = br.pod<std::uint32_t>();
+    if (parents[c] != kNoContainer && parents[c] >= c) {
+      throw InputError(loc, "container " + std::to_string(c) + " names a parent that does not come before it");
+    }
+  }
+  for (std::uint32_t i = 0; i < body_count; ++i) {
+    const auto c = br.pod<std::uint32_t>();
+    if (c != kNoContainer && c >= count) {
+      throw InputError(loc, "body " + std::to_string(i) + " names container " + std::to_string(c) + " of " + std::to_string(count));
+    }
+    auto& chain = m.bodies.at(i).above_host;
+    chain.clear();
+    for (std::uint32_t a = c; a != kNoContainer; a = parents[a]) chain.push_back(table[a]);
+  }
+  if (!br.done()) throw InputError(loc, "section has trailing bytes");
+}
+
 std::string encode_edges(const Metadata& m) {
   ByteWriter w;
   w.pod(static_cast<std::uint64_t>(m.edges.size()));
@@ -405,7 +469,7 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
   for (const auto& p : m.traffic) {
     KANOKO_ASSERT(p.src < m.bodies.size() && p.dst < m.bodies.size(), "traffic names a missing body");
   }
-  const std::vector<std::pair<std::string, std::string>> sections = {
+  std::vector<std::pair<std::string, std::string>> sections = {
       {"meta", encode_meta_text(m)},
       {"bodies", encode_bodies(m)},
       {"edges", encode_edges(m)},
@@ -413,6 +477,7 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
       {"mapping", m.mapping_text},
       {"traffic", encode_traffic(m)},
   };
+  if (std::string groups = encode_groups(m); !groups.empty()) sections.emplace_back("groups", std::move(groups));
   ByteWriter section_bytes;
   for (const auto& [name, data] : sections) {
     char name_bytes[kSectionNameBytes] = {};
@@ -729,6 +794,8 @@ void adopt_header(Reader::Impl& r, const H& h) {
 void read_sections(Reader::Impl& r, std::size_t pos, std::uint32_t section_count) {
   const std::uint64_t end = r.frames_offset;
   bool have_meta = false, have_bodies = false, have_edges = false, have_stats = false;
+  std::optional<std::string_view> groups;  // read after the bodies, wherever it stands
+  FileLoc groups_loc;
   for (std::uint32_t s = 0; s < section_count; ++s) {
     if (pos + kSectionNameBytes + 8 > end) {
       throw InputError(r.loc("section " + std::to_string(s)), "section table runs past the frames");
@@ -786,12 +853,16 @@ void read_sections(Reader::Impl& r, std::size_t pos, std::uint32_t section_count
       m.mapping_text = std::string(data);
     } else if (name == "traffic") {
       decode_traffic(data, r.body_count, m, loc);
+    } else if (name == "groups") {
+      groups = data;
+      groups_loc = loc;
     }
     // Unknown sections (written by a newer minor version) are skipped.
   }
   if (!have_meta || !have_bodies || !have_edges || !have_stats) {
     throw InputError(r.loc("section table"), "a required section (meta, bodies, edges, stats) is missing");
   }
+  if (groups) decode_groups(*groups, r.body_count, r.meta, groups_loc);
   for (const std::string& name : r.meta.stat_names) r.stat_ranges.push_back(range_of(name));
 }
 

@@ -19,15 +19,24 @@
 #include <string_view>
 #include <vector>
 
+#include "src/trace/event.hpp"
+
 namespace kanoko::trajectory {
 
 inline constexpr std::uint16_t kVersionMajor = 2;  ///< 2: checksummed blocks, appendable
-inline constexpr std::uint16_t kVersionMinor = 0;
+inline constexpr std::uint16_t kVersionMinor = 1;  ///< 2.1: section `groups`
+
+/// A container of the trace above a body's host (section `groups`, format 2.1): a SimGrid zone,
+/// an OTF2 system-tree node, ...; `type` is the name of its container type.
+using Enclosing = trace::Enclosing;
 
 /// Presentation data of one body (cold data, indexed like the positions).
 struct BodyInfo {
   std::string name;
   std::string host;
+  /// The containers above the host (above the body when it has no host), innermost first; empty
+  /// when the trace records none (and in files without the `groups` section).
+  std::vector<Enclosing> above_host;
   std::int64_t rank = -1;
   std::array<float, 3> colour_rgb{0.8F, 0.8F, 0.8F};  ///< 0..1
   float radius = 0.1F;                                 ///< sphere radius at base mass, scene units

@@ -232,7 +232,7 @@ TEST(Cli, ExportAggregatesRanksPerHost) {
 TEST(Cli, InfoDescribesARun) {
   TempDir dir;
   trajectory::Metadata meta;
-  for (int i = 0; i < 4; ++i) meta.bodies.push_back({"r" + std::to_string(i), "h" + std::to_string(i / 2), i});
+  for (int i = 0; i < 4; ++i) meta.bodies.push_back({"r" + std::to_string(i), "h" + std::to_string(i / 2), {}, i});
   meta.edges = {{0, 1}};
   meta.stat_names = {trajectory::stat::kMass};
   meta.interval_s = 0.5;

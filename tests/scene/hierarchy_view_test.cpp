@@ -19,8 +19,13 @@
 
 #include "src/scene/layers/bodies_layer.hpp"
 #include "src/scene/layers/groups_layer.hpp"
+#include "src/scene/layers/trails_layer.hpp"
+#include "src/scene/legend.hpp"
+#include "src/scene/mapping_visual.hpp"
 #include "src/scene/offscreen.hpp"
 #include "src/scene/scene.hpp"
+#include "src/mapping/mapping.hpp"
+#include "src/trajectory/palette.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -110,12 +115,19 @@ TEST(HierarchyScene, HostsDrawAsOneBodyAtTheCentroidWithSummedSizeSpringsAndStat
     EXPECT_TRUE(g.positions.col(h).isApprox(host_centre(h), 1e-12)) << h;
     // The volume of its four ranks: r cbrt(4).
     EXPECT_NEAR(g.radii[static_cast<std::size_t>(h)], static_cast<double>(kRadius) * std::cbrt(4.0), 1e-6) << h;
+    // A palette colour of its own at the host level, not its members' (here pure) colours.
     const osg::Vec3 c = g.colours[static_cast<std::size_t>(h)];
-    const auto& want = kHostColours[static_cast<std::size_t>(h)];
-    EXPECT_NEAR(c.x(), want[0], 1e-6);
-    EXPECT_NEAR(c.y(), want[1], 1e-6);
-    EXPECT_NEAR(c.z(), want[2], 1e-6);
+    const auto want = trajectory::palette_colour(static_cast<std::size_t>(h));
+    EXPECT_NEAR(c.x(), want[0], 1e-6) << h;
+    EXPECT_NEAR(c.y(), want[1], 1e-6) << h;
+    EXPECT_NEAR(c.z(), want[2], 1e-6) << h;
+    for (int o = 0; o < h; ++o) EXPECT_NE(c, g.colours[static_cast<std::size_t>(o)]) << h << " and " << o;
   }
+  // The key says so: a swatch per group.
+  const auto groups_entry = std::find_if(scene.legend().entries.begin(), scene.legend().entries.end(),
+                                         [](const LegendEntry& e) { return e.title == "Groups: a colour each"; });
+  ASSERT_NE(groups_entry, scene.legend().entries.end());
+  EXPECT_EQ(groups_entry->swatches.size(), 4U);
   // The ring crosses between neighbouring hosts 4 times: 4 summed springs.
   EXPECT_EQ(scene.groups().spring_count(), 4U);
   // The interval's messages: one flash host-0 -- host-1 of 3000 B; inside host-1 none.
@@ -138,6 +150,65 @@ TEST(HierarchyScene, HostsDrawAsOneBodyAtTheCentroidWithSummedSizeSpringsAndStat
   EXPECT_NE(line_of("mass (sum)").find("26"), std::string::npos) << text;              // 5 + 6 + 7 + 8
   EXPECT_NE(line_of("bytes sent (interval) (sum)").find("2.539 KiB"), std::string::npos) << text;  // 500 + ... + 800
   EXPECT_NE(line_of("busy (interval) (mean)").find("37.5"), std::string::npos) << text;          // (0 + .25 + .5 + .75) / 4
+}
+
+TEST(HierarchyScene, TrailsForWhatIsDrawnGroupsThroughTheirCentroids) {
+  TempDir dir;
+  write_hosts_run(dir / "run.kntj");
+  const trajectory::Reader reader(dir / "run.kntj");
+  TrajectoryScene scene(reader, 640, 480);
+  scene.set_level(1);
+  ASSERT_TRUE(scene.open_group(1));  // host-1 drawn as its ranks 4..7, the other hosts closed
+  VisualOptions with_trails = scene.visual();
+  with_trails.trail_s = 1.0;
+  scene.set_visual(with_trails);
+  scene.set_time(1.5);
+  // The ranks' trails: only the four drawn ranks have a strip.
+  const osg::Geometry& lines = scene.trails().lines();
+  ASSERT_TRUE(scene.trails().drawn());
+  ASSERT_EQ(lines.getNumPrimitiveSets(), 16U);
+  for (unsigned r = 0; r < 16; ++r) {
+    const auto* strip = static_cast<const osg::DrawArrays*>(lines.getPrimitiveSet(r));
+    EXPECT_EQ(strip->getCount(), r >= 4 && r < 8 ? layers::TrailsLayer::kSamples : 0) << "rank " << r;
+  }
+  // The three closed hosts' trails, through their centroids (the ranks do not move here).
+  const layers::TrailsLayer* groups = scene.groups().trails();
+  ASSERT_NE(groups, nullptr);
+  ASSERT_TRUE(groups->drawn());
+  ASSERT_EQ(groups->lines().getNumPrimitiveSets(), 3U);
+  const auto& vertices = *static_cast<const osg::Vec3Array*>(groups->lines().getVertexArray());
+  ASSERT_EQ(vertices.size(), 3U * layers::TrailsLayer::kSamples);
+  const int hosts[] = {0, 2, 3};
+  for (std::size_t j = 0; j < 3; ++j) {
+    for (int k = 0; k < layers::TrailsLayer::kSamples; ++k) {
+      const osg::Vec3& p = vertices[j * layers::TrailsLayer::kSamples + static_cast<std::size_t>(k)];
+      const Eigen::Vector3d want = host_centre(hosts[j]);
+      EXPECT_NEAR(p.x(), want.x(), 1e-5) << j << " " << k;
+      EXPECT_NEAR(p.y(), want.y(), 1e-5) << j << " " << k;
+    }
+  }
+}
+
+TEST(HierarchyScene, AColourFormulaColoursAGroupByItsSummedStatistics) {
+  TempDir dir;
+  write_hosts_run(dir / "run.kntj");
+  const trajectory::Reader reader(dir / "run.kntj");
+  TrajectoryScene scene(reader, 640, 480);
+  // bytes_sent runs 100 .. 1600 over the ranks; a host's is the sum of its four: 1000, 2600, ...
+  const auto m = mapping::parse_mapping_text("[forces.friction]\nbeta = 1\n[visual]\ncolour = \"bytes_sent\"\ncolour_range = [0, 6000]\n", "hosts.toml");
+  scene.use_mapping_formulas(m, "run.kntj");
+  scene.set_level(1);
+  const layers::FrameState& g = scene.groups().frame();
+  const double sums[] = {1000, 2600, 4200, 5800};
+  for (std::size_t h = 0; h < 4; ++h) {
+    const auto want = mapping::colour_at(mapping::ColourMap::Cividis, sums[h] / 6000.0);
+    EXPECT_NEAR(g.colours[h].x(), want[0], 1e-6) << h;
+    EXPECT_NEAR(g.colours[h].y(), want[1], 1e-6) << h;
+    EXPECT_NEAR(g.colours[h].z(), want[2], 1e-6) << h;
+  }
+  const auto note = std::find_if(scene.legend().entries.begin(), scene.legend().entries.end(),
+                                 [](const LegendEntry& e) { return e.title == "Groups: bytes_sent of their summed statistics"; });
+  EXPECT_NE(note, scene.legend().entries.end());
 }
 
 TEST(HierarchyScene, AGroupOpensIntoItsRanksAndClosesAgainWithTheSameRun) {
@@ -276,15 +347,31 @@ std::vector<std::string> groups_of(const rapidjson::Document& d) {
   return out;
 }
 
-/// Pixels of pure green hue (host-1's colour, lit): green well above red and blue.
-int green_pixels(const std::filesystem::path& png) {
+/// Hue in degrees of an RGB colour (0..1 or 0..255 alike).
+double hue_of(double r, double g, double b) {
+  const double hi = std::max({r, g, b});
+  const double lo = std::min({r, g, b});
+  if (hi <= lo) return -1;
+  double h = hi == r ? (g - b) / (hi - lo) : hi == g ? 2.0 + (b - r) / (hi - lo) : 4.0 + (r - g) / (hi - lo);
+  h *= 60.0;
+  return h < 0 ? h + 360.0 : h;
+}
+
+/// Pixels of a saturated, lit colour of the hue of `rgb` (within 10 degrees): the bodies of that
+/// colour whatever their shading.
+int pixels_of_hue(const std::filesystem::path& png, const std::array<float, 3>& rgb) {
   osg::ref_ptr<osg::Image> image = osgDB::readImageFile(png.string());
   if (!image.valid()) return -1;
+  const double want = hue_of(rgb[0], rgb[1], rgb[2]);
   int n = 0;
   for (int y = 0; y < image->t(); ++y) {
     for (int x = 0; x < image->s(); ++x) {
       const unsigned char* p = image->data(static_cast<unsigned>(x), static_cast<unsigned>(y));
-      if (p[1] > p[0] + 60 && p[1] > p[2] + 60) ++n;
+      const int hi = std::max({p[0], p[1], p[2]});
+      const int lo = std::min({p[0], p[1], p[2]});
+      if (hi < 60 || hi - lo < 0.4 * hi) continue;  // dark or grey: background, text, lines
+      const double d = std::abs(hue_of(p[0], p[1], p[2]) - want);
+      if (std::min(d, 360.0 - d) < 10.0) ++n;
     }
   }
   return n;
@@ -312,9 +399,11 @@ TEST(HierarchyViewer, AClickOpensAHostTheSidePanelClosesItAndInspectShowsTheSums
   const auto d2 = read_json(L + "2.json");
   EXPECT_EQ(groups_of(d2), (std::vector<std::string>{"host-0", "host-2", "host-3"}));
   EXPECT_EQ(d2["hierarchy"]["items"].GetInt(), 7);
-  // Four spheres of radius r instead of one of r cbrt(4): 4 / 4^(2/3) = 1.59 times the green area.
-  const int g1 = green_pixels(L + "1.png");
-  const int g2 = green_pixels(L + "2.png");
+  // Four spheres of radius r instead of one of r cbrt(4): 4 / 4^(2/3) = 1.59 times the area.
+  // Closed, host-1 has palette colour 1 (sky blue); open, its ranks their own (pure green).
+  const int g1 = pixels_of_hue(L + "1.png", trajectory::palette_colour(1));
+  const int g2 = pixels_of_hue(L + "2.png", kHostColours[1]);
+  EXPECT_LT(pixels_of_hue(L + "2.png", trajectory::palette_colour(1)), g1 / 10) << "host-1 no longer drawn whole";
   ASSERT_GT(g1, 100);
   EXPECT_GT(g2, 1.3 * g1) << g1 << " " << g2;
   EXPECT_LT(g2, 2.0 * g1) << g1 << " " << g2;
@@ -339,6 +428,61 @@ TEST(HierarchyViewer, ALevelTheRunDoesNotHaveIsAnError) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--level: error: no level 'rack' in this run"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("its levels are: rank, host"), std::string::npos) << r.err;
+}
+
+TEST(HierarchyViewer, Grid5000ZonesFromARealSimGridTraceEndToEnd) {
+  // pajeng's g5k.trace: a real SimGrid trace of the Grid'5000 platform, 1528 hosts in clusters
+  // (zones of type L2), some clusters split into sub-clusters (L3), inside sites (L1). Simulated
+  // with no mapping; the levels come from the trace's zones, and a zone opens into the next ones.
+  if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
+  const auto g5k = test::shared_dir() / "traces" / "paje" / "g5k.trace";
+  if (!std::filesystem::exists(g5k)) GTEST_SKIP() << "shared trace missing: " << g5k;
+  TempDir dir;
+  const std::string run = (dir / "g5k.kntj").string();
+  auto r = test::run_kanoko({"simulate", g5k.string(), "-o", run, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = test::run_kanoko({"info", run});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("levels: 1528 ranks, 1000 zone3s, 25 zone2s, 9 zone1s"), std::string::npos) << r.out;
+
+  const std::string L = (dir / "z").string();
+  test::write_text(dir / "script.txt", "frames 3\nlayout " + L + "1.json\nclick group AS_graphene\nframes 3\nlayout " + L +
+                                           "2.json\nscreenshot " + L + "2.png\n");
+  r = test::run_kanoko({"view", run, "--no-sound", "--paused", "--level", "zone2", "--script", (dir / "script.txt").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto d1 = read_json(L + "1.json");
+  const auto& levels = d1["hierarchy"]["levels"];
+  ASSERT_EQ(levels.Size(), 4U);
+  EXPECT_EQ(levels[2]["name"].GetString(), std::string("zone2"));
+  EXPECT_EQ(d1["hierarchy"]["items"].GetInt(), 25);
+  const auto g1 = groups_of(d1);
+  EXPECT_NE(std::find(g1.begin(), g1.end(), "AS_graphene"), g1.end());
+  // The click opened the cluster graphene into its four sub-clusters (zone3), not into hosts.
+  const auto d2 = read_json(L + "2.json");
+  EXPECT_EQ(d2["hierarchy"]["items"].GetInt(), 28);
+  const auto g2 = groups_of(d2);
+  EXPECT_EQ(std::find(g2.begin(), g2.end(), "AS_graphene"), g2.end());
+  for (const char* sub : {"AS_sgraphene1", "AS_sgraphene2", "AS_sgraphene3", "AS_sgraphene4"}) {
+    EXPECT_NE(std::find(g2.begin(), g2.end(), sub), g2.end()) << sub;
+  }
+
+  // A picture of the sites, and a level the run does not have.
+  r = test::run_kanoko({"render", run, "--level", "zone1", "-o", (dir / "sites.png").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "sites.png"));
+  for (const char* command : {"render", "view"}) {
+    if (std::string(command) == "view") {
+      r = test::run_kanoko({command, run, "--no-sound", "--exit-after", "5", "--level", "zone"});
+    } else {
+      r = test::run_kanoko({command, run, "--level", "zone", "-o", (dir / "bad.png").string()});
+    }
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_NE(r.err.find("--level: error: no level 'zone' in this run (did you mean 'zone3'?); its levels are: rank, zone3, "
+                         "zone2, zone1"),
+              std::string::npos)
+        << command << ": " << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.png"));
 }
 
 }  // namespace

@@ -188,13 +188,16 @@ void write_archive(const fs::path& dir) {
   OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000, 1000, 1000, OTF2_UNDEFINED_TIMESTAMP);
   const char* strings[] = {"", "main", "work", "node0", "node", "MPI Rank 0", "MPI Rank 1", "MPI Rank 2", "Master thread",
-                           "worker", "MPI_COMM_WORLD", "sub", "load"};
+                           "worker", "MPI_COMM_WORLD", "sub", "load", "rack0", "rack", "cluster", "machine"};
   for (OTF2_StringRef i = 0; i < std::size(strings); ++i) OTF2_GlobalDefWriter_WriteString(g, i, strings[i]);
   for (OTF2_RegionRef r : {kMain, kWork}) {
     OTF2_GlobalDefWriter_WriteRegion(g, r, 1 + r, 1 + r, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE,
                                      0, 0, 0);
   }
-  OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 3, 4, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  // The system tree: machine "cluster" (the root) > rack "rack0" > node "node0".
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 2, 15, 16, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, 13, 14, 2);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 3, 4, 1);
   for (OTF2_LocationGroupRef r = 0; r < 3; ++r) {
     OTF2_GlobalDefWriter_WriteLocationGroup(g, r, 5 + r, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP);
   }
@@ -230,6 +233,8 @@ TEST(Otf2Reader, WrittenArchiveNonBlockingCommunicatorsCollectivesMetrics) {
   EXPECT_EQ(rec.entities[2].rank, 2);
   EXPECT_EQ(rec.entities[3].rank, -1);
   EXPECT_EQ(rec.entities[3].host, "node0");
+  // Above the host, the system tree's rack (the root machine left out).
+  EXPECT_EQ(rec.entities[3].above_host, (std::vector<Enclosing>{{"rack", "rack0"}}));
 
   ASSERT_EQ(rec.messages.size(), 2U);
   // Isend at 0.1 s, Irecv completes at 0.25 s.

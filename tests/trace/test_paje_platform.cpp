@@ -308,6 +308,42 @@ TEST(PajePlatform, AnAliasNamesAContainerBeforeAName) {
   EXPECT_FALSE(hosts.links.empty());
 }
 
+TEST(PajePlatform, EntitiesKnowTheContainersAboveTheirHost) {
+  // Ranks in hosts in SimGrid's nested zones (types L1, L2), the root left out.
+  const std::string text = kGraphHeader +
+                           "1 Z1 0 L1\n1 Z2 Z1 L2\n1 H Z2 HOST\n1 R H MPI\n"
+                           "3 0 room-a Z1 0 room-a\n3 0 ca Z2 room-a ca\n3 0 cb Z2 room-a cb\n"
+                           "3 0 ca-0 H ca ca-0\n3 0 cb-0 H cb cb-0\n"
+                           "3 0 rank-0 R ca-0 rank-0\n3 0 rank-1 R cb-0 rank-1\n3 0 rank-2 R 0 rank-2\n";
+  LinkSink sink;
+  read_paje_trace_text(text, "zones.paje", sink, PajeOptions{});
+  ASSERT_EQ(sink.entities.size(), 3U);
+  EXPECT_EQ(sink.entities[0].host, "ca-0");
+  EXPECT_EQ(sink.entities[0].above_host, (std::vector<Enclosing>{{"L2", "ca"}, {"L1", "room-a"}}));
+  EXPECT_EQ(sink.entities[1].above_host, (std::vector<Enclosing>{{"L2", "cb"}, {"L1", "room-a"}}));
+  EXPECT_EQ(sink.entities[2].host, "");  // a rank on the root, as SMPI writes them
+  EXPECT_TRUE(sink.entities[2].above_host.empty());
+}
+
+TEST(PajePlatform, Grid5000HostsInTheirZones) {
+  // A real SimGrid platform trace (pajeng's g5k.trace): sites (L1), clusters (L2) and some
+  // clusters' sub-clusters (L3) above the hosts, which are the entities.
+  const auto g5k = test::shared_dir() / "traces" / "paje" / "g5k.trace";
+  if (!std::filesystem::exists(g5k)) GTEST_SKIP() << "shared trace missing: " << g5k;
+  LinkSink sink;
+  read_paje_trace(g5k, sink);
+  const auto named = [&](const std::string& name) {
+    const auto it = std::find_if(sink.entities.begin(), sink.entities.end(), [&](const Entity& e) { return e.name == name; });
+    EXPECT_NE(it, sink.entities.end()) << name;
+    return it == sink.entities.end() ? Entity{} : *it;
+  };
+  EXPECT_EQ(named("graphene-1.nancy.grid5000.fr").above_host,
+            (std::vector<Enclosing>{{"L3", "AS_sgraphene1"}, {"L2", "AS_graphene"}, {"L1", "AS_nancy"}}));
+  EXPECT_EQ(named("bordeplage-1.bordeaux.grid5000.fr").above_host,
+            (std::vector<Enclosing>{{"L2", "AS_bordeplage"}, {"L1", "AS_bordeaux"}}));
+  for (const Entity& e : sink.entities) EXPECT_FALSE(e.above_host.empty()) << e.name;
+}
+
 TEST(PajePlatform, DeterministicOrder) {
   LinkSink a;
   LinkSink b;

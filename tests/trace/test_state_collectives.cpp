@@ -242,7 +242,7 @@ TEST(StateCollectives, RecordedCollectivesAreNotCountedTwice) {
 TEST(StateCollectives, OnlyPrefixedCollectiveCallsAndStopsAtRecords) {
   StreamRecorder rec;
   CollectivesFromStates adapter(rec);
-  adapter.on_entity(Entity{0, 0, "a", "", 0});
+  adapter.on_entity(Entity{0, 0, "a", "", 0, {}});
   for (const char* name : {"barrier", "MPI_Send", "PMPI_Allreduce", "MPI_ALLREDUCE", "computing"}) {
     adapter.on_state(StateInterval{1, 2, 0, name});
   }

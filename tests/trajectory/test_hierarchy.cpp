@@ -46,6 +46,17 @@ void expect_tiling(const Cut& cut, std::size_t bodies) {
   for (std::size_t b = 0; b < bodies; ++b) EXPECT_EQ(seen[b], 1) << "body " << b;
 }
 
+/// The error asking `h` for level `name` (at "--level"); "" when there is none.
+std::string level_error(const Hierarchy& h, const std::string& name) {
+  try {
+    (void)h.level_index(name, "--level");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for level '" << name << "'";
+  return {};
+}
+
 TEST(Hierarchy, RanksHostsAndRacks) {
   const Metadata m = eight_ranks();
   const Hierarchy h(m, racks());
@@ -74,16 +85,74 @@ TEST(Hierarchy, RanksHostsAndRacks) {
 
 TEST(Hierarchy, AMissingLevelIsALocatedError) {
   const Hierarchy h(eight_ranks(), racks());
-  try {
-    (void)h.level_index("hots", "--level");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("--level"), std::string::npos) << what;
-    EXPECT_NE(what.find("no level 'hots'"), std::string::npos) << what;
-    EXPECT_NE(what.find("host"), std::string::npos) << what;  // suggested, and listed
-    EXPECT_NE(what.find("rank, host, rack"), std::string::npos) << what;
+  const std::string what = level_error(h, "hots");
+  EXPECT_NE(what.find("--level"), std::string::npos) << what;
+  EXPECT_NE(what.find("no level 'hots'"), std::string::npos) << what;
+  EXPECT_NE(what.find("host"), std::string::npos) << what;  // suggested, and listed
+  EXPECT_NE(what.find("rank, host, rack"), std::string::npos) << what;
+}
+
+// The trace's container tree above the hosts (BodyInfo::above_host), as SimGrid writes nested
+// zones: 16 ranks, two per host c?-0 .. c?-1 (numbered names, so the name-pattern fallback would
+// make clusters), hosts in zones ca, cb (type L2) inside room-a and cc, cd inside room-b (L1).
+Metadata zoned_ranks() {
+  Metadata m;
+  const char* clusters[] = {"ca", "cb", "cc", "cd"};
+  for (int i = 0; i < 16; ++i) {
+    BodyInfo b;
+    const int c = i / 4;
+    b.name = "rank-" + std::to_string(i);
+    b.host = std::string(clusters[c]) + "-" + std::to_string((i / 2) % 2);
+    b.above_host = {{"L2", clusters[c]}, {"L1", c < 2 ? "room-a" : "room-b"}};
+    m.bodies.push_back(b);
   }
+  m.stat_names = {stat::kBusy, stat::kMass};
+  return m;
+}
+
+TEST(Hierarchy, LevelsFromTheTracesContainers) {
+  const Hierarchy h(zoned_ranks());
+  ASSERT_EQ(h.level_count(), 4U) << "rank, host, then the two zone levels; no name-pattern cluster";
+  EXPECT_EQ(h.level_name(1), "host");
+  EXPECT_EQ(h.level_name(2), "zone2");  // SimGrid's L2, the deeper
+  EXPECT_EQ(h.level_name(3), "zone1");
+  EXPECT_EQ(h.group_count(1), 8U);
+  EXPECT_EQ(h.group_count(2), 4U);
+  EXPECT_EQ(h.group_count(3), 2U);
+  EXPECT_EQ(h.group_name(2, 1), "cb");
+  EXPECT_EQ(h.group_name(3, 1), "room-b");
+  EXPECT_EQ(to_vector(h.bodies(2, 1)), (std::vector<std::uint32_t>{4, 5, 6, 7}));
+  EXPECT_EQ(to_vector(h.children(3, 0)), (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(h.parent(1, 3), 1U) << "host cb-1 is in zone cb";
+  EXPECT_EQ(h.level_index("zone1", "--level"), 3U);
+  const std::string what = level_error(h, "cluster");
+  EXPECT_NE(what.find("no level 'cluster'"), std::string::npos) << what;
+  EXPECT_NE(what.find("its levels are: rank, host, zone2, zone1"), std::string::npos) << what;
+  // A cut at the rooms opens into the zones, a zone into its hosts.
+  Cut cut(h, 3);
+  ASSERT_EQ(cut.items().size(), 2U);
+  ASSERT_TRUE(cut.open(0));
+  EXPECT_EQ(cut.items().size(), 3U);
+  EXPECT_EQ(cut.items()[0], (Cut::Item{2, 0}));
+}
+
+TEST(Hierarchy, ContainerLevelsNamedAfterTheirTypesAndUnevenDepths) {
+  // Types other than SimGrid's; rank-6 and rank-7 sit on a host in a rack of no room, so their
+  // rack stays a group of its own at the room level.
+  Metadata m = eight_ranks();
+  for (std::size_t i = 0; i < 6; ++i) m.bodies[i].above_host = {{"Rack", "rack-a"}, {"Room", "room-1"}};
+  m.bodies[6].above_host = m.bodies[7].above_host = {{"Rack", "rack-b"}};
+  const Hierarchy h(m);
+  ASSERT_EQ(h.level_count(), 4U);
+  EXPECT_EQ(h.level_name(2), "rack");
+  EXPECT_EQ(h.level_name(3), "room");
+  // Aligned by type, not by depth: rack-b is a rack although it lies as deep as room-1.
+  EXPECT_EQ(h.group_count(2), 2U);
+  EXPECT_EQ(h.group_name(2, 1), "rack-b");
+  EXPECT_EQ(h.parent(1, 2), 1U);
+  EXPECT_EQ(h.group_count(3), 2U);
+  EXPECT_EQ(h.group_name(3, 1), "rack-b");
+  EXPECT_EQ(to_vector(h.bodies(3, 0)), (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5}));
 }
 
 TEST(Hierarchy, BodiesWithoutHostsHaveNoHostLevel) {

@@ -951,5 +951,78 @@ TEST(TrajectoryReader, MovedReaderStillWorks) {
   EXPECT_EQ(b.frame(2).time_s, frames[2].t);
 }
 
+// ------------------------------------------------------------------------------------------------
+// Section `groups` (2.1): the trace's containers above the hosts
+// ------------------------------------------------------------------------------------------------
+
+/// Four bodies: pe0, pe1 under zone "ca" in zone "room-a"; pe2 under "cb" in "room-a"; pe3 none.
+Metadata grouped_meta() {
+  Metadata m = sample_meta(4, {stat::kLoad});
+  m.bodies[0].above_host = {{"L2", "ca"}, {"L1", "room-a"}};
+  m.bodies[1].above_host = {{"L2", "ca"}, {"L1", "room-a"}};
+  m.bodies[2].above_host = {{"L2", "cb"}, {"L1", "room-a"}};
+  return m;
+}
+
+TEST(Trajectory, GroupsRoundTrip) {
+  test::TempDir dir;
+  const Metadata meta = grouped_meta();
+  write_file(dir / "g.kntj", meta, random_frames(3, 4, 1, 11));
+  const Reader r(dir / "g.kntj");
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(r.meta().bodies[i].above_host, meta.bodies[i].above_host) << "body " << i;
+  const std::string b = bytes_of(dir / "g.kntj");
+  EXPECT_EQ(peek<std::uint16_t>(b, 10), 1U) << "format 2.1";
+  const std::size_t at = section_data(b, "groups");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(peek<std::uint32_t>(b, at), 3U) << "room-a, ca, cb: each container once";
+}
+
+TEST(Trajectory, FilesWithoutGroupsReadAsNoContainers) {
+  // A run whose trace has no container above its hosts writes no section (and a 2.0 file has none).
+  test::TempDir dir;
+  write_file(dir / "a.kntj", sample_meta(3, {stat::kLoad}), random_frames(2, 3, 1, 9));
+  const std::string b = bytes_of(dir / "a.kntj");
+  EXPECT_EQ(section_data(b, "groups"), std::string::npos);
+  const Reader r(dir / "a.kntj");
+  for (const BodyInfo& body : r.meta().bodies) EXPECT_TRUE(body.above_host.empty());
+  const Reader old(test::source_dir() / "tests/trajectory/data/format1.kntj");
+  for (const BodyInfo& body : old.meta().bodies) EXPECT_TRUE(body.above_host.empty());
+}
+
+class DamagedGroups : public TrajectoryFileTest {
+ protected:
+  void SetUp() override {
+    write_file(dir_ / "good.kntj", grouped_meta(), random_frames(3, 4, 1, 12));
+    good_ = bytes_of(dir_ / "good.kntj");
+    at_ = section_data(good_, "groups");
+  }
+  std::size_t at_ = 0;
+};
+
+TEST_F(DamagedGroups, ABodyNamingAMissingContainerIsALocatedError) {
+  ASSERT_NE(at_, std::string::npos);
+  std::string b = good_;
+  // The section ends with the four bodies' innermost containers (u32 each).
+  const std::size_t bodies = at_ + static_cast<std::size_t>(peek<std::uint64_t>(good_, at_ - 8)) - 16;
+  ASSERT_EQ(peek<std::uint32_t>(b, bodies + 12), 0xFFFFFFFFU) << "pe3 has no container";
+  poke<std::uint32_t>(b, bodies + 4, 3U);  // pe1: container 3 of 3
+  reseal(b);
+  const std::string e = error_for(b);
+  EXPECT_NE(e.find("section 'groups'"), std::string::npos) << e;
+  EXPECT_NE(e.find("body 1 names container 3 of 3"), std::string::npos) << e;
+}
+
+TEST_F(DamagedGroups, AParentAfterItsChildIsAnError) {
+  ASSERT_NE(at_, std::string::npos);
+  std::string b = good_;
+  // Container 0 (room-a): type "L1" (4 + 2 bytes), name "room-a" (4 + 6), then its parent.
+  const std::size_t parent0 = at_ + 4 + 6 + 10;
+  ASSERT_EQ(peek<std::uint32_t>(b, parent0), 0xFFFFFFFFU);
+  poke<std::uint32_t>(b, parent0, 1U);  // a cycle: room-a inside ca
+  reseal(b);
+  const std::string e = error_for(b);
+  EXPECT_NE(e.find("container 0 names a parent that does not come before it"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace kanoko::trajectory

@@ -10,7 +10,9 @@
 #include "src/scene/layers/labels_layer.hpp"
 #include "src/scene/layers/scene_graph.hpp"
 #include "src/scene/layers/springs_layer.hpp"
+#include "src/scene/layers/trails_layer.hpp"
 #include "src/trajectory/body_size.hpp"
+#include "src/trajectory/palette.hpp"
 
 namespace kanoko::scene::layers {
 
@@ -28,7 +30,9 @@ GroupsLayer::~GroupsLayer() { clear(); }
 void GroupsLayer::clear() {
   if (node_.valid()) world_.removeChild(node_.get());
   if (labels_) labels_parent_.removeChild(labels_->node());
+  if (trails_) labels_parent_.removeChild(trails_->node());
   node_ = nullptr;
+  trails_.reset();
   springs_.reset();
   bodies_.reset();
   labels_.reset();
@@ -61,14 +65,11 @@ void GroupsLayer::rebuild(const trajectory::Hierarchy& h, const trajectory::Cut&
     g.name = h.group_name(items[k].level, items[k].group);
     if (items[k].level + 1 < h.level_count()) g.host = h.group_name(items[k].level + 1, h.parent(items[k].level, items[k].group));
     double cubes = 0;
-    std::array<float, 3> colour{0, 0, 0};
     for (const std::uint32_t b : members) {
       const double r = trajectory::body_radius(meta.bodies[b]);
       cubes += r * r * r;
-      for (int c = 0; c < 3; ++c) colour[static_cast<std::size_t>(c)] += meta.bodies[b].colour_rgb[static_cast<std::size_t>(c)];
     }
-    for (float& c : colour) c /= static_cast<float>(members.size());
-    g.colour_rgb = colour;
+    g.colour_rgb = trajectory::palette_colour(items[k].group);
     g.radius = static_cast<float>(summed_volume_radius(cubes));
   }
   // The run's springs summed per pair of items; those between two ranks stay the scene's own.
@@ -97,9 +98,19 @@ void GroupsLayer::rebuild(const trajectory::Hierarchy& h, const trajectory::Cut&
   labels_ = std::make_unique<LabelsLayer>();
   labels_->set_size(14.0F * to_f(std::max(framebuffer_height_px_, 1)) / to_f(std::max(window_height_px_, 1)));
   labels_->set_labels(labels_on_, mapping::LabelKind::Name, groups_meta_);
+  trails_ = std::make_unique<TrailsLayer>(items_.size());
+  trails_->set_length(trail_s_);
   world_.addChild(node_.get());
   labels_parent_.addChild(labels_->node());
+  labels_parent_.addChild(trails_->node());
 }
+
+void GroupsLayer::set_trail_length(double trail_s) {
+  trail_s_ = trail_s;
+  if (trails_) trails_->set_length(trail_s);
+}
+
+bool GroupsLayer::trails_wanted() const { return trails_ && trails_->wanted(); }
 
 void GroupsLayer::update(const trajectory::Cut& cut, const trajectory::Metadata& meta, const FrameState& bodies,
                          std::optional<std::size_t> selected_item) {
@@ -117,16 +128,12 @@ void GroupsLayer::update(const trajectory::Cut& cut, const trajectory::Metadata&
   // Sizes and colours from the members as drawn now (mass, formulas, filter, body scale).
   const std::size_t items = cut.items().size();
   std::vector<double> cubes(items, 0.0);
-  std::vector<osg::Vec3> colour(items, osg::Vec3(0, 0, 0));
   std::vector<double> drawn(items, 0.0);
   for (std::size_t b = 0; b < bodies.body_count(); ++b) {
     const std::size_t k = cut.item_of_body(b);
     const double r = bodies.radii[b];
     cubes[k] += r * r * r;
-    if (b < bodies.colours.size() && r > 0) {
-      colour[k] += bodies.colours[b];
-      drawn[k] += 1;
-    }
+    if (r > 0) drawn[k] += 1;
   }
   items_frame_.time_s = bodies.time_s;
   items_frame_.positions = now_.positions;
@@ -175,12 +182,27 @@ void GroupsLayer::update(const trajectory::Cut& cut, const trajectory::Metadata&
     groups_frame_.positions.col(static_cast<Eigen::Index>(j)) = now_.positions.col(static_cast<Eigen::Index>(k));
     groups_frame_.radii[j] = items_frame_.radii[k];
     groups_frame_.shown[j] = items_frame_.shown[k];
-    groups_frame_.colours[j] = drawn[k] > 0 ? colour[k] / static_cast<float>(drawn[k]) : osg::Vec3(0.5F, 0.5F, 0.5F);
+    const auto& own = groups_meta_.bodies[j].colour_rgb;
+    groups_frame_.colours[j] = drawn[k] == 0 ? osg::Vec3(0.5F, 0.5F, 0.5F)  // every member filtered out
+                               : colour_rule_ ? colour_rule_(now_.stats.col(static_cast<Eigen::Index>(k)), cut.bodies(k).front())
+                                              : osg::Vec3(own[0], own[1], own[2]);
     if (selected_item && *selected_item == k) groups_frame_.selection = Pick{Pick::Kind::body, j, 0.0};
   }
   ++groups_frame_.colours_version;
+  // The groups' trails: at each of the members' trail samples, their centroids.
+  groups_frame_.trail.resize(bodies.trail.size());
+  for (std::size_t s = 0; s < bodies.trail.size(); ++s) {
+    Eigen::Matrix3Xd& at = groups_frame_.trail[s];
+    at.setZero(3, static_cast<Eigen::Index>(g));
+    for (std::size_t j = 0; j < g; ++j) {
+      const auto members = cut.bodies(items_[j]);
+      for (const std::uint32_t b : members) at.col(static_cast<Eigen::Index>(j)) += bodies.trail[s].col(b);
+      at.col(static_cast<Eigen::Index>(j)) /= static_cast<double>(members.size());
+    }
+  }
   bodies_->update(groups_frame_);
   labels_->update(groups_frame_);
+  trails_->update(groups_frame_);
 }
 
 void GroupsLayer::set_colouring(SpringColours colouring) {

@@ -1,6 +1,7 @@
 // The closed groups of the run's hierarchy (src/trajectory/hierarchy.hpp): each drawn as ONE
 // body at its members' centroid, its volume the sum of theirs (so its size follows the summed
-// mass), its colour the mean of theirs; the springs of the run summed into one spring per pair of
+// mass), its colour a palette colour of its own at its level (or, when the mapping colours by
+// formula, the formula on its summed statistics), its trail through its members' centroids; the springs of the run summed into one spring per pair of
 // drawn items where at least one end is a closed group, coloured by the summed traffic. The
 // members themselves are hidden by the scene (FrameState::shown), so a host of 32 ranks costs
 // one body to draw; the communication flashes are summed per pair of drawn items too. Rebuilt whenever the cut changes (a group opened or closed); nothing is
@@ -10,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <osg/Group>
@@ -25,6 +27,7 @@ namespace kanoko::scene::layers {
 class BodiesLayer;
 class SpringsLayer;
 class LabelsLayer;
+class TrailsLayer;
 
 class GroupsLayer {
  public:
@@ -43,6 +46,17 @@ class GroupsLayer {
   void update(const trajectory::Cut& cut, const trajectory::Metadata& meta, const FrameState& bodies,
               std::optional<std::size_t> selected_item);
   void set_colouring(SpringColours colouring);
+  /// How a group is coloured. Null (the default): group g of a level takes palette colour g
+  /// (trajectory::palette_colour), so neighbouring groups differ. Otherwise this function of the
+  /// group's statistics now (trajectory::aggregate's: sums, and means of the fractions) and its
+  /// first member (the colour formula evaluated on the summed statistics).
+  using ColourRule = std::function<osg::Vec3(const Eigen::Ref<const Eigen::VectorXd>& stats, std::size_t first_body)>;
+  void set_colour_rule(ColourRule rule) { colour_rule_ = std::move(rule); }
+  /// Trails of the groups through their members' centroids over the last `trail_s` trace seconds
+  /// (0: none). The members' samples come in the frame state given to update().
+  void set_trail_length(double trail_s);
+  /// True when the groups' trails want the members' trail samples in the next update.
+  [[nodiscard]] bool trails_wanted() const;
   /// Group labels (their names) on or off.
   void set_labels(bool on);
   void set_framebuffer_height(int height_px, int window_height_px);
@@ -62,6 +76,10 @@ class GroupsLayer {
   [[nodiscard]] std::size_t spring_count() const { return edges_.size(); }
   /// The group bodies' layer (tests read the drawn colours and positions), null without groups.
   [[nodiscard]] const BodiesLayer* bodies() const { return bodies_.get(); }
+  /// The groups drawn as bodies: names, the group above as host, their colours (palette), radii.
+  [[nodiscard]] const std::vector<trajectory::BodyInfo>& group_bodies() const { return groups_meta_.bodies; }
+  /// The groups' trails (tests read the polylines), null without groups.
+  [[nodiscard]] const TrailsLayer* trails() const { return trails_.get(); }
 
  private:
   void clear();
@@ -76,6 +94,9 @@ class GroupsLayer {
   std::unique_ptr<SpringsLayer> springs_;
   std::unique_ptr<BodiesLayer> bodies_;
   std::unique_ptr<LabelsLayer> labels_;
+  std::unique_ptr<TrailsLayer> trails_;
+  ColourRule colour_rule_;
+  double trail_s_ = 0;
   SpringColours colouring_ = SpringColours::tension;
   bool labels_on_ = false;
   int framebuffer_height_px_ = 720;

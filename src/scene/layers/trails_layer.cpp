@@ -49,6 +49,15 @@ void TrailsLayer::update(const FrameState& frame) {
       lines_->addPrimitiveSet(new osg::DrawArrays(GL_LINE_STRIP, static_cast<GLint>(i * kSamples), kSamples));
     }
   }
+  // Trails for what is drawn: none for a body hidden by the filter or inside a closed group.
+  for (std::size_t i = 0; i < n; ++i) {
+    auto* strip = static_cast<osg::DrawArrays*>(lines_->getPrimitiveSet(static_cast<unsigned>(i)));
+    const GLsizei count = i < frame.shown.size() && !frame.shown[i] ? 0 : kSamples;
+    if (strip->getCount() != count) {
+      strip->setCount(count);
+      strip->dirty();
+    }
+  }
   lines_->dirtyBound();
 }
 

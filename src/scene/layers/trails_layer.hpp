@@ -28,10 +28,11 @@ class TrailsLayer {
   /// starts at `begin_s`.
   [[nodiscard]] double sample_time(int k, double now_s, double begin_s) const;
   /// Draws the frame's trail samples in the frame's body colours (hidden when not wanted or
-  /// the frame carries no samples).
+  /// the frame carries no samples), none for a body the frame does not show (FrameState::shown).
   void update(const FrameState& frame);
 
-  /// The polylines as last drawn: body i's samples are vertices i × kSamples ... + kSamples − 1.
+  /// The polylines as last drawn: body i's samples are vertices i × kSamples ... + kSamples − 1,
+  /// primitive set i their strip (of no vertex when body i is not shown).
   [[nodiscard]] const osg::Geometry& lines() const { return *lines_; }
   [[nodiscard]] bool drawn() const { return geode_->getNodeMask() != 0; }
 
