@@ -25,10 +25,15 @@ namespace kanoko::trace {
 
 /// Whole lines of a file: every line ends with '\n' except perhaps the file's last one.
 struct LineBatch {
-  std::string text;
+  /// The lines, in `storage`: valid while the batch is (a batch moved keeps its text).
+  std::string_view text;
   /// `text` is the start of one line longer than the reader's limit (no '\n' in it): the file
   /// is not a text trace. Nothing follows such a batch.
   bool overlong = false;
+  /// The bytes under `text`, reused from batch to batch: read into without being zeroed first
+  /// (a std::string's resize would write every byte of a batch once more before the read).
+  std::unique_ptr<char[]> storage;
+  std::size_t capacity = 0;  ///< bytes of `storage`
 };
 
 /// Calls f(line) for each line of the batch, without its '\n'.
