@@ -22,6 +22,8 @@ class HeldQueue {
  public:
   [[nodiscard]] bool empty() const { return heap_.empty(); }
   [[nodiscard]] std::size_t size() const { return heap_.size(); }
+  /// Whether drain(until) would take an event: the earliest held one is at `until` or before.
+  [[nodiscard]] bool due(double until) const { return !heap_.empty() && heap_.front().t <= until; }
 
   void push(const T& e) {
     std::uint32_t slot = 0;

@@ -25,10 +25,15 @@ namespace kanoko::trace {
 
 /// Whole lines of a file: every line ends with '\n' except perhaps the file's last one.
 struct LineBatch {
-  std::string text;
+  /// The lines, in `storage`: valid while the batch is (a batch moved keeps its text).
+  std::string_view text;
   /// `text` is the start of one line longer than the reader's limit (no '\n' in it): the file
   /// is not a text trace. Nothing follows such a batch.
   bool overlong = false;
+  /// The bytes under `text`, reused from batch to batch: read into without being zeroed first
+  /// (a std::string's resize would write every byte of a batch once more before the read).
+  std::unique_ptr<char[]> storage;
+  std::size_t capacity = 0;  ///< bytes of `storage`
 };
 
 /// Calls f(line) for each line of the batch, without its '\n'.
@@ -87,10 +92,15 @@ class ParallelLineReader {
   ParallelLineReader(const std::filesystem::path& path, int workers, Prepare prepare, std::size_t batch_bytes,
                      std::size_t max_line_bytes)
       : source_(path, batch_bytes, max_line_bytes), prepare_(std::move(prepare)) {
-    // One batch per worker being prepared, the one the caller holds and one ready ahead: every
-    // slot is fresh memory (page faults) and its batch leaves the core's cache when it waits.
-    const std::size_t slots = workers > 0 ? static_cast<std::size_t>(workers) + 2 : 1;
+    // Two batches per worker, the one the caller holds and one ready ahead: every slot is fresh
+    // memory (page faults) and its batch leaves the core's cache when it waits. A worker that has
+    // filled every slot sleeps until `workers + 1` of them are free again, then fills them in a
+    // row: one sleep and wake-up per few batches, not one per batch (on two cores the worker
+    // splits faster than the caller parses, and waited for nearly every batch).
+    const std::size_t slots = workers > 0 ? 2 * static_cast<std::size_t>(workers) + 2 : 1;
     for (std::size_t i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>());
+    wake_free_ = static_cast<std::size_t>(workers) + 1;
+    free_ = slots;
     try {
       for (int w = 0; w < workers; ++w) threads_.emplace_back([this] { work(); });
     } catch (...) {
@@ -117,8 +127,9 @@ class ParallelLineReader {
     if (holding_) {
       slots_[consumed_ % slots_.size()]->state = State::Free;
       ++consumed_;
+      ++free_;
       holding_ = false;
-      changed_.notify_all();
+      if (sleeping_ > 0 && free_ >= wake_free_) free_slots_.notify_all();
     }
     Slot& s = *slots_[consumed_ % slots_.size()];
     // While the batch it needs is not ready, the caller reads and prepares the next free one
@@ -126,7 +137,11 @@ class ParallelLineReader {
     // both threads instead of waiting for the one worker. Batches are still taken in file order,
     // and what a batch holds does not depend on the thread that prepared it.
     while (!(s.state == State::Ready && s.seq == consumed_)) {
-      if (!fill_next(lock)) changed_.wait(lock);
+      if (!fill_next(lock)) {
+        caller_waits_ = true;
+        ready_.wait(lock);
+        caller_waits_ = false;
+      }
     }
     if (s.error) std::rethrow_exception(s.error);
     if (s.end) return false;
@@ -149,9 +164,11 @@ class ParallelLineReader {
 
   /// Reads and prepares the next batch into the next slot when that slot is free and the file
   /// is not finished (the lock is released while preparing); false when there was nothing to do.
+  /// Slots are filled and freed in sequence order, so the free ones follow slot read_.
   bool fill_next(std::unique_lock<std::mutex>& lock) {
-    if (stop_ || finished_ || slots_[read_ % slots_.size()]->state != State::Free) return false;
+    if (stop_ || finished_ || free_ == 0) return false;
     Slot& s = *slots_[read_ % slots_.size()];
+    --free_;
     s.seq = read_++;
     s.state = State::Filling;
     s.end = false;
@@ -165,7 +182,8 @@ class ParallelLineReader {
     if (s.end || s.error) {
       finished_ = true;
       s.state = State::Ready;
-      changed_.notify_all();
+      ready_.notify_all();
+      free_slots_.notify_all();
       return true;
     }
     lock.unlock();
@@ -176,16 +194,19 @@ class ParallelLineReader {
     }
     lock.lock();
     s.state = State::Ready;
-    changed_.notify_all();
+    if (caller_waits_) ready_.notify_all();
     return true;
   }
 
   void work() {
     std::unique_lock lock(mutex_);
     for (;;) {
-      changed_.wait(lock, [&] { return stop_ || finished_ || slots_[read_ % slots_.size()]->state == State::Free; });
+      ++sleeping_;
+      free_slots_.wait(lock, [&] { return stop_ || finished_ || free_ >= wake_free_; });
+      --sleeping_;
+      while (fill_next(lock)) {
+      }
       if (stop_ || finished_) return;
-      fill_next(lock);
     }
   }
 
@@ -194,7 +215,8 @@ class ParallelLineReader {
       std::lock_guard lock(mutex_);
       stop_ = true;
     }
-    changed_.notify_all();
+    free_slots_.notify_all();
+    ready_.notify_all();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
   }
@@ -204,7 +226,12 @@ class ParallelLineReader {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
-  std::condition_variable changed_;
+  std::condition_variable ready_;       ///< a batch became ready (the caller waits on it)
+  std::condition_variable free_slots_;  ///< slots were freed (the workers wait on it)
+  std::size_t free_ = 0;                ///< slots free (they follow slot read_)
+  std::size_t wake_free_ = 1;           ///< a sleeping worker wakes when this many slots are free
+  int sleeping_ = 0;                    ///< workers waiting on free_slots_
+  bool caller_waits_ = false;           ///< the caller waits on ready_
   std::uint64_t read_ = 0;      ///< sequence number of the next batch to read
   std::uint64_t consumed_ = 0;  ///< sequence number of the batch the caller gets next
   bool holding_ = false;        ///< the caller holds batch consumed_

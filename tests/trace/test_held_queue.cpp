@@ -1,5 +1,5 @@
 // The readers' reordering queue (src/trace/held_queue.hpp) against the simplest reference: a
-// std::priority_queue popped one event at a time.
+// std::priority_queue popped one event at a time; due() against what a drain takes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -44,7 +44,11 @@ TEST(HeldQueue, TakesEventsInTheOrderOfAPriorityQueue) {
       const int kind = static_cast<int>(rng() % 4);
       const double until = kind == 0 ? now + 1 : kind == 1 ? now - 1 : now - static_cast<double>(rng() % 4) * 0.25;
       if (until >= now && q.size() >= HeldQueue<Ev>::kSortAtLeast) ++sorted_drains;
+      // due() says whether a drain takes anything (the Pajé reader drains only then).
+      const bool due = q.due(until);
+      const std::size_t before = got.size();
       q.drain(until, [&](const Ev& e) { got.push_back(e.payload); });
+      ASSERT_EQ(due, got.size() > before) << "round " << round << ", step " << step;
       while (!ref.empty() && ref.top().t <= until) {
         want.push_back(ref.top().payload);
         ref.pop();
