@@ -103,8 +103,9 @@ int cmd_export(const Args& args) {
       "output,o", po::value(&output)->required(), "file to write: CSV, or glTF binary with --gltf or a .glb name")(
       "gltf", po::bool_switch(&gltf), "write a glTF 2.0 binary (.glb) instead of CSV")(
       "level", po::value(&level),
-      "CSV: aggregate the bodies to this level of the run's hierarchy: rank (the default), host, or "
-      "cluster where the host names make one (kanoko info RUN lists the levels)")(
+      "CSV: aggregate the bodies to this level of the run's hierarchy: rank (the default), host, the "
+      "trace's container levels (zone, ...) or cluster where the host names make one (kanoko info RUN "
+      "lists the levels)")(
       "fps", po::value<double>(), "glTF: keyframes per second of the run (default: every stored frame)")(
       "max-output", po::value<std::string>(),
       "glTF: largest file to write, e.g. 512M (default: min(free space - 1 GiB, 16 GiB))");
