@@ -248,27 +248,40 @@ class Excursions {
   std::vector<double> largest_;
 };
 
+/// What relax_layout did.
+struct Relaxation {
+  std::uint64_t steps = 0;  ///< 0: nothing to relax
+  bool diverged = false;    ///< the step was too long: the start is kept
+};
+
 /// Relaxes the starting layout under springs and repulsion alone (no communication) for ten
 /// relaxation times 1/beta, then makes it the model's resting start: a calibrated run starts at
-/// rest, so that what moves afterwards is the program. Returns the steps taken (0: nothing to relax).
-std::uint64_t relax_layout(const mapping::Mapping& m, models::Model& model, integrators::Stepper& stepper,
-                           Eigen::VectorXd& y, double dt) {
+/// rest, so that what moves afterwards is the program. With no forcing, friction can only take
+/// energy out, so a relaxation that ends with more mechanical energy than it started with has
+/// diverged (a step too long for the stiffest body, which may still leave every number finite):
+/// the start is then kept.
+Relaxation relax_layout(const mapping::Mapping& m, models::Model& model, integrators::Stepper& stepper,
+                        Eigen::VectorXd& y, double dt) {
   const double beta = m.friction ? m.friction->beta : 0.0;
-  if (!(beta > 0) || (model.spring_edges().empty() && !m.repulsion)) return 0;
+  if (!(beta > 0) || (model.spring_edges().empty() && !m.repulsion)) return {};
   const auto cols = static_cast<Eigen::Index>(model.body_count());
   model.set_interval(model.timeline().bin_count);
   stepper.restart();
+  const double e0 = model.energy(y);
   const auto steps = static_cast<std::uint64_t>(std::ceil(10.0 / beta / dt));
   for (std::uint64_t k = 0; k < steps; ++k) {
     model.begin_step();
     stepper.step(static_cast<double>(k) * dt, dt, y);
     check_interrupt();
   }
-  if (y.allFinite()) model.rest_at(Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols));
+  const double e1 = y.allFinite() ? model.energy(y) : std::numeric_limits<double>::infinity();
+  // The integrator's own energy error is far below this slack at any stable step.
+  const bool diverged = !(e1 <= e0 + 1e-6 * std::abs(e0) + std::numeric_limits<double>::min());
+  if (!diverged) model.rest_at(Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols));
   y = model.initial_state();  // the rest positions, at rest
   model.set_interval(0);
   stepper.restart();
-  return steps;
+  return {steps, diverged};
 }
 
 /// The calibration's coarse step: `per` steps of `dt` in each group of `group` intervals.
@@ -305,12 +318,14 @@ const integrators::IntegratorInfo& coarse_integrator(const integrators::Integrat
 }
 
 /// The resting start of a calibrated run of `m` on `tl` (relax_layout) and the steps it took, or
-/// nullopt when there is nothing to relax or the relaxation diverged. It relaxes at a step
-/// `step_factor` times coarser than the run's: where it ends matters, not the way there.
+/// nullopt when there is nothing to relax or the relaxation diverged (`*diverged` says which). It
+/// relaxes at a step `step_factor` times coarser than the run's: where it ends matters, not the
+/// way there.
 std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> relaxed_rest(const mapping::Mapping& m,
                                                                         const trace::Timeline& tl,
                                                                         const integrators::IntegratorInfo& integrator,
-                                                                        int threads, std::uint64_t step_factor) {
+                                                                        int threads, std::uint64_t step_factor,
+                                                                        bool* diverged) {
   models::Model model(m, tl);
   model.set_threads(threads);
   Eigen::VectorXd y = model.initial_state();
@@ -322,12 +337,13 @@ std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> relaxed_rest(const map
                              y.size(), so);
   const auto cols = static_cast<Eigen::Index>(model.body_count());
   const Eigen::Matrix3Xd start = model.initial_positions();
-  const std::uint64_t steps = relax_layout(m, model, *stepper, y, coarse_step(m, tl, step_factor).dt);
-  if (steps == 0 || !Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols).allFinite() ||
+  const Relaxation r = relax_layout(m, model, *stepper, y, coarse_step(m, tl, step_factor).dt);
+  *diverged = r.diverged;
+  if (r.steps == 0 || r.diverged || !Eigen::Map<const Eigen::Matrix3Xd>(y.data(), 3, cols).allFinite() ||
       model.initial_positions() == start) {
     return std::nullopt;  // nothing to relax, or it diverged (relax_layout then keeps the start)
   }
-  return std::make_pair(model.initial_positions(), steps);
+  return std::make_pair(model.initial_positions(), r.steps);
 }
 
 /// Median over bodies of each body's largest distance from its start, in neighbour spacings, for
@@ -524,16 +540,24 @@ SimulateSummary simulate(const SimulateOptions& options) {
     // The layout relaxes once, at the probe's coarse step (at the run's own if that diverges),
     // for the probe and the run alike: the relaxation has no communication, so the gain the
     // probe sets does not change it.
-    const std::uint64_t coarse = options.probe_step_factor != 0 ? options.probe_step_factor : kProbeStepFactor;
+    // A step the relaxation diverges at is too long for the probe as well: both then take the run's.
+    std::uint64_t coarse = options.probe_step_factor != 0 ? options.probe_step_factor : kProbeStepFactor;
     if (options.resume_from == nullptr || (m.communication && !m.communication->weight && !gain_given &&
                                            options.calibrate_like.empty())) {
-      rest = relaxed_rest(m, timeline, *integrator, options.threads, coarse);
-      if (!rest && coarse > 1) rest = relaxed_rest(m, timeline, *integrator, options.threads, 1);
+      bool diverged = false;
+      rest = relaxed_rest(m, timeline, *integrator, options.threads, coarse, &diverged);
+      if (diverged && coarse > 1) {
+        coarse = 1;
+        rest = relaxed_rest(m, timeline, *integrator, options.threads, coarse, &diverged);
+      }
     }
     if (m.communication && !m.communication->weight && !gain_given && options.calibrate_like.empty()) {
       const Eigen::Matrix3Xd* at = rest ? &rest->first : nullptr;
+      // A probe that moves the median body a thousand times the target has most likely diverged
+      // (finite but wrong, as a relaxation can): it is measured again at the run's step.
+      const auto suspect = [](double mo) { return !std::isfinite(mo) || mo > 1e3 * kTargetSpacings; };
       double motion = probe_motion(m, timeline, *integrator, options.threads, coarse, at);
-      if (!std::isfinite(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, options.threads, 1, at);
+      if (suspect(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, options.threads, 1, at);
       if (motion > 0 && std::isfinite(motion)) {
         const double factor = std::clamp(kTargetSpacings / motion, 1e-3, 1e3);
         m = mapping::parse_mapping_text(

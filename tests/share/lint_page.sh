@@ -15,9 +15,12 @@ fi
 # Debian's eslint lives in /usr/share/nodejs, which a Node.js not from Debian (e.g. nodesource's)
 # does not search by itself.
 # From the page's folder: eslint's ignore rules want paths inside the working directory.
+# The 'unix' formatter (file:line:column: message) needs no other package; the default 'stylish'
+# needs node-chalk, which Debian's eslint only recommends (install-deps.sh installs no
+# recommends).
 cd "$src" || exit 1
 NODE_PATH="/usr/share/nodejs:/usr/lib/nodejs${NODE_PATH:+:$NODE_PATH}" \
-  eslint --no-eslintrc -c eslintrc.json --max-warnings 0 page.js
+  eslint --no-eslintrc -c eslintrc.json --max-warnings 0 -f unix page.js
 status=$?
 [ "$status" -eq 0 ] && echo "eslint: $src/page.js is clean"
 exit "$status"

@@ -97,5 +97,30 @@ TEST(ProbeStep, TheLayoutRelaxesOnceAtTheCoarseStepToTheRestTheRunsStepFinds) {
   EXPECT_EQ(start.velocities.cwiseAbs().maxCoeff(), 0.0) << "a calibrated run starts at rest";
 }
 
+TEST(ProbeStep, AStepTooLongForTheLayoutFallsBackToTheRunsStep) {
+  // A coarse step far beyond the stiffest spring's stability (64 of the run's steps) makes the
+  // relaxation diverge, possibly to numbers that are still finite. The energy it ends with (more
+  // than it started with, with no forcing) gives it away: relaxation and probe then step at the
+  // run's own step, and the run is the one a probe at that step makes, not a layout blown apart.
+  test::TempDir dir;
+  const auto trace = test::source_dir() / "traces" / "smpi" / "halo2d-16-slow5.trace";
+  sim::SimulateOptions so;
+  so.trace = trace;
+  so.mapping_text = ingest::infer_mapping(trace, ingest::InferOptions{}).text;
+  so.mapping_label = trace.string() + " (inferred)";
+  so.progress = false;
+  so.threads = 1;
+  so.probe_step_factor = 64;
+  so.output = dir / "too-coarse.kntj";
+  const double too_coarse = gain_factor(sim::simulate(so));
+  so.probe_step_factor = 1;
+  so.output = dir / "fine.kntj";
+  const double fine = gain_factor(sim::simulate(so));
+  ASSERT_GT(fine, 0);
+  EXPECT_DOUBLE_EQ(too_coarse, fine);
+  const trajectory::Reader a(dir / "too-coarse.kntj"), b(dir / "fine.kntj");
+  EXPECT_EQ(median_start_distance(a, b), 0.0) << "the run starts where the relaxation at the run's step ends";
+}
+
 }  // namespace
 }  // namespace kanoko
