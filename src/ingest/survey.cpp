@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <tuple>
 
 #include "src/base/error.hpp"
 #include "src/trace/markers.hpp"
@@ -264,8 +267,65 @@ std::size_t auto_interval_count(std::uint64_t events, std::size_t entities) {
   return static_cast<std::size_t>(std::clamp<std::uint64_t>(events / per, kMin, kMax));
 }
 
+namespace {
+
+/// What a survey was made of: the files (their sizes and modification times), the reader that
+/// read them, its options (threads aside: they change the speed, not the events) and the window.
+struct SurveyKey {
+  std::vector<std::tuple<std::string, std::uintmax_t, std::filesystem::file_time_type>> files;
+  std::string format;
+  trace::ReaderOptions options;
+  TimeWindow window;
+  bool operator==(const SurveyKey&) const = default;
+};
+
+/// The key of a survey of `path`, or nullopt when the files cannot be listed or stat'ed (the
+/// read then reports why).
+std::optional<SurveyKey> survey_key(const std::filesystem::path& path, const std::string& format,
+                                    const trace::ReaderOptions& options, const TimeWindow& window) {
+  try {
+    SurveyKey k;
+    k.format = format.empty() || format == "auto" ? trace::detect_format(path) : format;
+    for (const auto& f : trace::trace_files(path, k.format, options)) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      if (ec) return std::nullopt;
+      const auto time = std::filesystem::last_write_time(f, ec);
+      if (ec) return std::nullopt;
+      k.files.emplace_back(std::filesystem::absolute(f).lexically_normal().string(), size, time);
+    }
+    k.options = options;
+    k.options.threads = 0;
+    k.options.paje.read.threads = 0;
+    k.window = window;
+    return k;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// The last survey made in this process and its key.
+struct SurveyMemo {
+  std::mutex mutex;
+  std::optional<SurveyKey> key;
+  std::shared_ptr<const TraceSurvey> survey;
+};
+
+SurveyMemo& survey_memo() {
+  static SurveyMemo memo;
+  return memo;
+}
+
+}  // namespace
+
 TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& format,
                          const trace::ReaderOptions& options, const TimeWindow& window) {
+  const std::optional<SurveyKey> key = survey_key(path, format, options, window);
+  SurveyMemo& memo = survey_memo();
+  if (key) {
+    const std::lock_guard lock(memo.mutex);
+    if (memo.survey && memo.key == key) return *memo.survey;
+  }
   TraceSurvey s;
   s.path = path.string();
   SurveySink sink(s);
@@ -274,6 +334,12 @@ TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& f
   } else {
     WindowSink windowed(window, sink);
     s.read = trace::read_trace(path, windowed, format, options);
+  }
+  // Kept only if the files did not change while they were read.
+  if (key && survey_key(path, format, options, window) == key) {
+    const std::lock_guard lock(memo.mutex);
+    memo.key = key;
+    memo.survey = std::make_shared<const TraceSurvey>(s);
   }
   return s;
 }

@@ -76,7 +76,11 @@ struct TraceSurvey {
   [[nodiscard]] std::uint64_t events() const { return messages + state_count + load_samples + collectives; }
 };
 
-/// Reads `path` (format "auto" or a reader name) once into a survey, restricted to `window`.
+/// Reads `path` (format "auto" or a reader name) once into a survey, restricted to `window`. The
+/// process keeps its last survey: asked again for the same files (unchanged sizes and
+/// modification times), reader, options and window, it returns that one without reading (zero
+/// configuration surveys a trace to infer the mapping, and the timeline's interval = "auto"
+/// surveys it again before binning).
 TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& format,
                          const trace::ReaderOptions& options, const TimeWindow& window = {});
 

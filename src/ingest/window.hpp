@@ -19,6 +19,7 @@ struct TimeWindow {
   double from_s = 0;
   double to_s = std::numeric_limits<double>::infinity();
   [[nodiscard]] bool whole() const { return from_s == 0 && to_s == std::numeric_limits<double>::infinity(); }
+  bool operator==(const TimeWindow&) const = default;
 };
 
 /// One end of a window as written: trace seconds ("1.5"), or `iter:K`, the K-th iteration

@@ -24,6 +24,7 @@ struct ChromeOptions {
   std::string counter;
   /// Bound of the reordering window (tests lower it to exercise the bound).
   std::size_t max_held = kDefaultEventWindow;
+  bool operator==(const ChromeOptions&) const = default;  ///< same options, same events (survey_trace's memo)
 };
 
 /// What one read found besides the event stream.

@@ -76,6 +76,7 @@ struct TextReadOptions {
   /// only, N the calling thread and N - 1 workers (at most 8).
   int threads = 0;
   std::size_t batch_bytes = std::size_t{256} << 10U;  ///< bytes read per batch
+  bool operator==(const TextReadOptions&) const = default;  ///< same options, same events (survey_trace's memo)
 };
 
 /// The worker threads for TextReadOptions::threads = `requested`; 0 means "read on the calling

@@ -21,6 +21,7 @@ struct Otf2Options {
   std::string metric;
   /// Bound of the reordering window (tests lower it to exercise the bound).
   std::size_t max_held = kDefaultEventWindow;
+  bool operator==(const Otf2Options&) const = default;  ///< same options, same events (survey_trace's memo)
 };
 
 /// What one read found besides the event stream, in otf2-print's terms.

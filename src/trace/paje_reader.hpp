@@ -33,6 +33,7 @@ struct PajeOptions {
   /// are still in the core's cache when the parser reads them (on a 24 MB SMPI trace, 9 % less
   /// CPU time than with 256 KiB on one thread, 14 % less on two).
   TextReadOptions read{0, std::size_t{64} << 10U};
+  bool operator==(const PajeOptions&) const = default;  ///< same options, same events (survey_trace's memo)
 };
 
 /// One kind of recoverable problem: how often it happened and where first.

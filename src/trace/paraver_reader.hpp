@@ -38,6 +38,7 @@ struct ParaverOptions {
   std::filesystem::path row;
   /// Bound of the reordering window (tests lower it to exercise the bound).
   std::size_t max_held = kParaverMaxHeld;
+  bool operator==(const ParaverOptions&) const = default;  ///< same options, same events (survey_trace's memo)
 };
 
 /// What one read found besides the event stream.

@@ -27,6 +27,7 @@ struct ReaderOptions {
   /// Threads reading a native or Pajé file (TextReadOptions::threads: 0 one per core, 1 the
   /// calling thread only).
   int threads = 0;
+  bool operator==(const ReaderOptions&) const = default;  ///< same options, same events (survey_trace's memo)
 };
 
 /// The states a format counts as computing, communicating and idle when the mapping does not say

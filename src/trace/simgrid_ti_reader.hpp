@@ -23,6 +23,7 @@ struct SimgridTiOptions {
   /// Bound of the reordering window: events wait in it while some rank is blocked since earlier;
   /// when it fills, open waits are emitted in pieces (tests lower it to exercise the bound).
   std::size_t max_held = std::size_t{1} << 16U;
+  bool operator==(const SimgridTiOptions&) const = default;  ///< same options, same events (survey_trace's memo)
 };
 
 /// What one replay found besides the event stream.
