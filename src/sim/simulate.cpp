@@ -311,7 +311,10 @@ CoarseStep coarse_step(const mapping::Mapping& m, const trace::Timeline& tl, std
 
 /// The integrator of the calibration's relaxation and probe: the run's at the run's own step
 /// (step_factor 1); at a coarser step, velocity Verlet, one force evaluation per step instead of
-/// RK4's four (its stability, ω dt < 2, holds at the coarse step's ω dt ≤ 0.4).
+/// RK4's four. Its stability, ω dt < 2, usually holds at the coarse step (the calibrated step
+/// bounds ω dt by 0.1 for the stiffest spring it estimates); where a body is stiffer than that
+/// estimate (crowded neighbours), relax_layout's energy check sends the calibration back to the
+/// run's step.
 const integrators::IntegratorInfo& coarse_integrator(const integrators::IntegratorInfo& run, std::uint64_t step_factor) {
   const integrators::IntegratorInfo* verlet = integrators::find_integrator("verlet");
   return step_factor > 1 && verlet != nullptr ? *verlet : run;
