@@ -320,6 +320,16 @@ const integrators::IntegratorInfo& coarse_integrator(const integrators::Integrat
   return step_factor > 1 && verlet != nullptr ? *verlet : run;
 }
 
+/// A stepper of `model`'s state (`size` values) for the calibration at `step_factor`.
+auto coarse_stepper(models::Model& model, const mapping::Mapping& m, const integrators::IntegratorInfo& integrator,
+                    std::uint64_t step_factor, Eigen::Index size) {
+  integrators::StepperOptions so;
+  so.tolerance = m.simulation.tolerance;
+  return coarse_integrator(integrator, step_factor)
+      .create([&model](double t, const Eigen::VectorXd& state, Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
+              size, so);
+}
+
 /// The resting start of a calibrated run of `m` on `tl` (relax_layout) and the steps it took, or
 /// nullopt when there is nothing to relax or the relaxation diverged (`*diverged` says which). It
 /// relaxes at a step `step_factor` times coarser than the run's: where it ends matters, not the
@@ -332,12 +342,7 @@ std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> relaxed_rest(const map
   models::Model model(m, tl);
   model.set_threads(threads);
   Eigen::VectorXd y = model.initial_state();
-  integrators::StepperOptions so;
-  so.tolerance = m.simulation.tolerance;
-  auto stepper = coarse_integrator(integrator, step_factor)
-                     .create([&model](double t, const Eigen::VectorXd& state,
-                                      Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
-                             y.size(), so);
+  auto stepper = coarse_stepper(model, m, integrator, step_factor, y.size());
   const auto cols = static_cast<Eigen::Index>(model.body_count());
   const Eigen::Matrix3Xd start = model.initial_positions();
   const Relaxation r = relax_layout(m, model, *stepper, y, coarse_step(m, tl, step_factor).dt);
@@ -364,12 +369,7 @@ double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integra
   if (n < 2) return 0;
   if (rest != nullptr) model.rest_at(*rest);
   Eigen::VectorXd y = model.initial_state();
-  integrators::StepperOptions so;
-  so.tolerance = m.simulation.tolerance;
-  auto stepper = coarse_integrator(integrator, step_factor)
-                     .create([&model](double t, const Eigen::VectorXd& state,
-                                      Eigen::VectorXd& dydt) { model.derivative(t, state, dydt); },
-                             y.size(), so);
+  auto stepper = coarse_stepper(model, m, integrator, step_factor, y.size());
   const CoarseStep c = coarse_step(m, tl, step_factor);
   Excursions excursions(model);
   double t = 0;

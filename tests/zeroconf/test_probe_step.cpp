@@ -27,17 +27,24 @@ double gain_factor(const sim::SimulateSummary& s) {
   return 0;
 }
 
+/// Options simulating the SMPI program `name` of traces/smpi with its inferred mapping, quietly,
+/// on one thread.
+sim::SimulateOptions inferred_run(const std::string& name) {
+  const auto trace = test::source_dir() / "traces" / "smpi" / (name + ".trace");
+  sim::SimulateOptions so;
+  so.trace = trace;
+  so.mapping_text = ingest::infer_mapping(trace, ingest::InferOptions{}).text;
+  so.mapping_label = trace.string() + " (inferred)";
+  so.progress = false;
+  so.threads = 1;
+  return so;
+}
+
 TEST(ProbeStep, ACoarseProbeCalibratesRealProgramsAsOneAtTheRunsStep) {
   test::TempDir dir;
   for (const std::string name : {"halo2d-16-slow5", "pipeline8-flat", "farm8-anytag", "halo3d-27-torus-heavy",
                                  "alltoall8-fattree", "late4-locations"}) {
-    const auto trace = test::source_dir() / "traces" / "smpi" / (name + ".trace");
-    sim::SimulateOptions so;
-    so.trace = trace;
-    so.mapping_text = ingest::infer_mapping(trace, ingest::InferOptions{}).text;
-    so.mapping_label = trace.string() + " (inferred)";
-    so.progress = false;
-    so.threads = 1;
+    sim::SimulateOptions so = inferred_run(name);
     so.output = dir / (name + "-coarse.kntj");
     const double coarse = gain_factor(sim::simulate(so));
     so.probe_step_factor = 1;
@@ -65,13 +72,7 @@ TEST(ProbeStep, TheLayoutRelaxesOnceAtTheCoarseStepToTheRestTheRunsStepFinds) {
   // step, for the probe and the run): its frame 0 is where a relaxation at the run's own step
   // ends, and far from the unrelaxed layout the same constants start from without calibration.
   test::TempDir dir;
-  const auto trace = test::source_dir() / "traces" / "smpi" / "halo2d-16-slow5.trace";
-  sim::SimulateOptions so;
-  so.trace = trace;
-  so.mapping_text = ingest::infer_mapping(trace, ingest::InferOptions{}).text;
-  so.mapping_label = trace.string() + " (inferred)";
-  so.progress = false;
-  so.threads = 1;
+  sim::SimulateOptions so = inferred_run("halo2d-16-slow5");
   so.output = dir / "coarse.kntj";
   const sim::SimulateSummary coarse_summary = sim::simulate(so);
   EXPECT_TRUE(std::any_of(coarse_summary.notes.begin(), coarse_summary.notes.end(),
@@ -103,13 +104,7 @@ TEST(ProbeStep, AStepTooLongForTheLayoutFallsBackToTheRunsStep) {
   // than it started with, with no forcing) gives it away: relaxation and probe then step at the
   // run's own step, and the run is the one a probe at that step makes, not a layout blown apart.
   test::TempDir dir;
-  const auto trace = test::source_dir() / "traces" / "smpi" / "halo2d-16-slow5.trace";
-  sim::SimulateOptions so;
-  so.trace = trace;
-  so.mapping_text = ingest::infer_mapping(trace, ingest::InferOptions{}).text;
-  so.mapping_label = trace.string() + " (inferred)";
-  so.progress = false;
-  so.threads = 1;
+  sim::SimulateOptions so = inferred_run("halo2d-16-slow5");
   so.probe_step_factor = 64;
   so.output = dir / "too-coarse.kntj";
   const double too_coarse = gain_factor(sim::simulate(so));
