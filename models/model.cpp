@@ -173,8 +173,8 @@ void Model::set_interval_mean(std::size_t first, std::size_t count) {
 
 void Model::derivative(double /*t*/, const Eigen::VectorXd& y, Eigen::VectorXd& dydt) {
   const bool reuse_tree = step_started_ && evaluations_in_step_ > 0;
-  ++evaluations_in_step_;
-  integrators::derivative(terms_, y, reuse_tree, scratch_, dydt);
+  // A repulsion taken from the last evaluation built no tree: the step's next one builds it.
+  if (!integrators::derivative(terms_, y, reuse_tree, scratch_, dydt)) ++evaluations_in_step_;
 }
 
 namespace {

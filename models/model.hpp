@@ -65,10 +65,11 @@ class Model {
   /// Shares the repulsion among processes (not owned; null = this process alone). The trajectory
   /// does not depend on it; every process must then evaluate at the same states.
   void set_partition(integrators::Partition* partition) { terms_.repulsion.partition = partition; }
-  /// Marks the start of an integration step: its first derivative builds the Barnes–Hut tree, the
-  /// step's later ones refit it (integrators::RepulsionParams::reuse_tree). Without calls to
-  /// begin_step every derivative builds its own tree. The result depends on the state at the step's
-  /// first evaluation, never on the thread count.
+  /// Marks the start of an integration step: its first derivative that sums the repulsion builds
+  /// the Barnes–Hut tree, the step's later ones refit it (integrators::RepulsionParams::reuse_tree).
+  /// Without calls to begin_step every derivative builds its own tree. A derivative at the last
+  /// one's positions takes its repulsion (integrators::derivative). The result depends on the
+  /// states evaluated, never on the thread count.
   void begin_step() {
     step_started_ = true;
     evaluations_in_step_ = 0;

@@ -1,5 +1,8 @@
 #include "integrators/forces/forces.hpp"
 
+#include <array>
+#include <cstring>
+
 #include "src/base/check.hpp"
 
 namespace kanoko::integrators {
@@ -16,9 +19,40 @@ bool pull_force(const Pull& p, const Eigen::Map<const Eigen::Matrix3Xd>& x, Eige
   return true;
 }
 
+/// The numbers that decide the repulsion at given positions (threads, SIMD kernels and processes
+/// do not change it).
+std::array<double, 7> repulsion_law(const RepulsionParams& p) {
+  return {p.strength, p.softening, static_cast<double>(p.evaluator), p.theta, static_cast<double>(p.multipole),
+          static_cast<double>(p.leaf_size), static_cast<double>(p.group_size)};
+}
+
+/// scratch.repulsion_force := the repulsion at x, taken from the last evaluation when it was at x
+/// (bit for bit) under the same law (true), else summed and kept with x (false).
+bool repulsion_force(const Eigen::Map<const Eigen::Matrix3Xd>& x, const RepulsionParams& params, bool reuse_tree,
+                     DerivativeScratch& scratch) {
+  const std::array<double, 7> law = repulsion_law(params);
+  const auto bytes = static_cast<std::size_t>(x.size()) * sizeof(double);
+  if (scratch.repulsion_kept && scratch.repulsion_law == law && scratch.repulsion_at.cols() == x.cols() &&
+      std::memcmp(scratch.repulsion_at.data(), x.data(), bytes) == 0) {
+    return true;
+  }
+  if (scratch.repulsion_force.cols() != x.cols()) {
+    scratch.repulsion_force.resize(3, x.cols());
+    scratch.repulsion_at.resize(3, x.cols());
+  }
+  scratch.repulsion_force.setZero();
+  RepulsionParams p = params;
+  p.reuse_tree = reuse_tree;
+  add_repulsion(x, p, scratch.repulsion, scratch.repulsion_force);
+  scratch.repulsion_at = x;
+  scratch.repulsion_law = law;
+  scratch.repulsion_kept = true;
+  return false;
+}
+
 }  // namespace
 
-void derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tree, DerivativeScratch& scratch,
+bool derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tree, DerivativeScratch& scratch,
                 Eigen::VectorXd& dydt) {
   const Eigen::Index n = terms.body_count();
   KANOKO_ASSERT(y.size() == 6 * n && dydt.size() == 6 * n, "state vector has the wrong size");
@@ -42,10 +76,10 @@ void derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tr
     force.col(a) += f;
     force.col(b) -= f;
   }
+  bool reused = false;
   if (terms.repulsion.strength > 0) {
-    RepulsionParams p = terms.repulsion;
-    p.reuse_tree = reuse_tree;
-    add_repulsion(x, p, scratch.repulsion, force);
+    reused = repulsion_force(x, terms.repulsion, reuse_tree, scratch);
+    force += scratch.repulsion_force;  // one addition per body, as add_repulsion's own
   }
   Eigen::Vector3d f;
   for (const Pull& p : terms.pulls) {
@@ -56,6 +90,7 @@ void derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tr
   if (terms.centre_strength > 0) force -= terms.centre_strength * (x.colwise() - terms.centre);
   dv = force.array().rowwise() / terms.mass.transpose().array();
   if (terms.friction > 0) dv -= terms.friction * v;
+  return reused;
 }
 
 double mechanical_energy(const ForceTerms& terms, const Eigen::VectorXd& y) {

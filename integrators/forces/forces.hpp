@@ -67,12 +67,27 @@ struct ForceTerms {
 struct DerivativeScratch {
   Eigen::Matrix3Xd force;  ///< the summed force on each body
   ForceScratch repulsion;  ///< the repulsion's buffers and its octree
+  /// The repulsion force of the last evaluation, the positions it was summed at and the law it
+  /// was summed with (strength, softening, evaluator, θ, multipole, leaf and group size), once
+  /// one is kept.
+  Eigen::Matrix3Xd repulsion_force;
+  Eigen::Matrix3Xd repulsion_at;
+  std::array<double, 7> repulsion_law{};
+  bool repulsion_kept = false;
 };
 
 /// dy/dt under `terms` at state y (6N), into `dydt` (6N, not resized). `reuse_tree`: Barnes–Hut
 /// may refit the octree the scratch kept from its last building evaluation instead of building
 /// one (RepulsionParams::reuse_tree; meant for the later stages of one integration step).
-void derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tree, DerivativeScratch& scratch,
+///
+/// An evaluation at the very positions of the scratch's last one (bit for bit) under the same
+/// repulsion law takes that evaluation's repulsion instead of summing it again, and returns true.
+/// That is what a stepper restarted at an interval boundary does (velocity Verlet, or a method
+/// whose last stage is the next step's first): only the pulls, masses and springs of the new
+/// interval differ there, and the repulsion is most of the cost. The result is the one the last
+/// evaluation's tree gave (refitted, if it was), so the trajectory is the same for every thread
+/// count and process count, as before.
+bool derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tree, DerivativeScratch& scratch,
                 Eigen::VectorXd& dydt);
 
 /// Mechanical energy at y: kinetic + spring + repulsion + centre-pull potential (the pulls and

@@ -313,6 +313,7 @@ int cmd_view(const Args& args) {
     // One core is left to the window: the frame loop must not starve behind the force
     // evaluation's threads (the trajectory is the same for every thread count).
     so.threads = static_cast<int>(std::max(2U, std::thread::hardware_concurrency()) - 1U);
+    so.calibration_threads = 0;  // before the first frames there is nothing to draw: every core
     std::cerr << "kanoko view: reading " << run << " and building its model...\n";
     job = std::make_unique<sim::SimulationJob>(so);
     sim::SimulationJob* j = job.get();

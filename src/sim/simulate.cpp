@@ -547,13 +547,14 @@ SimulateSummary simulate(const SimulateOptions& options) {
     // probe sets does not change it.
     // A step the relaxation diverges at is too long for the probe as well: both then take the run's.
     std::uint64_t coarse = options.probe_step_factor != 0 ? options.probe_step_factor : kProbeStepFactor;
+    const int threads = options.calibration_threads >= 0 ? options.calibration_threads : options.threads;
     if (options.resume_from == nullptr || (m.communication && !m.communication->weight && !gain_given &&
                                            options.calibrate_like.empty())) {
       bool diverged = false;
-      rest = relaxed_rest(m, timeline, *integrator, options.threads, coarse, &diverged);
+      rest = relaxed_rest(m, timeline, *integrator, threads, coarse, &diverged);
       if (diverged && coarse > 1) {
         coarse = 1;
-        rest = relaxed_rest(m, timeline, *integrator, options.threads, coarse, &diverged);
+        rest = relaxed_rest(m, timeline, *integrator, threads, coarse, &diverged);
       }
     }
     if (m.communication && !m.communication->weight && !gain_given && options.calibrate_like.empty()) {
@@ -561,8 +562,8 @@ SimulateSummary simulate(const SimulateOptions& options) {
       // A probe that moves the median body a thousand times the target has most likely diverged
       // (finite but wrong, as a relaxation can): it is measured again at the run's step.
       const auto suspect = [](double mo) { return !std::isfinite(mo) || mo > 1e3 * kTargetSpacings; };
-      double motion = probe_motion(m, timeline, *integrator, options.threads, coarse, at);
-      if (suspect(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, options.threads, 1, at);
+      double motion = probe_motion(m, timeline, *integrator, threads, coarse, at);
+      if (suspect(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, threads, 1, at);
       if (motion > 0 && std::isfinite(motion)) {
         const double factor = std::clamp(kTargetSpacings / motion, 1e-3, 1e3);
         m = mapping::parse_mapping_text(

@@ -75,6 +75,10 @@ struct SimulateOptions {
   /// Threads for the force evaluation, 0 = all cores. Not hashed: the trajectory is bit-identical
   /// for every thread count.
   int threads = 0;
+  /// Threads of the calibration's relaxation and probe, which run before the first frame is
+  /// written; -1: `threads`. The viewer gives them every core (it has nothing to draw before the
+  /// first frames) and the run one fewer. Not hashed, like `threads`.
+  int calibration_threads = -1;
   /// Mapping text to use instead of reading the file `mapping` (which then only names it in
   /// messages): the viewer's re-simulation with changed parameters.
   std::optional<std::string> mapping_text;

@@ -140,15 +140,16 @@ class ByteWriter {
  public:
   template <class T>
   void pod(const T& v) {
-    const auto* p = reinterpret_cast<const char*>(&v);
-    bytes_.insert(bytes_.end(), p, p + sizeof v);
+    bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
   void str(std::string_view s) {
     pod(static_cast<std::uint32_t>(s.size()));
-    bytes_.insert(bytes_.end(), s.begin(), s.end());
+    bytes_.append(s);
   }
-  void raw(std::string_view s) { bytes_.insert(bytes_.end(), s.begin(), s.end()); }
+  void raw(std::string_view s) { bytes_.append(s); }
+  void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
   [[nodiscard]] const std::string& bytes() const { return bytes_; }
+  [[nodiscard]] std::string take() { return std::move(bytes_); }
 
  private:
   std::string bytes_;
@@ -249,7 +250,7 @@ std::string encode_bodies(const Metadata& m) {
     for (float c : b.colour_rgb) w.pod(c);
     w.pod(b.radius);
   }
-  return w.bytes();
+  return w.take();
 }
 
 constexpr std::uint32_t kNoContainer = 0xFFFFFFFFU;
@@ -286,7 +287,7 @@ std::string encode_groups(const Metadata& m) {
     w.pod(parents[c]);
   }
   for (const std::uint32_t c : innermost) w.pod(c);
-  return w.bytes();
+  return w.take();
 }
 
 void decode_groups(std::string_view data, std::uint32_t body_count, Metadata& m, const FileLoc& loc) {
@@ -322,13 +323,13 @@ std::string encode_edges(const Metadata& m) {
     w.pod(e[0]);
     w.pod(e[1]);
   }
-  return w.bytes();
+  return w.take();
 }
 
 std::string encode_stats(const Metadata& m) {
   ByteWriter w;
   for (const auto& s : m.stat_names) w.str(s);
-  return w.bytes();
+  return w.take();
 }
 
 std::uint64_t frame_stride_bytes(std::uint64_t bodies, std::uint64_t stats) {
@@ -366,6 +367,7 @@ std::uint64_t file_size_for(std::uint64_t bodies, std::uint64_t stats, std::uint
 
 std::string encode_traffic(const Metadata& m) {
   ByteWriter w;
+  w.reserve(8 * (3 + m.traffic_begin.size()) + 24 * m.traffic.size());
   w.pod(static_cast<std::uint64_t>(m.traffic_intervals()));
   w.pod(static_cast<std::uint64_t>(m.traffic.size()));
   if (m.traffic_begin.empty()) w.pod(std::uint64_t{0});  // no intervals: the single offset 0
@@ -376,7 +378,7 @@ std::string encode_traffic(const Metadata& m) {
     w.pod(p.bytes);
     w.pod(p.messages);
   }
-  return w.bytes();
+  return w.take();
 }
 
 void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m, const FileLoc& loc) {
@@ -425,7 +427,6 @@ int Metadata::stat_index(std::string_view name) const {
 
 struct Writer::Impl {
   AtomicOutputFile out;
-  Metadata meta;
   Header header{};
   std::uint64_t frame_count = 0;
   std::uint64_t block_count = 0;     ///< blocks finished
@@ -436,7 +437,7 @@ struct Writer::Impl {
   Fnv1a64 footers_hash;
   std::vector<double> frame_buffer;
 
-  Impl(const std::filesystem::path& path, Metadata m) : out(path), meta(std::move(m)) {}
+  explicit Impl(const std::filesystem::path& path) : out(path) {}
 
   /// Writes the footer of the block being written and hands the block to the file.
   void end_block() {
@@ -457,9 +458,7 @@ struct Writer::Impl {
   }
 };
 
-Writer::Writer(const std::filesystem::path& path, Metadata meta)
-    : impl_(std::make_unique<Impl>(path, std::move(meta))) {
-  const Metadata& m = impl_->meta;
+Writer::Writer(const std::filesystem::path& path, const Metadata& m) : impl_(std::make_unique<Impl>(path)) {
   for (const auto& e : m.edges) {
     KANOKO_ASSERT(e[0] < m.bodies.size() && e[1] < m.bodies.size(), "edge names a missing body");
   }
@@ -478,16 +477,25 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
       {"traffic", encode_traffic(m)},
   };
   if (std::string groups = encode_groups(m); !groups.empty()) sections.emplace_back("groups", std::move(groups));
-  ByteWriter section_bytes;
-  for (const auto& [name, data] : sections) {
-    char name_bytes[kSectionNameBytes] = {};
-    std::memcpy(name_bytes, name.data(), std::min(name.size(), kSectionNameBytes - 1));
-    section_bytes.raw(std::string_view(name_bytes, sizeof name_bytes));
-    section_bytes.pod(static_cast<std::uint64_t>(data.size()));
-    section_bytes.raw(data);
+  // Each section: its name, its size, its bytes. They are hashed and written piece by piece (the
+  // traffic of a long run is hundreds of MB: no concatenated copy).
+  std::vector<std::array<char, kSectionNameBytes + sizeof(std::uint64_t)>> heads(sections.size());
+  std::uint64_t section_bytes = 0;
+  Fnv1a64 sh;
+  for (std::size_t k = 0; k < sections.size(); ++k) {
+    const auto& [name, data] = sections[k];
+    heads[k].fill(0);
+    std::memcpy(heads[k].data(), name.data(), std::min(name.size(), kSectionNameBytes - 1));
+    const auto size = static_cast<std::uint64_t>(data.size());
+    std::memcpy(heads[k].data() + kSectionNameBytes, &size, sizeof size);
+    sh.update(heads[k].data(), heads[k].size());
+    sh.update(data);
+    section_bytes += heads[k].size() + data.size();
   }
   // Frames start 8-byte aligned so that a memory map can view them as doubles.
-  while ((kSectionsOffset + section_bytes.bytes().size()) % 8 != 0) section_bytes.pod(char{0});
+  const std::string padding((8 - (kSectionsOffset + section_bytes) % 8) % 8, '\0');
+  sh.update(padding);
+  section_bytes += padding.size();
 
   Header& h = impl_->header;
   std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -500,19 +508,21 @@ Writer::Writer(const std::filesystem::path& path, Metadata meta)
   h.frame_stride = frame_stride_bytes(h.body_count, h.stat_count);
   h.block_frames = block_frames_for(h.frame_stride);
   h.section_count = static_cast<std::uint32_t>(sections.size());
-  h.frames_offset = kSectionsOffset + section_bytes.bytes().size();
+  h.frames_offset = kSectionsOffset + section_bytes;
   h.input_hash = m.input_hash;
   h.dt_s = m.dt_s;
   h.steps_per_frame = m.steps_per_frame;
   h.planned_frames = m.planned_frames;
-  Fnv1a64 sh;
-  sh.update(section_bytes.bytes());
   h.sections_hash = sh.digest();
   h.header_hash = digest_prefix(h, kHeaderHashedBytes);
   const Completion not_yet{};  // all zero: being written
   impl_->out.write(&h, sizeof h);
   impl_->out.write(&not_yet, sizeof not_yet);
-  impl_->out.write(section_bytes.bytes());
+  for (std::size_t k = 0; k < sections.size(); ++k) {
+    impl_->out.write(heads[k].data(), heads[k].size());
+    impl_->out.write(sections[k].second);
+  }
+  impl_->out.write(padding);
   impl_->out.flush();
   impl_->frame_buffer.resize(h.frame_stride / sizeof(double));
 }

@@ -128,7 +128,7 @@ std::uint64_t file_size_for(std::uint64_t bodies, std::uint64_t stats, std::uint
 /// temporary file, so a Reader opened with Open::partial on temporary_path() follows the run.
 class Writer {
  public:
-  Writer(const std::filesystem::path& path, Metadata meta);
+  Writer(const std::filesystem::path& path, const Metadata& meta);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;

@@ -1,6 +1,9 @@
 // The model's force terms, one at a time, against hand-computed accelerations.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "integrators/steppers/steppers.hpp"
 #include "models/layout.hpp"
 #include "models/model.hpp"
@@ -181,6 +184,45 @@ strength = 0.1
   auto stepper = integrators::make_rk4([&](double t, const Eigen::VectorXd& s, Eigen::VectorXd& d) { model.derivative(t, s, d); }, y.size());
   for (int k = 0; k < 2000; ++k) stepper->step(k * 1e-3, 1e-3, y);
   EXPECT_NEAR(model.energy(y), e0, 1e-9 * std::abs(e0));
+}
+
+TEST(Model, AVerletStepRestartedWhereTheLastEndedTakesItsRepulsion) {
+  // At an interval boundary the stepper restarts and evaluates again where its last stage ended:
+  // the repulsion is taken from that evaluation (the costly part) and the step's next evaluation
+  // builds its own tree, so that a run restarted before every step is the run that never
+  // restarts, bit for bit, at one repulsion sum per step.
+  const auto m = parse(R"(
+[bodies]
+placement = "lattice"
+lattice = [7, 7, 7]
+[springs]
+topology = "mesh"
+k = 2
+length = 1.2
+[forces.repulsion]
+strength = 0.1
+evaluator = "barnes-hut"
+)");
+  // No friction: the stepper's kept acceleration was taken at a predicted velocity.
+  const auto tl = timeline_from_text(node_lines(343) + "end 0.1\n");
+  auto run = [&](bool restart_every_step) {
+    Model model(m, tl);
+    Eigen::VectorXd y = model.initial_state();
+    for (Eigen::Index i = 0; i < y.size() / 2; ++i) y[i] += 0.05 * std::sin(static_cast<double>(i));
+    auto stepper = integrators::make_velocity_verlet(
+        [&](double t, const Eigen::VectorXd& s, Eigen::VectorXd& d) { model.derivative(t, s, d); }, y.size());
+    for (int k = 0; k < 30; ++k) {
+      if (restart_every_step) stepper->restart();
+      model.begin_step();
+      stepper->step(k * 1e-2, 1e-2, y);
+    }
+    return std::make_pair(y, stepper->evaluations());
+  };
+  const auto [kept, kept_evaluations] = run(false);
+  const auto [restarted, restarted_evaluations] = run(true);
+  EXPECT_EQ(restarted_evaluations, kept_evaluations + 29);  // the stepper did evaluate again
+  ASSERT_EQ(restarted.size(), kept.size());
+  EXPECT_EQ(std::memcmp(restarted.data(), kept.data(), static_cast<std::size_t>(kept.size()) * sizeof(double)), 0);
 }
 
 TEST(Layout, CubeVerticesAndCentring) {

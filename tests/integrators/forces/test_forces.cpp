@@ -182,6 +182,33 @@ TEST(ForceTerms, SameInputsSameBitsWhateverTheScratchHeld) {
   }
 }
 
+TEST(ForceTerms, AnEvaluationAtTheLastPositionsTakesItsRepulsion) {
+  // A new interval (other pulls, springs, masses) at the same positions: the repulsion is the
+  // last evaluation's, and the result is what a fresh evaluation gives. Other positions (by one
+  // unit in the last place) or another law sum it again.
+  for (bool tree : {false, true}) {
+    const ForceTerms t = every_term(tree);
+    ForceTerms next = t;
+    next.pulls.push_back({4, 90, 1.5});
+    next.spring_k[3] = 7.0;
+    next.mass[11] = 9.0;
+    Eigen::VectorXd y = every_term_state(13);
+    DerivativeScratch scratch;
+    Eigen::VectorXd d(y.size());
+    EXPECT_FALSE(derivative(t, y, false, scratch, d)) << tree;
+    y.tail(600) *= 0.5;  // velocities do not matter
+    EXPECT_TRUE(derivative(next, y, false, scratch, d)) << tree;
+    EXPECT_TRUE(bit_identical(d, derivative_of(next, y))) << tree;
+    ForceTerms finer = next;
+    finer.repulsion.softening *= 2;
+    EXPECT_FALSE(derivative(finer, y, false, scratch, d)) << tree;
+    EXPECT_TRUE(bit_identical(d, derivative_of(finer, y))) << tree;
+    y[77] = std::nextafter(y[77], 1.0);
+    EXPECT_FALSE(derivative(finer, y, false, scratch, d)) << tree;
+    EXPECT_TRUE(bit_identical(d, derivative_of(finer, y))) << tree;
+  }
+}
+
 TEST(ForceTerms, EnergyChangesAsForcingAndFrictionSay) {
   // dE/dt = forcing power − friction power (springs, repulsion and centre are conservative). Over
   // RK4 steps of h the change of E matches the trapezoidal integral of the two powers to O(h²);

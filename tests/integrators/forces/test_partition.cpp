@@ -83,6 +83,9 @@ Run run(const ForceTerms& base, const Eigen::Matrix3Xd& x0, int parts, int part,
   const Eigen::Index n = x0.cols();
   Eigen::VectorXd y = Eigen::VectorXd::Zero(6 * n);
   y.head(3 * n) = Eigen::Map<const Eigen::VectorXd>(x0.data(), 3 * n);
+  // Moving from the start: an evaluation at the last one's positions would take its repulsion
+  // and exchange nothing.
+  y.tail(3 * n) = Eigen::VectorXd::LinSpaced(3 * n, -0.5, 0.5);
   DerivativeScratch scratch;
   Run r;
   Eigen::VectorXd d(y.size());
