@@ -84,9 +84,10 @@ struct DerivativeScratch {
 /// repulsion law takes that evaluation's repulsion instead of summing it again, and returns true.
 /// That is what a stepper restarted at an interval boundary does (velocity Verlet, or a method
 /// whose last stage is the next step's first): only the pulls, masses and springs of the new
-/// interval differ there, and the repulsion is most of the cost. The result is the one the last
-/// evaluation's tree gave (refitted, if it was), so the trajectory is the same for every thread
-/// count and process count, as before.
+/// interval differ there, and the repulsion is most of the cost. What it takes is what the last
+/// evaluation's tree gave: a tree built at these positions gives the same bits as summing again;
+/// a tree refitted to them (a later stage of a step) may differ from a new one in the last bits.
+/// Either way the result is the same for every thread and process count.
 bool derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tree, DerivativeScratch& scratch,
                 Eigen::VectorXd& dydt);
 

@@ -131,7 +131,9 @@ struct InputHashes {
 /// v5: the calibration probe steps kProbeStepFactor times coarser than the run.
 /// v6: the hash is XXH3-64 (was FNV-1a), and the trace's bytes are read once; a calibrated
 /// layout relaxes once, at the probe's coarse step, for the probe and the run.
-constexpr const char* kInputVersion = "kanoko-input-v6";
+/// v7: a step restarted where the last ended takes that evaluation's repulsion and builds a tree
+/// for its next one (velocity Verlet across intervals, the calibration's probe).
+constexpr const char* kInputVersion = "kanoko-input-v7";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
   // The trace's files, each by name and bytes, length-prefixed so that no two lists hash alike.

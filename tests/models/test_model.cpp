@@ -27,6 +27,15 @@ Eigen::Matrix3Xd accelerations(Model& model, std::size_t bin = 0, const Eigen::V
   return Eigen::Map<const Eigen::Matrix3Xd>(dydt.data() + 3 * n, 3, n);
 }
 
+/// Bodies on a side³ lattice, mesh springs (k 2, length 1.2) and repulsion 0.1, with `repulsion`
+/// added to [forces.repulsion].
+mapping::Mapping lattice_mesh_with_repulsion(int side, const std::string& repulsion) {
+  const std::string n = std::to_string(side);
+  return parse("[bodies]\nplacement = \"lattice\"\nlattice = [" + n + ", " + n + ", " + n +
+               "]\n[springs]\ntopology = \"mesh\"\nk = 2\nlength = 1.2\n[forces.repulsion]\nstrength = 0.1\n" +
+               repulsion);
+}
+
 const char* kTwoOnALine = R"(
 [bodies]
 placement = "line"
@@ -165,17 +174,7 @@ TEST(Model, SettlingPhaseHasNoCommunicationButKeepsTotals) {
 TEST(Model, EnergyIsConservedWithoutFrictionOrForcing) {
   // Springs + repulsion on a 2×2×2 lattice, perturbed: the energy the model reports must be
   // conserved by RK4 to high accuracy, which checks energy() against derivative().
-  const auto m = parse(R"(
-[bodies]
-placement = "lattice"
-lattice = [2, 2, 2]
-[springs]
-topology = "mesh"
-k = 2
-length = 1.2
-[forces.repulsion]
-strength = 0.1
-)");
+  const auto m = lattice_mesh_with_repulsion(2, "");
   const auto tl = timeline_from_text(node_lines(8) + "end 0.1\n");
   Model model(m, tl);
   Eigen::VectorXd y = model.initial_state();
@@ -191,18 +190,7 @@ TEST(Model, AVerletStepRestartedWhereTheLastEndedTakesItsRepulsion) {
   // the repulsion is taken from that evaluation (the costly part) and the step's next evaluation
   // builds its own tree, so that a run restarted before every step is the run that never
   // restarts, bit for bit, at one repulsion sum per step.
-  const auto m = parse(R"(
-[bodies]
-placement = "lattice"
-lattice = [7, 7, 7]
-[springs]
-topology = "mesh"
-k = 2
-length = 1.2
-[forces.repulsion]
-strength = 0.1
-evaluator = "barnes-hut"
-)");
+  const auto m = lattice_mesh_with_repulsion(7, "evaluator = \"barnes-hut\"\n");
   // No friction: the stepper's kept acceleration was taken at a predicted velocity.
   const auto tl = timeline_from_text(node_lines(343) + "end 0.1\n");
   auto run = [&](bool restart_every_step) {
