@@ -148,7 +148,6 @@ class ByteWriter {
   }
   void raw(std::string_view s) { bytes_.append(s); }
   void reserve(std::size_t bytes) { bytes_.reserve(bytes); }
-  [[nodiscard]] const std::string& bytes() const { return bytes_; }
   [[nodiscard]] std::string take() { return std::move(bytes_); }
 
  private:
