@@ -126,7 +126,7 @@ std::filesystem::path Resimulation::save_mapping(const std::filesystem::path& fo
       (mapping_name_.empty() ? std::string("mapping") : std::filesystem::path(mapping_name_).stem().string()) +
       "-tuned-";
   for (int k = 1; k < 1000; ++k) {
-    char number[8];
+    char number[16];  // room for any int (GCC cannot always bound k)
     std::snprintf(number, sizeof number, "%03d", k);
     const std::filesystem::path candidate = folder / (stem + number + ".toml");
     std::error_code ec;
