@@ -26,7 +26,7 @@ Eigen::Vector3d centroid(const Eigen::Matrix3Xd& x) {
 
 }  // namespace
 
-Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline)
+Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline, const Layout* given_layout)
     : timeline_(timeline),
       mass_base_(m.mass.base),
       mass_load_gain_(m.mass.load_gain),
@@ -38,7 +38,8 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline)
     throw InputError(m.where("bodies"), "no body to simulate: the trace declares no entity or [bodies] leaves them all "
                                         "out (expected at least one body)");
   }
-  Layout layout = build_layout(m, n, &timeline);
+  Layout layout = given_layout != nullptr ? *given_layout : build_layout(m, n, &timeline);
+  KANOKO_ASSERT(static_cast<std::size_t>(layout.positions.cols()) == n, "the layout given has another body count");
   initial_positions_ = std::move(layout.positions);
   terms_.centre = centroid(initial_positions_);
   terms_.spring_edges = std::move(layout.edges);
@@ -72,7 +73,8 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline)
   if (m.friction) terms_.friction = m.friction->beta;
   const auto cols = static_cast<Eigen::Index>(n);
   terms_.mass = Eigen::VectorXd::Constant(cols, mass_base_);
-  if (mass_smoothing_ > 1) {
+  // With no load gain the load adds nothing to a mass (the calibration probe's model).
+  if (mass_smoothing_ > 1 && mass_load_gain_ != 0) {
     load_prefix_.assign((timeline.bin_count + 1) * n, 0.0);
     for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {
       for (std::size_t i = 0; i < n; ++i) {
@@ -95,6 +97,15 @@ void Model::rest_at(const Eigen::Matrix3Xd& x) {
   terms_.centre = centroid(initial_positions_);
 }
 
+void Model::hold_repulsion() {
+  if (!(terms_.repulsion.strength > 0)) return;
+  integrators::ForceScratch scratch;
+  terms_.fixed_force = Eigen::Matrix3Xd::Zero(3, initial_positions_.cols());
+  integrators::add_repulsion(initial_positions_, terms_.repulsion, scratch, terms_.fixed_force);
+  terms_.repulsion.strength = 0;
+  scratch_.repulsion_kept = false;
+}
+
 Eigen::VectorXd Model::initial_state() const {
   const auto n = static_cast<Eigen::Index>(body_count());
   Eigen::VectorXd y = Eigen::VectorXd::Zero(6 * n);
@@ -111,7 +122,9 @@ void Model::set_interval(std::size_t bin) {
   const std::size_t window = std::min<std::size_t>(std::max<std::uint32_t>(mass_smoothing_, 1), source_bin + 1);
   for (std::size_t i = 0; i < n; ++i) {
     double load = 0;
-    if (window > 1) {
+    if (mass_load_gain_ == 0) {
+      // the load adds nothing to the mass
+    } else if (window > 1) {
       load = (load_prefix_[(source_bin + 1) * n + i] - load_prefix_[(source_bin + 1 - window) * n + i]) /
              static_cast<double>(window);
     } else {

@@ -26,8 +26,11 @@ namespace kanoko::models {
 class Model {
  public:
   /// Builds the model; throws InputError (located in the mapping) when it does not fit the trace.
-  /// Keeps a reference to `timeline`, none to `m`.
-  Model(const mapping::Mapping& m, const trace::Timeline& timeline);
+  /// Keeps a reference to `timeline`, none to `m`. `layout`, when given, is what
+  /// build_layout(m, timeline.entity_count(), &timeline) returns, built once by a caller that
+  /// makes several models of mappings differing only in keys the layout does not read (a
+  /// calibrated run: calibration writes friction, gain, stiffness, lengths, repulsion and step).
+  Model(const mapping::Mapping& m, const trace::Timeline& timeline, const Layout* layout = nullptr);
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
@@ -74,6 +77,12 @@ class Model {
     step_started_ = true;
     evaluations_in_step_ = 0;
   }
+  /// Holds the repulsion at the force it exerts at the initial positions (the resting layout):
+  /// later evaluations add that force and sum no repulsion. The calibration probe's approximation
+  /// (sim/simulate.cpp, probe_motion): its bodies stay within a fraction of a spacing of rest,
+  /// where the springs' stiffness dominates the repulsion's. The equilibrium is kept exactly;
+  /// only the repulsion's own stiffness is left out. Also drops the repulsion from energy().
+  void hold_repulsion();
   /// Replaces the repulsion's evaluator (benchmarks: barnes-hut-v1 as the baseline).
   void set_repulsion_evaluator(integrators::Evaluator e) { terms_.repulsion.evaluator = e; }
   /// How the repulsion is evaluated (from the mapping's [forces.repulsion]).

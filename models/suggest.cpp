@@ -39,14 +39,14 @@ double mean_spacing(const Eigen::Matrix3Xd& x, double fallback) {
 }
 
 Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Timeline& tl,
-                              std::optional<double> reference_mass) {
+                              std::optional<double> reference_mass, const Layout* layout) {
   Suggestion s;
   auto say = [&](const std::string& line) { s.reasoning.push_back(line); };
   // Measure with gain 1 so that the gain can be scaled afterwards.
   mapping::Mapping m = original;
   const bool weight_formula = m.communication && m.communication->weight;
   if (m.communication && !weight_formula) m.communication->gain = 1.0;
-  Model model(m, tl);
+  Model model(m, tl, layout);
   const std::size_t n = model.body_count();
   const double interval = tl.interval_s;
   const double spacing = mean_spacing(model.initial_positions(), m.bodies.size);
@@ -203,9 +203,9 @@ std::string write_values(const mapping::Mapping& m, const std::vector<SuggestedV
   return text;
 }
 
-Calibration calibrate(const mapping::Mapping& m, const trace::Timeline& tl) {
+Calibration calibrate(const mapping::Mapping& m, const trace::Timeline& tl, const Layout* layout) {
   Calibration out;
-  const Suggestion s = suggest_parameters(m, tl, m.mass.base);
+  const Suggestion s = suggest_parameters(m, tl, m.mass.base, layout);
   std::vector<SuggestedValue> values;
   std::vector<SuggestedValue> suggested = suggested_values(s);
   // Springs critically damped for an idle body (k = m β² / 4): a light body follows a change of

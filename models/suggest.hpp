@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/layout.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/trace/timeline.hpp"
 
@@ -51,7 +52,8 @@ struct Calibration {
 /// their values; spring lengths stay the initial ones (the starting layout is at rest). Unless the
 /// mapping writes `normalize`, the gain is written as an absolute scale (`normalize = "none"`, per
 /// unit of traffic and second), so that another run can share this calibration.
-Calibration calibrate(const mapping::Mapping& m, const trace::Timeline& tl);
+/// `layout`: as Model's, when the caller has it.
+Calibration calibrate(const mapping::Mapping& m, const trace::Timeline& tl, const Layout* layout = nullptr);
 
 /// The values of a calibrated run that make it a reference for others: its interval in trace
 /// seconds (`interval_s`, from the run's metadata), and from its mapping text dt, friction, gain
@@ -63,8 +65,8 @@ std::vector<SuggestedValue> calibration_of(const std::string& reference_text, do
 /// Measures the trace under the mapping (masses, forcing per body, spacing, degrees) and
 /// proposes parameters for the mean mass, or for `reference_mass` when given (calibration uses
 /// the idle mass, so that constants never undo the masses). Throws InputError when the mapping
-/// does not fit the trace.
+/// does not fit the trace. `layout`: as Model's, when the caller has it.
 Suggestion suggest_parameters(const mapping::Mapping& m, const trace::Timeline& tl,
-                              std::optional<double> reference_mass = std::nullopt);
+                              std::optional<double> reference_mass = std::nullopt, const Layout* layout = nullptr);
 
 }  // namespace kanoko::models

@@ -81,6 +81,10 @@ bool derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tr
     reused = repulsion_force(x, terms.repulsion, reuse_tree, scratch);
     force += scratch.repulsion_force;  // one addition per body, as add_repulsion's own
   }
+  if (terms.fixed_force.cols() != 0) {
+    KANOKO_ASSERT(terms.fixed_force.cols() == n, "the fixed force needs one column per body");
+    force += terms.fixed_force;
+  }
   Eigen::Vector3d f;
   for (const Pull& p : terms.pulls) {
     if (!pull_force(p, x, f)) continue;
@@ -119,11 +123,10 @@ double kinetic_energy(const ForceTerms& terms, const Eigen::VectorXd& y) {
 }
 
 double forcing_power(const ForceTerms& terms, const Eigen::VectorXd& y) {
-  if (terms.pulls.empty()) return 0.0;
   const Eigen::Index n = terms.body_count();
   const Eigen::Map<const Eigen::Matrix3Xd> x(y.data(), 3, n);
   const Eigen::Map<const Eigen::Matrix3Xd> v(y.data() + 3 * n, 3, n);
-  double p = 0;
+  double p = terms.fixed_force.cols() == n ? terms.fixed_force.cwiseProduct(v).sum() : 0.0;
   Eigen::Vector3d f;
   for (const Pull& pull : terms.pulls) {
     if (!pull_force(pull, x, f)) continue;

@@ -56,6 +56,10 @@ struct ForceTerms {
   Eigen::Vector3d centre = Eigen::Vector3d::Zero();
   /// β of the friction −β v_i (an acceleration: independent of the mass); 0 = none.
   double friction = 0;
+  /// A force on each body that does not depend on the state (3×N; empty = none): the repulsion
+  /// held at its value in a resting layout (models::Model::hold_repulsion). It has no potential;
+  /// like the pulls it does work (forcing_power counts it).
+  Eigen::Matrix3Xd fixed_force;
   /// m_i of this interval, one per body.
   Eigen::VectorXd mass;
 
@@ -98,7 +102,8 @@ bool derivative(const ForceTerms& terms, const Eigen::VectorXd& y, bool reuse_tr
 double mechanical_energy(const ForceTerms& terms, const Eigen::VectorXd& y);
 /// Σ ½ m_i |v_i|².
 double kinetic_energy(const ForceTerms& terms, const Eigen::VectorXd& y);
-/// Rate at which the pulls do work on the bodies, Σ F_i · v_i. O(number of pulls).
+/// Rate at which the pulls and the fixed force do work on the bodies, Σ F_i · v_i. O(number of
+/// pulls), and O(N) with a fixed force.
 double forcing_power(const ForceTerms& terms, const Eigen::VectorXd& y);
 /// Rate at which friction removes energy, Σ β m_i |v_i|² (≥ 0). O(N).
 double friction_power(const ForceTerms& terms, const Eigen::VectorXd& y);

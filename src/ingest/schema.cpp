@@ -364,7 +364,7 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
   }
   trace::TimelineBuilder builder(options);
   TraceSurvey survey;
-  SurveySink survey_sink(survey);
+  SurveySink survey_sink(survey, /*pairs=*/false);  // the timeline has the pairs' traffic
   TeeSink tee(builder, survey_sink);
   // [locations]: the time at named call sites, by the profile's rules, beside the timeline.
   std::optional<profile::LocatedTime> located;

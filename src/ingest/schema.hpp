@@ -45,7 +45,8 @@ struct SelectionReport {
   std::map<std::string, std::uint64_t> states;  ///< state name → intervals seen
   std::map<std::string, trace::StateCategory> categories;  ///< state name → how it counts
   std::vector<Diagnostic> warnings;           ///< recoverable problems (located in the mapping)
-  /// What the bodies' stream held (entities are bodies here), read in the same pass.
+  /// What the bodies' stream held (entities are bodies here), read in the same pass; without the
+  /// pairs' totals (TraceSurvey::pairs is empty: the timeline has each interval's).
   TraceSurvey survey;
   /// What the ingest chose by itself, one line each ("interval: 0.15 ms, so that ...").
   std::vector<std::string> notes;

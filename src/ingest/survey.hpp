@@ -87,7 +87,9 @@ TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& f
 /// A sink that surveys a stream (survey_trace uses it; the ingest chains it after a BodySelector).
 class SurveySink final : public trace::TraceSink {
  public:
-  explicit SurveySink(TraceSurvey& out) : out_(out) {}
+  /// `pairs`: whether it totals each pair's traffic (TraceSurvey::pairs, one hash lookup per
+  /// message). The survey beside a timeline leaves them out: the timeline has them per interval.
+  explicit SurveySink(TraceSurvey& out, bool pairs = true) : out_(out), pairs_wanted_(pairs) {}
   void on_entity(const trace::Entity& e) override;
   void on_link(const trace::Link& l) override;
   void on_message(const trace::Message& m) override;
@@ -101,6 +103,7 @@ class SurveySink final : public trace::TraceSink {
   /// at the end, so that the hot path copies no string).
   void saw(double t, const char* kind, trace::EntityIndex e);
   TraceSurvey& out_;
+  bool pairs_wanted_ = true;
   FlatIndex pair_slot_;          ///< src << 32 | dst → index in pairs_
   std::vector<PairTotal> pairs_;  ///< in order of first message
   const char* last_kind_ = "";

@@ -14,6 +14,7 @@
 
 #include "integrators/forces/repulsion.hpp"
 #include "integrators/steppers/steppers.hpp"
+#include "models/layout.hpp"
 #include "models/model.hpp"
 #include "models/suggest.hpp"
 #include "src/ingest/checks.hpp"
@@ -133,7 +134,8 @@ struct InputHashes {
 /// layout relaxes once, at the probe's coarse step, for the probe and the run.
 /// v7: a step restarted where the last ended takes that evaluation's repulsion and builds a tree
 /// for its next one (velocity Verlet across intervals, the calibration's probe).
-constexpr const char* kInputVersion = "kanoko-input-v7";
+/// v8: the calibration probe holds the repulsion at its resting value where springs dominate it.
+constexpr const char* kInputVersion = "kanoko-input-v8";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
   // The trace's files, each by name and bytes, length-prefixed so that no two lists hash alike.
@@ -342,10 +344,11 @@ auto coarse_stepper(models::Model& model, const mapping::Mapping& m, const integ
 /// way there.
 std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> relaxed_rest(const mapping::Mapping& m,
                                                                         const trace::Timeline& tl,
+                                                                        const models::Layout& layout,
                                                                         const integrators::IntegratorInfo& integrator,
                                                                         int threads, std::uint64_t step_factor,
                                                                         bool* diverged) {
-  models::Model model(m, tl);
+  models::Model model(m, tl, &layout);
   model.set_threads(threads);
   Eigen::VectorXd y = model.initial_state();
   auto stepper = coarse_stepper(model, m, integrator, step_factor, y.size());
@@ -358,20 +361,48 @@ std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> relaxed_rest(const map
   return std::make_pair(model.initial_positions(), r.steps);
 }
 
+/// Whether the springs of `model` (built from `m`) dominate its repulsion's stiffness: three
+/// bodies in four or more have springs whose stiffness sums to at least 20 times the repulsion's
+/// at one mean spacing s, 2R/s³ (the calibrated repulsion, R = k s³/80, makes a single spring 40
+/// times that). Stiffness given by a formula varies from interval to interval: never then.
+bool springs_dominate_repulsion(const models::Model& model, const mapping::Mapping& m) {
+  const integrators::ForceTerms& terms = model.terms();
+  if (!(terms.repulsion.strength > 0) || m.springs.k_expression || terms.spring_edges.empty()) return false;
+  const double s = models::mean_spacing(model.initial_positions(), 0.0);
+  if (!(s > 0)) return false;
+  const double repulsion_stiffness = 2 * terms.repulsion.strength / (s * s * s);
+  std::vector<double> stiffness(model.body_count(), 0.0);
+  for (std::size_t e = 0; e < terms.spring_edges.size(); ++e) {
+    stiffness[terms.spring_edges[e][0]] += terms.spring_k[e];
+    stiffness[terms.spring_edges[e][1]] += terms.spring_k[e];
+  }
+  const auto stiff = std::count_if(stiffness.begin(), stiffness.end(),
+                                   [&](double k) { return k >= 20 * repulsion_stiffness; });
+  return 4 * static_cast<std::size_t>(stiff) >= 3 * stiffness.size();
+}
+
 /// Median over bodies of each body's largest distance from its start, in neighbour spacings, for
 /// a run of `m` on `tl` from `rest` (the relaxed start, if any) with every mass at its base and
 /// nothing written: what calibration scales the gain by. Masses are left out so that a loaded
 /// program still moves less than an idle one. The probe takes `step_factor` of the run's steps as
-/// one (fewer when the interval has fewer steps).
-double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const integrators::IntegratorInfo& integrator,
-                    int threads, std::uint64_t step_factor, const Eigen::Matrix3Xd* rest) {
+/// one (fewer when the interval has fewer steps). Where the springs dominate the repulsion's
+/// stiffness, the probe holds the repulsion at its resting value (Model::hold_repulsion): its
+/// bodies stay within a fraction of a spacing of rest, and the probe then costs the springs and
+/// pulls alone instead of a Barnes–Hut sum per step (docs/zero-configuration.md).
+/// `may_hold`: whether it may hold the repulsion (SimulateOptions::probe_holds_repulsion); `*held`
+/// says whether it did.
+double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const models::Layout& layout,
+                    const integrators::IntegratorInfo& integrator, int threads, std::uint64_t step_factor,
+                    const Eigen::Matrix3Xd* rest, bool may_hold, bool* held) {
   m.mass.load_gain = 0;
   m.mass.expression.reset();
-  models::Model model(m, tl);
+  models::Model model(m, tl, &layout);
   model.set_threads(threads);
   const std::size_t n = model.body_count();
   if (n < 2) return 0;
   if (rest != nullptr) model.rest_at(*rest);
+  *held = may_hold && springs_dominate_repulsion(model, m);
+  if (*held) model.hold_repulsion();
   Eigen::VectorXd y = model.initial_state();
   auto stepper = coarse_stepper(model, m, integrator, step_factor, y.size());
   const CoarseStep c = coarse_step(m, tl, step_factor);
@@ -485,6 +516,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
     h.update_value(options.probe_step_factor);
     summary.input_hash = h.digest();
   }
+  if (!options.probe_holds_repulsion) {
+    Fnv1a64 h;  // a probe that sums the repulsion gives another calibration
+    h.update_value(summary.input_hash);
+    h.update("probe sums the repulsion");
+    summary.input_hash = h.digest();
+  }
   if (options.resume_from != nullptr) {
     // A continued run differs from a whole one: its early frames come from the earlier run.
     Fnv1a64 h;
@@ -534,9 +571,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
   const Budget budget = options.budget ? *options.budget : default_budget(options.output);
   bound_run(m, timeline, selection, budget);
   std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> rest;  // the relaxed start and its steps
+  // A calibrated run's models share one layout: calibration writes no key the layout reads.
+  std::optional<models::Layout> layout;
   if (m.simulation.calibrate) {
     const bool gain_given = m.locations.count("forces.communication.gain") != 0;
-    const models::Calibration cal = models::calibrate(m, timeline);
+    layout = models::build_layout(m, timeline.entity_count(), &timeline);
+    const models::Calibration cal = models::calibrate(m, timeline, &*layout);
     const std::string path = m.path;
     m = mapping::parse_mapping_text(cal.text, path);
     apply_overrides(options, m);
@@ -553,10 +593,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
     if (options.resume_from == nullptr || (m.communication && !m.communication->weight && !gain_given &&
                                            options.calibrate_like.empty())) {
       bool diverged = false;
-      rest = relaxed_rest(m, timeline, *integrator, threads, coarse, &diverged);
+      rest = relaxed_rest(m, timeline, *layout, *integrator, threads, coarse, &diverged);
       if (diverged && coarse > 1) {
         coarse = 1;
-        rest = relaxed_rest(m, timeline, *integrator, threads, coarse, &diverged);
+        rest = relaxed_rest(m, timeline, *layout, *integrator, threads, coarse, &diverged);
       }
     }
     if (m.communication && !m.communication->weight && !gain_given && options.calibrate_like.empty()) {
@@ -564,8 +604,12 @@ SimulateSummary simulate(const SimulateOptions& options) {
       // A probe that moves the median body a thousand times the target has most likely diverged
       // (finite but wrong, as a relaxation can): it is measured again at the run's step.
       const auto suspect = [](double mo) { return !std::isfinite(mo) || mo > 1e3 * kTargetSpacings; };
-      double motion = probe_motion(m, timeline, *integrator, threads, coarse, at);
-      if (suspect(motion) && coarse > 1) motion = probe_motion(m, timeline, *integrator, threads, 1, at);
+      bool held = false;
+      double motion =
+          probe_motion(m, timeline, *layout, *integrator, threads, coarse, at, options.probe_holds_repulsion, &held);
+      if (suspect(motion) && coarse > 1) {
+        motion = probe_motion(m, timeline, *layout, *integrator, threads, 1, at, options.probe_holds_repulsion, &held);
+      }
       if (motion > 0 && std::isfinite(motion)) {
         const double factor = std::clamp(kTargetSpacings / motion, 1e-3, 1e3);
         m = mapping::parse_mapping_text(
@@ -573,10 +617,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
             path);
         apply_overrides(options, m);
         m.simulation.interval_s = timeline.interval_s;
-        char text[200];
+        char text[240];
         std::snprintf(text, sizeof text, "[forces.communication] gain scaled by %.3g so that the median body moves "
-                                         "about %.2g neighbour spacings (a probe run moved it %.3g)",
-                      factor, kTargetSpacings, motion);
+                                         "about %.2g neighbour spacings (a probe run moved it %.3g%s)",
+                      factor, kTargetSpacings, motion, held ? ", the repulsion held at its resting value" : "");
         summary.notes.emplace_back(text);
       }
     }
@@ -584,7 +628,7 @@ SimulateSummary simulate(const SimulateOptions& options) {
   const RunEstimate estimate = estimate_run(m, timeline);
   enforce_budget(estimate, budget, m, trace_end(m, timeline, selection));
   if (options.progress && estimate.long_run()) std::cerr << "kanoko simulate: estimate: " << estimate.str() << '\n';
-  models::Model model(m, timeline);
+  models::Model model(m, timeline, layout ? &*layout : nullptr);
   model.set_threads(options.threads);
   const std::size_t n = model.body_count();
   if (group != nullptr && static_cast<std::size_t>(group->parts()) > n) {

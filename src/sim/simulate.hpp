@@ -105,13 +105,19 @@ struct SimulateOptions {
   /// How many of the run's steps the calibration probe takes as one (0: kProbeStepFactor). Hashed
   /// when it differs from kProbeStepFactor; tests set 1 to compare with a probe at the run's step.
   std::uint64_t probe_step_factor = 0;
+  /// Whether the calibration probe may hold the repulsion at its resting value where the springs
+  /// dominate its stiffness (models::Model::hold_repulsion). Hashed when false; tests set false to
+  /// compare with a probe that sums the repulsion at every step.
+  bool probe_holds_repulsion = true;
 };
 
 /// The calibration probe (calibrate = "auto") measures how far the median body moves over the
 /// whole run, a scale for the gain, not a trajectory: it steps kProbeStepFactor times coarser than
 /// the run with velocity Verlet (dt <= 0.8 / omega instead of 0.1 / omega, inside Verlet's
 /// stability limit of 2 / omega; a step spans several intervals, their forcing averaged, when an
-/// interval has fewer steps than that), and again at the run's step if that diverged.
+/// interval has fewer steps than that), and again at the run's step if that diverged. Where the
+/// springs dominate the repulsion's stiffness, it holds the repulsion at its value in the relaxed
+/// layout instead of summing it at every step.
 inline constexpr std::uint64_t kProbeStepFactor = 8;
 
 /// What a run did, for the summary line.

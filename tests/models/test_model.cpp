@@ -27,13 +27,15 @@ Eigen::Matrix3Xd accelerations(Model& model, std::size_t bin = 0, const Eigen::V
   return Eigen::Map<const Eigen::Matrix3Xd>(dydt.data() + 3 * n, 3, n);
 }
 
-/// Bodies on a side³ lattice, mesh springs (k 2, length 1.2) and repulsion 0.1, with `repulsion`
-/// added to [forces.repulsion].
-mapping::Mapping lattice_mesh_with_repulsion(int side, const std::string& repulsion) {
+/// Bodies on a side³ lattice with mesh springs (k 2, length 1.2), then `more`; the second, with
+/// repulsion 0.1 and `repulsion` added to [forces.repulsion].
+mapping::Mapping lattice_mesh(int side, const std::string& more) {
   const std::string n = std::to_string(side);
   return parse("[bodies]\nplacement = \"lattice\"\nlattice = [" + n + ", " + n + ", " + n +
-               "]\n[springs]\ntopology = \"mesh\"\nk = 2\nlength = 1.2\n[forces.repulsion]\nstrength = 0.1\n" +
-               repulsion);
+               "]\n[springs]\ntopology = \"mesh\"\nk = 2\nlength = 1.2\n" + more);
+}
+mapping::Mapping lattice_mesh_with_repulsion(int side, const std::string& repulsion) {
+  return lattice_mesh(side, "[forces.repulsion]\nstrength = 0.1\n" + repulsion);
 }
 
 const char* kTwoOnALine = R"(
@@ -211,6 +213,34 @@ TEST(Model, AVerletStepRestartedWhereTheLastEndedTakesItsRepulsion) {
   EXPECT_EQ(restarted_evaluations, kept_evaluations + 29);  // the stepper did evaluate again
   ASSERT_EQ(restarted.size(), kept.size());
   EXPECT_EQ(std::memcmp(restarted.data(), kept.data(), static_cast<std::size_t>(kept.size()) * sizeof(double)), 0);
+}
+
+TEST(Model, AHeldRepulsionIsTheRestingOneAtEveryPosition) {
+  // Model::hold_repulsion (the calibration probe): at rest the derivative is the full one, bit
+  // for bit; elsewhere it is the springs' and the other terms' plus the repulsion summed at rest.
+  const auto m = lattice_mesh_with_repulsion(3, "evaluator = \"direct\"\n");
+  const auto tl = timeline_from_text(node_lines(27) + "end 0.1\n");
+  Model full(m, tl), held(m, tl);
+  held.hold_repulsion();
+  EXPECT_EQ(held.terms().repulsion.strength, 0.0);
+  const Eigen::VectorXd rest = full.initial_state();
+  Eigen::VectorXd d_full(rest.size()), d_held(rest.size());
+  full.derivative(0, rest, d_full);
+  held.derivative(0, rest, d_held);
+  EXPECT_EQ(std::memcmp(d_full.data(), d_held.data(), static_cast<std::size_t>(rest.size()) * sizeof(double)), 0);
+
+  Eigen::VectorXd moved = rest;
+  for (Eigen::Index i = 0; i < 81; ++i) moved[i] += 0.2 * std::sin(1.7 * static_cast<double>(i));
+  const Eigen::Matrix3Xd a_held = accelerations(held, 0, &moved);
+  const Eigen::Matrix3Xd a_full = accelerations(full, 0, &moved);
+  Model springs_only(lattice_mesh(3, ""), tl);
+  Eigen::Matrix3Xd at_rest = Eigen::Matrix3Xd::Zero(3, 27);
+  integrators::ForceScratch scratch;
+  integrators::add_repulsion(full.initial_positions(), full.repulsion_params(), scratch, at_rest);
+  const Eigen::Matrix3Xd expected = accelerations(springs_only, 0, &moved) + at_rest;  // masses 1
+  EXPECT_LT((a_held - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.cwiseAbs().maxCoeff());
+  EXPECT_GT((a_held - a_full).cwiseAbs().maxCoeff(), 1e-3 * a_full.cwiseAbs().maxCoeff())
+      << "the held repulsion should not follow the bodies";
 }
 
 TEST(Layout, CubeVerticesAndCentring) {

@@ -1,6 +1,6 @@
-// The calibration probe steps coarser than the run (src/sim/simulate.hpp, kProbeStepFactor): it
-// measures a scale for the gain, and on real programs that scale is the one a probe at the run's
-// own step measures.
+// The calibration probe steps coarser than the run (src/sim/simulate.hpp, kProbeStepFactor) and
+// holds the repulsion where springs dominate it: it measures a scale for the gain, and on real
+// programs that scale is the one a probe at the run's own step, summing the repulsion, measures.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +52,35 @@ TEST(ProbeStep, ACoarseProbeCalibratesRealProgramsAsOneAtTheRunsStep) {
     const double fine = gain_factor(sim::simulate(so));
     ASSERT_GT(fine, 0) << name;
     EXPECT_NEAR(coarse / fine, 1.0, 0.03) << name << ": coarse probe " << coarse << ", at the run's step " << fine;
+  }
+}
+
+/// Whether the calibration noted that its probe held the repulsion at its resting value.
+bool probe_held_repulsion(const sim::SimulateSummary& s) {
+  return std::any_of(s.notes.begin(), s.notes.end(),
+                     [](const std::string& n) { return n.find("the repulsion held at its resting value") != std::string::npos; });
+}
+
+TEST(ProbeStep, HoldingTheRepulsionCalibratesRealProgramsAsSummingIt) {
+  // Where springs hold the layout, the probe holds the repulsion at its value in the relaxed
+  // layout instead of summing it at every step (a Barnes–Hut sum each on big runs): the gain it
+  // sets is the one a probe that sums it sets. Without springs the repulsion is what keeps the
+  // bodies apart against the pulls, and the probe sums it.
+  test::TempDir dir;
+  for (const std::string name : {"halo2d-16-slow5", "halo3d-27-torus-heavy", "pipeline8-flat", "late4-locations",
+                                 "farm8-anytag", "alltoall8-fattree"}) {
+    sim::SimulateOptions so = inferred_run(name);
+    so.output = dir / (name + "-held.kntj");
+    const sim::SimulateSummary held = sim::simulate(so);
+    so.probe_holds_repulsion = false;
+    so.output = dir / (name + "-summed.kntj");
+    const sim::SimulateSummary summed = sim::simulate(so);
+    EXPECT_FALSE(probe_held_repulsion(summed)) << name;
+    const trajectory::Reader run(dir / (name + "-held.kntj"));
+    EXPECT_EQ(probe_held_repulsion(held), !run.meta().edges.empty()) << name << ": springs " << run.meta().edges.size();
+    ASSERT_GT(gain_factor(summed), 0) << name;
+    EXPECT_NEAR(gain_factor(held) / gain_factor(summed), 1.0, 0.05)
+        << name << ": held " << gain_factor(held) << ", summed " << gain_factor(summed);
   }
 }
 

@@ -97,6 +97,25 @@ TEST(ForceTerms, CentrePullAndFriction) {
   EXPECT_EQ(acceleration(d, 1), Eigen::Vector3d(-0.25, -2.0, 0));
 }
 
+TEST(ForceTerms, AFixedForceActsWhateverTheStateAndDoesWork) {
+  // The calibration probe's held repulsion: a force per body, the same at any position, which
+  // the forcing power counts as the pulls' is.
+  ForceTerms t = two_bodies();
+  t.fixed_force.resize(3, 2);
+  t.fixed_force.col(0) << 2, 0, 8;
+  t.fixed_force.col(1) << -4, 6, 0;
+  Eigen::VectorXd y = two_body_state();
+  for (const double shift : {0.0, 5.0}) {
+    y.head(6).array() += shift;
+    const Eigen::VectorXd d = derivative_of(t, y);
+    EXPECT_EQ(acceleration(d, 0), Eigen::Vector3d(1, 0, 4)) << shift;  // F / m, m = 2
+    EXPECT_EQ(acceleration(d, 1), Eigen::Vector3d(-2, 3, 0)) << shift;
+  }
+  y.tail(6) << 1, 0, 0.25, 0, 0.5, 0;
+  EXPECT_DOUBLE_EQ(forcing_power(t, y), 2 * 1 + 8 * 0.25 + 6 * 0.5);
+  EXPECT_DOUBLE_EQ(mechanical_energy(t, y), kinetic_energy(t, y));  // no potential
+}
+
 TEST(ForceTerms, CoincidentBodiesGiveFiniteForces) {
   ForceTerms t = two_bodies();
   t.spring_edges = {{0, 1}};
