@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/ingest/infer.hpp"
@@ -40,16 +42,28 @@ sim::SimulateOptions inferred_run(const std::string& name) {
   return so;
 }
 
+/// The SMPI programs of traces/smpi the probe is checked on.
+const char* const kPrograms[] = {"halo2d-16-slow5",   "pipeline8-flat",   "farm8-anytag",
+                                 "halo3d-27-torus-heavy", "alltoall8-fattree", "late4-locations"};
+
+/// Simulates `name` with its inferred mapping into dir/NAME-as-is.kntj, then again with `change`
+/// made to the options into dir/NAME-changed.kntj; returns both summaries.
+std::pair<sim::SimulateSummary, sim::SimulateSummary> run_twice(const std::string& name, const std::filesystem::path& dir,
+                                                                const std::function<void(sim::SimulateOptions&)>& change) {
+  sim::SimulateOptions so = inferred_run(name);
+  so.output = dir / (name + "-as-is.kntj");
+  sim::SimulateSummary as_is = sim::simulate(so);
+  change(so);
+  so.output = dir / (name + "-changed.kntj");
+  return {std::move(as_is), sim::simulate(so)};
+}
+
 TEST(ProbeStep, ACoarseProbeCalibratesRealProgramsAsOneAtTheRunsStep) {
   test::TempDir dir;
-  for (const std::string name : {"halo2d-16-slow5", "pipeline8-flat", "farm8-anytag", "halo3d-27-torus-heavy",
-                                 "alltoall8-fattree", "late4-locations"}) {
-    sim::SimulateOptions so = inferred_run(name);
-    so.output = dir / (name + "-coarse.kntj");
-    const double coarse = gain_factor(sim::simulate(so));
-    so.probe_step_factor = 1;
-    so.output = dir / (name + "-fine.kntj");
-    const double fine = gain_factor(sim::simulate(so));
+  for (const std::string name : kPrograms) {
+    const auto [coarse_run, fine_run] =
+        run_twice(name, dir.path(), [](sim::SimulateOptions& so) { so.probe_step_factor = 1; });
+    const double coarse = gain_factor(coarse_run), fine = gain_factor(fine_run);
     ASSERT_GT(fine, 0) << name;
     EXPECT_NEAR(coarse / fine, 1.0, 0.03) << name << ": coarse probe " << coarse << ", at the run's step " << fine;
   }
@@ -67,16 +81,11 @@ TEST(ProbeStep, HoldingTheRepulsionCalibratesRealProgramsAsSummingIt) {
   // sets is the one a probe that sums it sets. Without springs the repulsion is what keeps the
   // bodies apart against the pulls, and the probe sums it.
   test::TempDir dir;
-  for (const std::string name : {"halo2d-16-slow5", "halo3d-27-torus-heavy", "pipeline8-flat", "late4-locations",
-                                 "farm8-anytag", "alltoall8-fattree"}) {
-    sim::SimulateOptions so = inferred_run(name);
-    so.output = dir / (name + "-held.kntj");
-    const sim::SimulateSummary held = sim::simulate(so);
-    so.probe_holds_repulsion = false;
-    so.output = dir / (name + "-summed.kntj");
-    const sim::SimulateSummary summed = sim::simulate(so);
+  for (const std::string name : kPrograms) {
+    const auto [held, summed] =
+        run_twice(name, dir.path(), [](sim::SimulateOptions& so) { so.probe_holds_repulsion = false; });
     EXPECT_FALSE(probe_held_repulsion(summed)) << name;
-    const trajectory::Reader run(dir / (name + "-held.kntj"));
+    const trajectory::Reader run(dir / (name + "-as-is.kntj"));
     EXPECT_EQ(probe_held_repulsion(held), !run.meta().edges.empty()) << name << ": springs " << run.meta().edges.size();
     ASSERT_GT(gain_factor(summed), 0) << name;
     EXPECT_NEAR(gain_factor(held) / gain_factor(summed), 1.0, 0.05)
