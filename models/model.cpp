@@ -103,7 +103,6 @@ void Model::hold_repulsion() {
   terms_.fixed_force = Eigen::Matrix3Xd::Zero(3, initial_positions_.cols());
   integrators::add_repulsion(initial_positions_, terms_.repulsion, scratch, terms_.fixed_force);
   terms_.repulsion.strength = 0;
-  scratch_.repulsion_kept = false;
 }
 
 Eigen::VectorXd Model::initial_state() const {
