@@ -180,12 +180,31 @@ bool write_all(int fd, const char* p, std::size_t n, int* err) {
   return true;
 }
 
-/// Set while flush() writes, so that a signal arriving then does not write the same bytes twice.
-volatile sig_atomic_t g_flushing = 0;
+/// The thread (kernel id) writing the buffer now, 0 when none. The buffer is written by flush(),
+/// by the flush at exit and by the fatal-signal handler; whichever claims it first writes it, so
+/// that no bytes are written twice (mpirun sends SIGTERM to ranks that may be in their exit flush).
+std::atomic<pid_t> g_flush_owner{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free, "claimed inside a signal handler");
+
+/// Claims the buffer for writing. A write in progress on another thread is awaited, up to half a
+/// second (mpirun's SIGKILL follows its SIGTERM by a second), so that its bytes are whole before a
+/// signal's default action ends the process; a write that a signal handler interrupted on its own
+/// thread is not (the handler then writes nothing). Async-signal-safe.
+bool claim_buffer() {
+  const pid_t me = ::gettid();
+  for (int waited_ms = 0;; ++waited_ms) {
+    pid_t owner = 0;
+    if (g_flush_owner.compare_exchange_strong(owner, me)) return true;
+    if (owner == me || waited_ms >= 500) return false;
+    const struct timespec one_ms {0, 1000000};
+    ::nanosleep(&one_ms, nullptr);
+  }
+}
+
+void release_buffer() { g_flush_owner.store(0); }
 
 void flush() {
-  if (g == nullptr || g->fd < 0) return;
-  g_flushing = 1;
+  if (g == nullptr || g->fd < 0 || !claim_buffer()) return;
   const std::size_t n = g->committed;
   int err = 0;
   if (n > 0 && !write_all(g->fd, g->buffer.data(), n, &err)) {
@@ -194,7 +213,7 @@ void flush() {
     g->fd = -1;
   }
   g->committed = 0;
-  g_flushing = 0;
+  release_buffer();
 }
 
 /// Appends whole records (lines) to the buffer, flushing it when full; a text larger than the
@@ -203,6 +222,7 @@ void append(const char* text, std::size_t len) {
   if (g == nullptr || !g->active) return;
   if (g->committed + len > g->buffer.size()) flush();
   if (!g->active) return;
+  if (g->committed + len > g->buffer.size() && len <= g->buffer.size()) return;  // a dying process holds the buffer
   if (len > g->buffer.size()) {
     int err = 0;
     if (g->fd >= 0 && !write_all(g->fd, text, len, &err)) fail_capture("cannot write", err);
@@ -364,10 +384,11 @@ __attribute__((noinline)) void note_site(void* ra) {
 /// Fatal signals and exit without MPI_Finalize: write what is buffered, so the rank's data up to
 /// here stays readable. Only write(2) here.
 void emergency_flush() {
-  if (g == nullptr || g->fd < 0 || g_flushing != 0) return;
+  if (g == nullptr || g->fd < 0 || !claim_buffer()) return;
   int err = 0;
   const std::size_t n = g->committed;
   if (n > 0 && write_all(g->fd, g->buffer.data(), n, &err)) g->committed = 0;
+  release_buffer();
 }
 
 constexpr int kFatalSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGABRT, SIGFPE};
