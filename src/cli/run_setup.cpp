@@ -75,6 +75,7 @@ void choose_mapping(const po::variables_map& vm, const std::string& trace, const
   if (vm.count("format") != 0U) io.format = vm["format"].as<std::string>();
   io.window = window;
   io.write_window = false;  // the simulation writes --from / --to into the text itself
+  io.keep_events = true;     // the timeline read replays the survey's stream (unless the run is cached)
   const ingest::InferredMapping inferred = ingest::infer_mapping(trace, io);
   if (!quiet) {
     std::cerr << "kanoko " << command << ": " << inferred.summary << " (kanoko init writes it)\n";

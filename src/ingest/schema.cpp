@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "src/base/error.hpp"
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
 #include "src/ingest/survey.hpp"
@@ -145,7 +146,12 @@ void BodySelector::on_load(const trace::LoadSample& s) {
 }
 
 void BodySelector::on_state(const trace::StateInterval& s) {
-  ++report_.states[std::string(s.name)];
+  // Names repeat (a rank alternates between a few states): the last one's counter is at hand.
+  if (last_state_count_ == nullptr || s.name != last_state_) {
+    last_state_count_ = &report_.states[std::string(s.name)];
+    last_state_ = s.name;
+  }
+  ++*last_state_count_;
   const std::uint32_t b = body(s.entity);
   if (b == kNone) return;
   trace::StateInterval out = s;
@@ -354,6 +360,7 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
     const std::size_t count = m.simulation.intervals > 0 ? static_cast<std::size_t>(m.simulation.intervals)
                                                          : auto_interval_count(pre.events(), pre.entities.size());
     options.interval_s = duration / static_cast<double>(count);
+    options.known_end_s = pre.end_s;
     interval_note = m.simulation.intervals > 0
                         ? "interval: " + format_seconds(options.interval_s) + " = the " + (window.whole() ? "run's " : "window's ") +
                               format_seconds(duration) + " / " + std::to_string(count) + " intervals ([simulation] intervals)"
@@ -382,11 +389,16 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
   }
   BodySelector selector(m, with_located ? static_cast<trace::TraceSink&>(*with_located) : tee);
   trace::ReadReport read;
-  if (window.whole()) {
-    read = trace::read_trace(path, selector, reader_name, reader);
+  WindowSink windowed(window, selector);
+  trace::TraceSink& bodies = window.whole() ? static_cast<trace::TraceSink&>(selector) : windowed;
+  if (std::optional<RecordedRead> recorded = take_survey_events(path, reader_name, reader, window)) {
+    // Zero configuration surveyed the trace to infer this mapping and kept the stream: replayed,
+    // it is the read below without the parsing.
+    const CurrentInput reading("reading the trace", path.string());
+    recorded->events->replay(bodies);
+    read = std::move(recorded->report);
   } else {
-    WindowSink windowed(window, selector);
-    read = trace::read_trace(path, windowed, reader_name, reader);
+    read = trace::read_trace(path, bodies, reader_name, reader);
   }
   SelectionReport& r = selector.report();
   r.format = read.format;

@@ -56,6 +56,8 @@ struct SelectionReport {
 class BodySelector final : public trace::TraceSink {
  public:
   BodySelector(const Mapping& m, trace::TraceSink& downstream);
+  BodySelector(const BodySelector&) = delete;  // it points into its own report
+  BodySelector& operator=(const BodySelector&) = delete;
 
   void on_entity(const trace::Entity& e) override;
   void on_link(const trace::Link& l) override;
@@ -88,6 +90,8 @@ class BodySelector final : public trace::TraceSink {
   std::vector<double> last_load_;                 ///< entity → latest load sample
   std::vector<bool> has_load_;
   SelectionReport report_;
+  std::string last_state_;                      ///< the name of the last state counted
+  std::uint64_t* last_state_count_ = nullptr;  ///< its counter in report_.states (map nodes stay put)
 };
 
 /// The states each format counts as computing, communicating and idle when the mapping does not

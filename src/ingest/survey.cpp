@@ -305,11 +305,12 @@ std::optional<SurveyKey> survey_key(const std::filesystem::path& path, const std
   }
 }
 
-/// The last survey made in this process and its key.
+/// The last survey made in this process and its key, and the stream it recorded when asked to.
 struct SurveyMemo {
   std::mutex mutex;
   std::optional<SurveyKey> key;
   std::shared_ptr<const TraceSurvey> survey;
+  std::shared_ptr<const trace::EventLog> events;  ///< complete, or null
 };
 
 SurveyMemo& survey_memo() {
@@ -320,7 +321,7 @@ SurveyMemo& survey_memo() {
 }  // namespace
 
 TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& format,
-                         const trace::ReaderOptions& options, const TimeWindow& window) {
+                         const trace::ReaderOptions& options, const TimeWindow& window, bool keep_events) {
   const std::optional<SurveyKey> key = survey_key(path, format, options, window);
   SurveyMemo& memo = survey_memo();
   if (key) {
@@ -330,19 +331,43 @@ TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& f
   TraceSurvey s;
   s.path = path.string();
   SurveySink sink(s);
-  if (window.whole()) {
-    s.read = trace::read_trace(path, sink, format, options);
-  } else {
-    WindowSink windowed(window, sink);
-    s.read = trace::read_trace(path, windowed, format, options);
-  }
+  WindowSink windowed(window, sink);
+  trace::TraceSink& surveyed = window.whole() ? static_cast<trace::TraceSink&>(sink) : windowed;
+  // The log records what the reader delivers, before the window: a replay goes where a read would.
+  std::shared_ptr<trace::EventLog> events = keep_events && key ? std::make_shared<trace::EventLog>(trace::EventLog::default_budget()) : nullptr;
+  std::optional<TeeSink> recorded;
+  if (events) recorded.emplace(surveyed, *events);
+  s.read = trace::read_trace(path, recorded ? static_cast<trace::TraceSink&>(*recorded) : surveyed, format, options);
   // Kept only if the files did not change while they were read.
   if (key && survey_key(path, format, options, window) == key) {
     const std::lock_guard lock(memo.mutex);
     memo.key = key;
     memo.survey = std::make_shared<const TraceSurvey>(s);
+    memo.events = events && events->complete() ? std::move(events) : nullptr;
   }
   return s;
+}
+
+std::optional<RecordedRead> take_survey_events(const std::filesystem::path& path, const std::string& format,
+                                               const trace::ReaderOptions& options, const TimeWindow& window) {
+  SurveyMemo& memo = survey_memo();
+  {
+    const std::lock_guard lock(memo.mutex);
+    if (!memo.events) return std::nullopt;
+  }
+  // The files are stat'ed outside the lock; the key is compared under it.
+  const std::optional<SurveyKey> key = survey_key(path, format, options, window);
+  const std::lock_guard lock(memo.mutex);
+  if (!key || !memo.events || memo.key != key) return std::nullopt;
+  RecordedRead r{std::move(memo.events), memo.survey->read};
+  memo.events = nullptr;
+  return r;
+}
+
+void forget_survey_events() {
+  SurveyMemo& memo = survey_memo();
+  const std::lock_guard lock(memo.mutex);
+  memo.events = nullptr;
 }
 
 }  // namespace kanoko::ingest

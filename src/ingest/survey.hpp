@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@
 #include "src/base/flat_index.hpp"
 #include "src/ingest/window.hpp"
 #include "src/trace/event.hpp"
+#include "src/trace/event_log.hpp"
 #include "src/trace/readers.hpp"
 
 namespace kanoko::ingest {
@@ -81,8 +83,27 @@ struct TraceSurvey {
 /// modification times), reader, options and window, it returns that one without reading (zero
 /// configuration surveys a trace to infer the mapping, and the timeline's interval = "auto"
 /// surveys it again before binning).
+///
+/// `keep_events`: the survey also records the stream the reader delivered (trace::EventLog, within
+/// its default budget) for take_survey_events, so that the read that follows it replays the trace
+/// from memory instead of parsing it again.
 TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& format,
-                         const trace::ReaderOptions& options, const TimeWindow& window = {});
+                         const trace::ReaderOptions& options, const TimeWindow& window = {}, bool keep_events = false);
+
+/// A stream survey_trace recorded, and what its read reported.
+struct RecordedRead {
+  std::shared_ptr<const trace::EventLog> events;  ///< complete: replays the whole read
+  trace::ReadReport report;
+};
+
+/// The stream that the last survey_trace(..., keep_events = true) recorded of the same files
+/// (unchanged), reader, options and window, handed over once: the process forgets it here.
+/// nullopt when there is none, or when it did not fit its budget.
+std::optional<RecordedRead> take_survey_events(const std::filesystem::path& path, const std::string& format,
+                                               const trace::ReaderOptions& options, const TimeWindow& window = {});
+
+/// Frees a recorded stream that nothing will replay (a run reused from the cache).
+void forget_survey_events();
 
 /// A sink that surveys a stream (survey_trace uses it; the ingest chains it after a BodySelector).
 class SurveySink final : public trace::TraceSink {

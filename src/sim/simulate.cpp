@@ -135,7 +135,9 @@ struct InputHashes {
 /// v7: a step restarted where the last ended takes that evaluation's repulsion and builds a tree
 /// for its next one (velocity Verlet across intervals, the calibration's probe).
 /// v8: the calibration probe holds the repulsion at its resting value where springs dominate it.
-constexpr const char* kInputVersion = "kanoko-input-v8";
+/// v9: a timeline whose end a survey told adds states as they arrive (TimelineOptions::known_end_s):
+/// overlapping states of one entity add in another order, so their bins can change in the last bit.
+constexpr const char* kInputVersion = "kanoko-input-v9";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
   // The trace's files, each by name and bytes, length-prefixed so that no two lists hash alike.
@@ -559,7 +561,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
         {{kVersionHash, "kanoko version"}, {kTraceHash, "trace"}, {kSettingsHash, "mapping or options"}});
     summary.reused = all[kReused] != 0;
   }
-  if (summary.reused) return summary;
+  if (summary.reused) {
+    ingest::forget_survey_events();  // the inference's recorded stream: nothing reads the trace again
+    return summary;
+  }
 
   ingest::SelectionReport selection;
   const trace::Timeline timeline = ingest::read_body_timeline(options.trace, m, &selection);

@@ -3,11 +3,14 @@
 #include "src/trace/time_split.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
@@ -27,6 +30,38 @@ double bin_position(double t, double interval_s) {
   // within an ulp of k + 0.5, which no boundary snaps to either way.
   const double r = q >= 0 && q < 4e15 ? static_cast<double>(static_cast<std::int64_t>(q + 0.5)) : std::round(q);
   return std::abs(q - r) <= kBoundarySnap * std::max(1.0, r) ? r : q;
+}
+
+/// Sorts a bin's pairs by key (src << 32 | dst), as std::sort would (the keys are distinct): a
+/// least-significant-digit radix sort, 11 bits a pass, over a key packed to the bits the bin's
+/// sources and destinations use (about 3 passes for 10,000 entities, where std::sort took a
+/// fifth of the timeline's time on a 14-million-message trace).
+void sort_pairs(std::vector<std::pair<std::uint64_t, PairTraffic>>& v, std::vector<std::pair<std::uint64_t, PairTraffic>>& scratch) {
+  constexpr std::size_t kSmall = 256;
+  if (v.size() < kSmall) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return;
+  }
+  std::uint64_t dst_bits = 0;
+  std::uint64_t src_bits = 0;
+  for (const auto& x : v) {
+    dst_bits |= x.first & 0xFFFFFFFFU;
+    src_bits |= x.first >> 32U;
+  }
+  const auto dst_width = static_cast<unsigned>(std::bit_width(dst_bits));
+  const unsigned width = dst_width + static_cast<unsigned>(std::bit_width(src_bits));
+  const auto packed = [dst_width](std::uint64_t key) { return ((key >> 32U) << dst_width) | (key & 0xFFFFFFFFU); };
+  constexpr unsigned kDigitBits = 11;
+  constexpr std::size_t kDigits = std::size_t{1} << kDigitBits;
+  scratch.resize(v.size());
+  for (unsigned shift = 0; shift < width; shift += kDigitBits) {
+    std::array<std::size_t, kDigits> start{};
+    for (const auto& x : v) ++start[(packed(x.first) >> shift) & (kDigits - 1)];
+    std::size_t sum = 0;
+    for (std::size_t& c : start) sum += std::exchange(c, sum);
+    for (const auto& x : v) scratch[start[(packed(x.first) >> shift) & (kDigits - 1)]++] = x;
+    v.swap(scratch);
+  }
 }
 
 std::string format_seconds(double t) {
@@ -229,8 +264,7 @@ void TimelineBuilder::on_link(const Link& l) { tl_.links.push_back(l); }
 void TimelineBuilder::flush_traffic_until(std::size_t bin) {
   // Close every bin before `bin`: the open one gets its pairs, the ones after it none.
   while (open_bin_ < bin) {
-    std::sort(open_pairs_.begin(), open_pairs_.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    sort_pairs(open_pairs_, sort_scratch_);
     for (const auto& [key, traffic] : open_pairs_) tl_.pairs.push_back(traffic);
     open_pairs_.clear();
     open_index_.clear();
@@ -317,6 +351,10 @@ void TimelineBuilder::on_state(const StateInterval& s) {
   if (category != StateCategory::Computing && !has) {
     has = true;
     seconds_of(category).assign(tl_.bin_count * tl_.entity_count(), 0.0);
+  }
+  if (options_.known_end_s) {
+    add_interval(seconds_of(category), s.entity, s.begin_s, std::min(s.end_s, *options_.known_end_s), 1.0);
+    return;
   }
   // Added once the clock passes its end, so that a state running past the end of the run is cut
   // there and never grows the arrays beyond it.
@@ -419,6 +457,10 @@ void TimelineBuilder::add_collective_traffic() {
 
 void TimelineBuilder::on_end(double end_s) {
   KANOKO_ASSERT(!ended_, "on_end called twice");
+  if (options_.known_end_s && end_s != *options_.known_end_s) {
+    throw InputError(FileLoc{}, "the trace ends at " + format_seconds(end_s) + " s where the read before had it end at " +
+                                    format_seconds(*options_.known_end_s) + " s: did it change while it was read?");
+  }
   ended_ = true;
   tl_.begin_s = 0;
   tl_.end_s = end_s;

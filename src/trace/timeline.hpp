@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -181,6 +182,11 @@ struct TimelineOptions {
   /// Time between an entity's first event and the end of the run outside classified states;
   /// an ingest that wants SMPI's and Score-P's computing sets GapPolicy::Auto.
   GapPolicy gaps = GapPolicy::Uncounted;
+  /// The end the stream will give on_end, when a survey has read it before: a state is then
+  /// added as it arrives, cut at that end, instead of held until the clock passes its end (the
+  /// same intervals, sooner; the order of the additions differs only between overlapping states
+  /// of one entity). on_end with another end is an InputError (the trace changed between reads).
+  std::optional<double> known_end_s{};
 };
 
 /// A TraceSink that bins the stream into a Timeline.
@@ -253,6 +259,7 @@ class TimelineBuilder final : public TraceSink {
   std::size_t open_bin_ = 0;
   std::vector<std::pair<std::uint64_t, PairTraffic>> open_pairs_;
   FlatIndex open_index_;  ///< key → position in open_pairs_
+  std::vector<std::pair<std::uint64_t, PairTraffic>> sort_scratch_;  ///< the radix sort's other buffer
   std::vector<double> last_load_time_s_;
   std::vector<double> last_load_value_;
   std::vector<OpenState> open_states_;  ///< a min-heap on end_s

@@ -3,10 +3,15 @@
 // different survey (the file's content and time, the options, the window) reads again.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 
+#include "src/ingest/infer.hpp"
+#include "src/ingest/schema.hpp"
 #include "src/ingest/survey.hpp"
+#include "src/mapping/mapping.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::ingest {
@@ -50,6 +55,80 @@ TEST(SurveyMemo, TheSameSurveyIsAnsweredWithoutReadingAndAChangeReadsAgain) {
   test::write_text(path, two_nodes(4));
   std::filesystem::last_write_time(path, written + std::chrono::seconds(1));
   EXPECT_EQ(survey_trace(path, "auto", trace::ReaderOptions{}).messages, 4U);
+}
+
+/// The timeline of `path` with the mapping inferred for it, read once from the file and once
+/// replayed from the inference's kept stream: equal bit for bit, and the replay was taken.
+void expect_replay_is_the_read(const std::filesystem::path& path, const TimeWindow& window = {}) {
+  SCOPED_TRACE(path.string() + (window.whole() ? "" : " (a window)"));
+  InferOptions io;
+  io.keep_events = true;
+  io.window = window;  // written into the mapping as [trace] from / to
+  const mapping::Mapping m = mapping::parse_mapping_text(infer_mapping(path, io).text, "inferred");
+  SelectionReport replayed_report;
+  const trace::Timeline replayed = read_body_timeline(path, m, &replayed_report);
+  EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{}, window)) << "the kept stream is handed over once";
+  SelectionReport read_report;
+  const trace::Timeline read = read_body_timeline(path, m, &read_report);  // nothing kept: the file
+  ASSERT_EQ(replayed.bin_count, read.bin_count);
+  EXPECT_EQ(replayed.interval_s, read.interval_s);
+  EXPECT_EQ(replayed.end_s, read.end_s);
+  EXPECT_TRUE(replayed.busy_s == read.busy_s);
+  EXPECT_TRUE(replayed.comm_s == read.comm_s);
+  EXPECT_TRUE(replayed.idle_s == read.idle_s);
+  EXPECT_TRUE(replayed.load == read.load);
+  EXPECT_EQ(replayed.pair_begin, read.pair_begin);
+  ASSERT_EQ(replayed.pairs.size(), read.pairs.size());
+  for (std::size_t i = 0; i < read.pairs.size(); ++i) {
+    EXPECT_EQ(replayed.pairs[i].bytes, read.pairs[i].bytes);
+    EXPECT_EQ(replayed.pairs[i].src, read.pairs[i].src);
+  }
+  EXPECT_EQ(replayed.message_count, read.message_count);
+  EXPECT_EQ(replayed_report.states, read_report.states);
+  EXPECT_EQ(replayed_report.format, read_report.format);
+  EXPECT_EQ(replayed_report.survey.read.messages_with_bytes, read_report.survey.read.messages_with_bytes);
+  EXPECT_EQ(replayed_report.survey.messages, read_report.survey.messages);
+  EXPECT_EQ(replayed_report.survey.end_s, read_report.survey.end_s);
+  EXPECT_GT(read.message_count + read.state_count, 0U);
+}
+
+TEST(SurveyMemo, TheInferencesKeptStreamReplaysAsTheTimelineRead) {
+  for (const char* name : {"smpi/halo2d-16-slow5.trace", "smpi/late4-locations.trace", "fib22-torus.kntr"}) {
+    expect_replay_is_the_read(test::source_dir() / "traces" / name);
+  }
+  expect_replay_is_the_read(test::shared_dir() / "traces/paraver/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv");
+  expect_replay_is_the_read(test::shared_dir() / "traces/chrome-json/flow.json");
+  // A window: the stream is kept before it, and replayed through it.
+  const auto halo = test::source_dir() / "traces/smpi/halo2d-16-slow5.trace";
+  const double end = survey_trace(halo, "auto", trace::ReaderOptions{}).end_s;
+  TimeWindow window;
+  window.from_s = 0.2 * end;
+  window.to_s = 0.7 * end;
+  expect_replay_is_the_read(halo, window);
+}
+
+TEST(SurveyMemo, AKeptStreamIsForgottenWhenTheFileChangesOrNothingNeedsIt) {
+  test::TempDir dir;
+  const auto path = dir / "t.kntr";
+  test::write_text(path, two_nodes(5));
+  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, /*keep_events=*/true);
+  const std::optional<RecordedRead> kept = take_survey_events(path, "auto", trace::ReaderOptions{});
+  ASSERT_TRUE(kept);
+  EXPECT_TRUE(kept->events->complete());
+  EXPECT_EQ(kept->report.format, "native");
+  EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "handed over once";
+
+  // A survey without keeping drops the stream; another window or a newer file is not replayed.
+  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, true);
+  TimeWindow window;
+  window.to_s = 0.25;
+  EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{}, window));
+  test::write_text(path, two_nodes(6));
+  std::filesystem::last_write_time(path, std::filesystem::last_write_time(path) + std::chrono::seconds(2));
+  EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "the file changed";
+  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, true);
+  forget_survey_events();
+  EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "forgotten";
 }
 
 }  // namespace

@@ -1,13 +1,22 @@
 // The timeline: binning of messages, loads and states, checked against values computed by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "src/base/error.hpp"
 #include "src/trace/native_reader.hpp"
+#include "src/trace/readers.hpp"
 #include "src/trace/timeline.hpp"
+#include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
 namespace {
@@ -39,6 +48,40 @@ std::vector<std::string> traffic(const Timeline& tl, std::size_t b) {
 }
 
 using Strings = std::vector<std::string>;
+
+TEST(Timeline, ABinOfThousandsOfPairsKeepsThemInSourceThenDestinationOrder) {
+  // Large bins are sorted by a radix sort over the bits the bin's entities use: pairs arriving in
+  // a scrambled order, with sources and destinations of every width up to 3,000 entities, come
+  // out as (src, dst) order would put them, with their totals.
+  constexpr int kEntities = 3000;
+  std::string text = nodes(kEntities);
+  std::map<std::pair<int, int>, int> want0;
+  std::map<std::pair<int, int>, int> want1;
+  std::uint64_t x = 12345;
+  const auto next = [&x] { return static_cast<int>((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33U); };
+  for (int i = 0; i < 20000; ++i) {
+    const int src = next() % kEntities;
+    const int dst = i % 7 == 0 ? next() % 5 : next() % kEntities;  // some narrow keys too
+    const bool late = i >= 12000;
+    text += "msg " + std::string(late ? "0.15" : "0.05") + " " + std::to_string(src) + " " + std::to_string(dst) + " 2\n";
+    (late ? want1 : want0)[{src, dst}] += 2;
+  }
+  text += "end 0.2\n";
+  const Timeline tl = bin(text);
+  ASSERT_EQ(tl.bin_count, 2U);
+  for (std::size_t b = 0; b < 2; ++b) {
+    const auto& want = b == 0 ? want0 : want1;
+    const auto got = tl.traffic(b);
+    ASSERT_EQ(got.size(), want.size()) << "bin " << b;
+    std::size_t k = 0;
+    for (const auto& [pair, bytes] : want) {
+      EXPECT_EQ(got[k].src, static_cast<EntityIndex>(pair.first)) << "bin " << b << " pair " << k;
+      EXPECT_EQ(got[k].dst, static_cast<EntityIndex>(pair.second)) << "bin " << b << " pair " << k;
+      EXPECT_EQ(got[k].bytes, bytes) << "bin " << b << " pair " << k;
+      ++k;
+    }
+  }
+}
 
 TEST(Timeline, MessagesAreBinnedBySendTime) {
   const Timeline tl = bin(nodes(3) +
@@ -194,6 +237,89 @@ TEST(Timeline, NothingLandsInABinPastTheEnd) {
   EXPECT_NEAR(tl.busy_s[2 * 2 + 0], 0.05, 1e-12);
   EXPECT_NEAR(tl.busy_fraction(2, 0), 1.0, 1e-9);
   ASSERT_EQ(tl.pair_begin.size(), 4U);
+}
+
+/// The timeline of `path` read twice: as a stream, then told its end before (TimelineOptions::known_end_s).
+std::pair<Timeline, Timeline> without_and_with_known_end(const std::filesystem::path& path, const std::string& text = {}) {
+  const auto read = [&](std::optional<double> end) {
+    TimelineOptions o;
+    o.interval_s = 0.1;
+    o.busy_states = {"compute", "Computing", "computing", "Running"};
+    o.communicating_states = {"send", "MPI_*"};
+    o.idle_states = {"idle", "wait*"};
+    o.known_end_s = end;
+    TimelineBuilder b(o);
+    if (text.empty()) {
+      read_trace(path, b);
+    } else {
+      read_native_trace_text(text, path.string(), b);
+    }
+    return b.take();
+  };
+  Timeline streamed = read(std::nullopt);
+  const double end = streamed.end_s;
+  return {std::move(streamed), read(end)};
+}
+
+void expect_same_timeline(const Timeline& a, const Timeline& b, double relative) {
+  ASSERT_EQ(a.bin_count, b.bin_count);
+  EXPECT_EQ(a.pair_begin, b.pair_begin);
+  ASSERT_EQ(a.pairs.size(), b.pairs.size());
+  for (std::size_t i = 0; i < a.pairs.size(); ++i) EXPECT_EQ(a.pairs[i].bytes, b.pairs[i].bytes) << i;
+  for (const auto member : {&Timeline::busy_s, &Timeline::comm_s, &Timeline::idle_s, &Timeline::load}) {
+    const std::vector<double>& x = a.*member;
+    const std::vector<double>& y = b.*member;
+    ASSERT_EQ(x.size(), y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (relative == 0) {
+        EXPECT_EQ(x[i], y[i]) << "cell " << i;
+      } else {
+        EXPECT_NEAR(x[i], y[i], relative * std::max(1.0, std::abs(x[i]))) << "cell " << i;
+      }
+    }
+  }
+}
+
+TEST(Timeline, AKnownEndGivesTheTimelineOfTheHeldStates) {
+  // States one after another on each entity: bit for bit. A state running past the end is cut
+  // there; categories appear late; an entity is declared after states began.
+  const std::string text = nodes(3) +
+                           "state 0.05 0 0.3 compute\nstate 0.1 1 0.2 idle\nstate 0.12 2 0.01 send\nmsg 0.13 0 1 5\n"
+                           "load 0.2 2 3\nnode 0.2 3\nstate 0.21 3 0.02 wait\nstate 0.3 1 4 compute\n"
+                           "state 0.35 0 0.01 compute\nend 0.45\n";
+  const auto [held, told] = without_and_with_known_end("known.kntr", text);
+  expect_same_timeline(held, told, 0);
+  EXPECT_NEAR(told.busy_s[4 * 4 + 1], 0.05, 1e-12) << "cut at the end";
+}
+
+TEST(Timeline, AKnownEndGivesTheTimelineOfRealTraces) {
+  // Nested MPI states (SMPI), Paraver's and OTF2's states: equal within rounding (overlapping
+  // states of one entity add in another order).
+  for (const auto& path : {test::source_dir() / "traces/smpi/late4-locations.trace", test::source_dir() / "traces/smpi/halo2d-16-slow5.trace",
+                           test::shared_dir() / "traces/paraver/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv",
+                           test::shared_dir() / "traces/otf2/ping-pong-otf2/traces.otf2"}) {
+    SCOPED_TRACE(path.string());
+    const auto [held, told] = without_and_with_known_end(path);
+    expect_same_timeline(held, told, 1e-12);
+    double seconds = 0;
+    for (const auto* v : {&told.busy_s, &told.comm_s, &told.idle_s}) {
+      for (const double x : *v) seconds += x;
+    }
+    EXPECT_GT(seconds, 0) << "no state time: the comparison would be empty";
+  }
+}
+
+TEST(Timeline, AnEndOtherThanTheKnownOneIsAnError) {
+  TimelineOptions o;
+  o.interval_s = 0.1;
+  o.known_end_s = 0.3;
+  TimelineBuilder b(o);
+  try {
+    read_native_trace_text(nodes(1) + "state 0 0 0.1 compute\nend 0.25\n", "changed.kntr", b);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("did it change while it was read"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Timeline, EntityDeclaredAfterTrafficBeganKeepsEarlierData) {

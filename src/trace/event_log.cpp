@@ -1,0 +1,287 @@
+#include "src/trace/event_log.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+
+namespace kanoko::trace {
+
+namespace {
+
+/// What a record is: its first byte.
+enum class Kind : std::uint8_t {
+  entity,
+  link,
+  message,
+  load,
+  state,
+  location,
+  collective,
+  collective_records,
+  marker,
+  end,
+};
+
+/// Records are written into chunks of a sixteenth of the budget, between these sizes (a record
+/// larger than a chunk gets a chunk of its own).
+constexpr std::size_t kMostChunkBytes = std::size_t{32} << 20;
+constexpr std::size_t kLeastChunkBytes = std::size_t{64} << 10;
+
+/// Bytes a string takes in a record: its length, then its characters.
+std::size_t text_size(std::string_view s) { return sizeof(std::uint32_t) + s.size(); }
+
+/// Writes fields one after another (no padding, no alignment).
+class Put {
+ public:
+  explicit Put(char* p) : p_(p) {}
+  template <typename T>
+  Put& operator()(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::memcpy(p_, &v, sizeof v);
+    p_ += sizeof v;
+    return *this;
+  }
+  Put& text(std::string_view s) {
+    (*this)(static_cast<std::uint32_t>(s.size()));
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+    return *this;
+  }
+
+ private:
+  char* p_;
+};
+
+/// Reads what Put wrote, in the same order.
+class Get {
+ public:
+  explicit Get(const char* p) : p_(p) {}
+  template <typename T>
+  T value() {
+    T v;
+    std::memcpy(&v, p_, sizeof v);
+    p_ += sizeof v;
+    return v;
+  }
+  std::string_view text() {
+    const auto n = value<std::uint32_t>();
+    const std::string_view s(p_, n);
+    p_ += n;
+    return s;
+  }
+  [[nodiscard]] const char* at() const { return p_; }
+
+ private:
+  const char* p_;
+};
+
+}  // namespace
+
+EventLog::EventLog(std::size_t budget_bytes)
+    : budget_(budget_bytes), chunk_bytes_(std::clamp(budget_bytes / 16, kLeastChunkBytes, kMostChunkBytes)) {}
+
+std::size_t EventLog::default_budget() {
+  constexpr std::size_t kMost = std::size_t{8} << 30;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return kMost / 8;  // unknown memory: 1 GiB
+  return std::min(kMost, static_cast<std::size_t>(pages) / 4 * static_cast<std::size_t>(page));
+}
+
+void EventLog::drop_all() {
+  chunks_.clear();
+  chunks_.shrink_to_fit();
+  held_ = 0;
+  recorded_ = 0;
+  over_budget_ = true;
+}
+
+char* EventLog::reserve(std::size_t n) {
+  if (over_budget_) return nullptr;
+  if (chunks_.empty() || chunks_.back().size - chunks_.back().used < n) {
+    const std::size_t size = std::max(chunk_bytes_, n);
+    if (held_ + size > budget_) {
+      drop_all();
+      return nullptr;
+    }
+    Chunk c;
+    c.data.reset(new char[size]);
+    c.size = size;
+    chunks_.push_back(std::move(c));
+    held_ += size;
+  }
+  Chunk& c = chunks_.back();
+  char* p = c.data.get() + c.used;
+  c.used += n;
+  recorded_ += n;
+  return p;
+}
+
+void EventLog::on_entity(const Entity& e) {
+  std::size_t n = 1 + sizeof e.index + sizeof e.id + text_size(e.name) + text_size(e.host) + sizeof e.rank + sizeof(std::uint32_t);
+  for (const Enclosing& x : e.above_host) n += text_size(x.type) + text_size(x.name);
+  char* p = reserve(n);
+  if (p == nullptr) return;
+  Put put{p};
+  put(Kind::entity)(e.index)(e.id).text(e.name).text(e.host)(e.rank)(static_cast<std::uint32_t>(e.above_host.size()));
+  for (const Enclosing& x : e.above_host) put.text(x.type).text(x.name);
+}
+
+void EventLog::on_link(const Link& l) {
+  char* p = reserve(1 + sizeof l.id + sizeof l.a + sizeof l.b + text_size(l.name));
+  if (p != nullptr) Put{p}(Kind::link)(l.id)(l.a)(l.b).text(l.name);
+}
+
+void EventLog::on_message(const Message& m) {
+  constexpr std::size_t n =
+      1 + sizeof m.send_s + sizeof m.recv_s + sizeof m.src + sizeof m.dst + sizeof m.bytes + sizeof m.tag + sizeof m.location;
+  char* p = reserve(n);
+  if (p != nullptr) Put{p}(Kind::message)(m.send_s)(m.recv_s)(m.src)(m.dst)(m.bytes)(m.tag)(m.location);
+}
+
+void EventLog::on_load(const LoadSample& s) {
+  char* p = reserve(1 + sizeof s.time_s + sizeof s.entity + sizeof s.value);
+  if (p != nullptr) Put{p}(Kind::load)(s.time_s)(s.entity)(s.value);
+}
+
+void EventLog::on_state(const StateInterval& s) {
+  char* p = reserve(1 + sizeof s.begin_s + sizeof s.end_s + sizeof s.entity + sizeof s.location + text_size(s.name));
+  if (p != nullptr) Put{p}(Kind::state)(s.begin_s)(s.end_s)(s.entity)(s.location).text(s.name);
+}
+
+void EventLog::on_location(LocationIndex index, const CodeLocation& l) {
+  char* p = reserve(1 + sizeof index + sizeof l.line + sizeof l.caller + text_size(l.file) + text_size(l.function));
+  if (p != nullptr) Put{p}(Kind::location)(index)(l.line)(l.caller).text(l.file).text(l.function);
+}
+
+void EventLog::on_collective(const Collective& c) {
+  char* p = reserve(1 + sizeof c.begin_s + sizeof c.end_s + sizeof c.entity + sizeof c.bytes + sizeof c.root + text_size(c.name) +
+                    text_size(c.group));
+  if (p != nullptr) Put{p}(Kind::collective)(c.begin_s)(c.end_s)(c.entity)(c.bytes)(c.root).text(c.name).text(c.group);
+}
+
+void EventLog::on_collective_records() {
+  char* p = reserve(1);
+  if (p != nullptr) Put{p}(Kind::collective_records);
+}
+
+void EventLog::on_marker(const Marker& m) {
+  char* p = reserve(1 + sizeof m.time_s + sizeof m.entity + text_size(m.name));
+  if (p != nullptr) Put{p}(Kind::marker)(m.time_s)(m.entity).text(m.name);
+}
+
+void EventLog::on_end(double end_s) {
+  char* p = reserve(1 + sizeof end_s);
+  if (p == nullptr) return;
+  Put{p}(Kind::end)(end_s);
+  ended_ = true;
+}
+
+void EventLog::replay(TraceSink& sink) const {
+  if (!complete()) throw std::logic_error("EventLog::replay: the log is not complete");
+  Entity entity;
+  for (const Chunk& c : chunks_) {
+    Get get(c.data.get());
+    const char* const end = c.data.get() + c.used;
+    while (get.at() < end) {
+      switch (get.value<Kind>()) {
+        case Kind::entity: {
+          entity.index = get.value<EntityIndex>();
+          entity.id = get.value<std::int64_t>();
+          entity.name = get.text();
+          entity.host = get.text();
+          entity.rank = get.value<std::int64_t>();
+          entity.above_host.resize(get.value<std::uint32_t>());
+          for (Enclosing& x : entity.above_host) {
+            x.type = get.text();
+            x.name = get.text();
+          }
+          sink.on_entity(entity);
+          break;
+        }
+        case Kind::link: {
+          Link l;
+          l.id = get.value<std::int64_t>();
+          l.a = get.value<EntityIndex>();
+          l.b = get.value<EntityIndex>();
+          l.name = get.text();
+          sink.on_link(l);
+          break;
+        }
+        case Kind::message: {
+          Message m;
+          m.send_s = get.value<double>();
+          m.recv_s = get.value<double>();
+          m.src = get.value<EntityIndex>();
+          m.dst = get.value<EntityIndex>();
+          m.bytes = get.value<std::uint64_t>();
+          m.tag = get.value<std::int64_t>();
+          m.location = get.value<LocationIndex>();
+          sink.on_message(m);
+          break;
+        }
+        case Kind::load: {
+          LoadSample s;
+          s.time_s = get.value<double>();
+          s.entity = get.value<EntityIndex>();
+          s.value = get.value<double>();
+          sink.on_load(s);
+          break;
+        }
+        case Kind::state: {
+          StateInterval s;
+          s.begin_s = get.value<double>();
+          s.end_s = get.value<double>();
+          s.entity = get.value<EntityIndex>();
+          s.location = get.value<LocationIndex>();
+          s.name = get.text();
+          sink.on_state(s);
+          break;
+        }
+        case Kind::location: {
+          const auto index = get.value<LocationIndex>();
+          CodeLocation l;
+          l.line = get.value<std::int64_t>();
+          l.caller = get.value<LocationIndex>();
+          l.file = get.text();
+          l.function = get.text();
+          sink.on_location(index, l);
+          break;
+        }
+        case Kind::collective: {
+          Collective k;
+          k.begin_s = get.value<double>();
+          k.end_s = get.value<double>();
+          k.entity = get.value<EntityIndex>();
+          k.bytes = get.value<std::uint64_t>();
+          k.root = get.value<std::int64_t>();
+          k.name = get.text();
+          k.group = get.text();
+          sink.on_collective(k);
+          break;
+        }
+        case Kind::collective_records:
+          sink.on_collective_records();
+          break;
+        case Kind::marker: {
+          Marker m;
+          m.time_s = get.value<double>();
+          m.entity = get.value<EntityIndex>();
+          m.name = get.text();
+          sink.on_marker(m);
+          break;
+        }
+        case Kind::end:
+          sink.on_end(get.value<double>());
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace kanoko::trace

@@ -1,0 +1,68 @@
+// A trace stream kept in memory: what a reader delivered, recorded once and delivered again to
+// another sink without reading the files. A command that must read a trace twice (a survey to
+// infer the mapping and the interval, then the timeline that depends on both) records the first
+// pass and replays it as the second, at memory speed instead of parsing speed.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "src/trace/event.hpp"
+
+namespace kanoko::trace {
+
+/// Records every TraceSink call, in order and whole (every field, every string), in a compact
+/// byte log. Bounded: when a record would take the log past `budget_bytes`, it stops recording and
+/// frees what it holds (complete() is then false for good), so a trace too large for memory costs
+/// a second read, never the memory. A log is complete once it has recorded the stream's end
+/// within its budget; only a complete log replays.
+class EventLog final : public TraceSink {
+ public:
+  explicit EventLog(std::size_t budget_bytes);
+
+  void on_entity(const Entity& e) override;
+  void on_link(const Link& l) override;
+  void on_message(const Message& m) override;
+  void on_load(const LoadSample& s) override;
+  void on_state(const StateInterval& s) override;
+  void on_location(LocationIndex index, const CodeLocation& l) override;
+  void on_collective(const Collective& c) override;
+  void on_collective_records() override;
+  void on_marker(const Marker& m) override;
+  void on_end(double end_s) override;
+
+  /// The whole stream, up to its end, was recorded within the budget.
+  [[nodiscard]] bool complete() const { return ended_ && !over_budget_; }
+  /// Recording stopped because the log would have exceeded its budget.
+  [[nodiscard]] bool over_budget() const { return over_budget_; }
+  /// Bytes the records take (0 once over budget); the memory held is at most a chunk more.
+  [[nodiscard]] std::size_t bytes() const { return recorded_; }
+  /// Delivers the recorded stream to `sink`, call for call, as the reader delivered it. Throws
+  /// std::logic_error when the log is not complete.
+  void replay(TraceSink& sink) const;
+
+  /// The default budget of a log beside a read: a quarter of the machine's memory, at most 8 GiB
+  /// (the run's own data comes after).
+  [[nodiscard]] static std::size_t default_budget();
+
+ private:
+  struct Chunk {
+    std::unique_ptr<char[]> data;
+    std::size_t used = 0;
+    std::size_t size = 0;
+  };
+  /// Room for a record of `n` bytes; nullptr once over budget.
+  char* reserve(std::size_t n);
+  void drop_all();
+
+  std::vector<Chunk> chunks_;
+  std::size_t budget_;
+  std::size_t chunk_bytes_;
+  std::size_t held_ = 0;      // bytes allocated in chunks
+  std::size_t recorded_ = 0;  // bytes of records
+  bool over_budget_ = false;
+  bool ended_ = false;
+};
+
+}  // namespace kanoko::trace
