@@ -370,9 +370,15 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                               " entities; interval = \"auto\")";
   }
   trace::TimelineBuilder builder(options);
+  // Zero configuration surveyed the trace to infer this mapping and kept the stream: replayed, it
+  // is the read below without the parsing, the selection and the survey on this thread and the
+  // timeline on another.
+  std::optional<RecordedRead> recorded = take_survey_events(path, reader_name, reader, window);
+  std::optional<trace::PipeSink> pipe;
+  if (recorded) pipe.emplace(builder);
   TraceSurvey survey;
   SurveySink survey_sink(survey, /*pairs=*/false);  // the timeline has the pairs' traffic
-  TeeSink tee(builder, survey_sink);
+  TeeSink tee(pipe ? static_cast<trace::TraceSink&>(*pipe) : builder, survey_sink);
   // [locations]: the time at named call sites, by the profile's rules, beside the timeline.
   std::optional<profile::LocatedTime> located;
   std::optional<TeeSink> with_located;
@@ -391,12 +397,12 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
   trace::ReadReport read;
   WindowSink windowed(window, selector);
   trace::TraceSink& bodies = window.whole() ? static_cast<trace::TraceSink&>(selector) : windowed;
-  if (std::optional<RecordedRead> recorded = take_survey_events(path, reader_name, reader, window)) {
-    // Zero configuration surveyed the trace to infer this mapping and kept the stream: replayed,
-    // it is the read below without the parsing.
+  if (recorded) {
     const CurrentInput reading("reading the trace", path.string());
     recorded->events->replay(bodies);
+    pipe->finish();
     read = std::move(recorded->report);
+    recorded.reset();  // the copy of the trace is freed before the model is built
   } else {
     read = trace::read_trace(path, bodies, reader_name, reader);
   }

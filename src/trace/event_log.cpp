@@ -3,7 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -82,8 +88,9 @@ class Get {
 
 }  // namespace
 
-EventLog::EventLog(std::size_t budget_bytes)
-    : budget_(budget_bytes), chunk_bytes_(std::clamp(budget_bytes / 16, kLeastChunkBytes, kMostChunkBytes)) {}
+EventLog::EventLog(std::size_t budget_bytes, std::size_t chunk_bytes)
+    : budget_(budget_bytes),
+      chunk_bytes_(chunk_bytes > 0 ? chunk_bytes : std::clamp(budget_bytes / 16, kLeastChunkBytes, kMostChunkBytes)) {}
 
 std::size_t EventLog::default_budget() {
   constexpr std::size_t kMost = std::size_t{8} << 30;
@@ -184,6 +191,11 @@ void EventLog::on_end(double end_s) {
 
 void EventLog::replay(TraceSink& sink) const {
   if (!complete()) throw std::logic_error("EventLog::replay: the log is not complete");
+  replay_recorded(sink);
+}
+
+void EventLog::replay_recorded(TraceSink& sink) const {
+  if (over_budget_) throw std::logic_error("EventLog::replay_recorded: the log ran over its budget");
   Entity entity;
   for (const Chunk& c : chunks_) {
     Get get(c.data.get());
@@ -282,6 +294,136 @@ void EventLog::replay(TraceSink& sink) const {
       }
     }
   }
+}
+
+// ---- PipeSink ----------------------------------------------------------------------------
+
+namespace {
+
+/// A batch is handed over once it holds this much; at most kMostWaiting batches wait.
+constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
+constexpr std::size_t kMostWaiting = 4;
+
+std::unique_ptr<EventLog> new_batch() {
+  // No budget to speak of (a batch is handed over at kBatchBytes), in blocks a little larger than
+  // a batch so that one block holds it.
+  return std::make_unique<EventLog>(std::numeric_limits<std::size_t>::max(), kBatchBytes + (std::size_t{64} << 10));
+}
+
+}  // namespace
+
+struct PipeSink::Shared {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::unique_ptr<EventLog>> queue;
+  bool closing = false;  ///< no batch comes after those queued
+  bool stop = false;     ///< drop what is queued
+  std::exception_ptr failed;
+  std::thread worker;
+};
+
+PipeSink::PipeSink(TraceSink& down) : batch_(new_batch()), shared_(std::make_unique<Shared>()) {
+  Shared& sh = *shared_;
+  sh.worker = std::thread([&sh, &down] {
+    bool failed = false;
+    for (;;) {
+      std::unique_ptr<EventLog> batch;
+      {
+        std::unique_lock lock(sh.mutex);
+        sh.changed.wait(lock, [&] { return !sh.queue.empty() || sh.closing; });
+        if (sh.stop || sh.queue.empty()) return;
+        batch = std::move(sh.queue.front());
+        sh.queue.pop_front();
+      }
+      sh.changed.notify_all();  // room for the next batch
+      if (failed) continue;     // drained, not delivered
+      try {
+        batch->replay_recorded(down);
+      } catch (...) {
+        failed = true;
+        const std::lock_guard lock(sh.mutex);
+        sh.failed = std::current_exception();
+      }
+    }
+  });
+}
+
+PipeSink::~PipeSink() {
+  Shared& sh = *shared_;
+  if (!sh.worker.joinable()) return;
+  {
+    const std::lock_guard lock(sh.mutex);
+    sh.closing = true;
+    sh.stop = true;
+  }
+  sh.changed.notify_all();
+  sh.worker.join();
+}
+
+void PipeSink::hand_over(bool now) {
+  if (!now && batch_->bytes() < kBatchBytes) return;
+  if (batch_->bytes() == 0) return;
+  Shared& sh = *shared_;
+  {
+    std::unique_lock lock(sh.mutex);
+    sh.changed.wait(lock, [&] { return sh.queue.size() < kMostWaiting || sh.failed; });
+    if (!sh.failed) sh.queue.push_back(std::move(batch_));
+  }
+  sh.changed.notify_all();
+  batch_ = new_batch();
+}
+
+void PipeSink::finish() {
+  hand_over(true);
+  Shared& sh = *shared_;
+  {
+    const std::lock_guard lock(sh.mutex);
+    sh.closing = true;
+  }
+  sh.changed.notify_all();
+  if (sh.worker.joinable()) sh.worker.join();
+  if (sh.failed) std::rethrow_exception(sh.failed);
+}
+
+void PipeSink::on_entity(const Entity& e) {
+  batch_->on_entity(e);
+  hand_over(false);
+}
+void PipeSink::on_link(const Link& l) {
+  batch_->on_link(l);
+  hand_over(false);
+}
+void PipeSink::on_message(const Message& m) {
+  batch_->on_message(m);
+  hand_over(false);
+}
+void PipeSink::on_load(const LoadSample& s) {
+  batch_->on_load(s);
+  hand_over(false);
+}
+void PipeSink::on_state(const StateInterval& s) {
+  batch_->on_state(s);
+  hand_over(false);
+}
+void PipeSink::on_location(LocationIndex index, const CodeLocation& l) {
+  batch_->on_location(index, l);
+  hand_over(false);
+}
+void PipeSink::on_collective(const Collective& c) {
+  batch_->on_collective(c);
+  hand_over(false);
+}
+void PipeSink::on_collective_records() {
+  batch_->on_collective_records();
+  hand_over(false);
+}
+void PipeSink::on_marker(const Marker& m) {
+  batch_->on_marker(m);
+  hand_over(false);
+}
+void PipeSink::on_end(double end_s) {
+  batch_->on_end(end_s);
+  hand_over(true);
 }
 
 }  // namespace kanoko::trace

@@ -19,7 +19,9 @@ namespace kanoko::trace {
 /// within its budget; only a complete log replays.
 class EventLog final : public TraceSink {
  public:
-  explicit EventLog(std::size_t budget_bytes);
+  /// `chunk_bytes`: the size of the blocks it allocates (0: a sixteenth of the budget, between
+  /// 64 KiB and 32 MiB).
+  explicit EventLog(std::size_t budget_bytes, std::size_t chunk_bytes = 0);
 
   void on_entity(const Entity& e) override;
   void on_link(const Link& l) override;
@@ -41,6 +43,9 @@ class EventLog final : public TraceSink {
   /// Delivers the recorded stream to `sink`, call for call, as the reader delivered it. Throws
   /// std::logic_error when the log is not complete.
   void replay(TraceSink& sink) const;
+  /// Delivers what was recorded so far (a batch of a stream that goes on: PipeSink). Throws
+  /// std::logic_error when the log ran over its budget.
+  void replay_recorded(TraceSink& sink) const;
 
   /// The default budget of a log beside a read: a quarter of the machine's memory, at most 8 GiB
   /// (the run's own data comes after).
@@ -63,6 +68,42 @@ class EventLog final : public TraceSink {
   std::size_t recorded_ = 0;  // bytes of records
   bool over_budget_ = false;
   bool ended_ = false;
+};
+
+/// A pipeline stage: delivers a stream to `down` on a thread of its own, in order, in batches of
+/// about a MiB (EventLogs), so that the thread feeding it goes on with its own work (a replayed
+/// survey's selection and survey) while `down` (the timeline) works on the other core. At most
+/// a few batches wait. finish() waits for `down` to have taken everything and rethrows what it
+/// threw; once `down` has thrown, the rest of the stream is dropped. The destructor stops and
+/// joins the thread without delivering what is left (an exception left the feeding side).
+class PipeSink final : public TraceSink {
+ public:
+  explicit PipeSink(TraceSink& down);
+  ~PipeSink() override;
+  PipeSink(const PipeSink&) = delete;
+  PipeSink& operator=(const PipeSink&) = delete;
+
+  void on_entity(const Entity& e) override;
+  void on_link(const Link& l) override;
+  void on_message(const Message& m) override;
+  void on_load(const LoadSample& s) override;
+  void on_state(const StateInterval& s) override;
+  void on_location(LocationIndex index, const CodeLocation& l) override;
+  void on_collective(const Collective& c) override;
+  void on_collective_records() override;
+  void on_marker(const Marker& m) override;
+  void on_end(double end_s) override;
+
+  /// Waits until `down` has taken the whole stream; rethrows its exception.
+  void finish();
+
+ private:
+  struct Shared;
+  /// Hands the batch over when it is full (or `now`).
+  void hand_over(bool now);
+
+  std::unique_ptr<EventLog> batch_;
+  std::unique_ptr<Shared> shared_;
 };
 
 }  // namespace kanoko::trace

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "src/trace/readers.hpp"
@@ -160,6 +162,89 @@ TEST(EventLog, AStreamWithoutItsEndDoesNotReplay) {
   EXPECT_TRUE(log.complete());
   log.replay(t);
   EXPECT_EQ(t.calls, 2U);
+}
+
+TEST(PipeSink, DeliversTheStreamInOrderOnItsThread) {
+  for (const auto& path : every_format()) {
+    SCOPED_TRACE(path.string());
+    Transcript direct;
+    read_trace(path, direct);
+    Transcript piped;
+    PipeSink pipe(piped);
+    read_trace(path, pipe);
+    pipe.finish();
+    EXPECT_EQ(piped.calls, direct.calls);
+    EXPECT_TRUE(piped.text == direct.text) << "the piped stream differs from the read";
+  }
+}
+
+/// Counts messages, slowly enough that the feeding side waits for room; throws at `fail_at`.
+class SlowCounter final : public TraceSink {
+ public:
+  explicit SlowCounter(std::size_t fail_at = 0) : fail_at_(fail_at) {}
+  std::size_t messages = 0;
+  bool ended = false;
+  void on_entity(const Entity&) override {}
+  void on_link(const Link&) override {}
+  void on_message(const Message& m) override {
+    if (++messages == fail_at_) throw std::runtime_error("sink failed at message " + std::to_string(messages));
+    if (messages % 20000 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    last_ = m.send_s;
+  }
+  void on_load(const LoadSample&) override {}
+  void on_state(const StateInterval&) override {}
+  void on_end(double) override { ended = true; }
+
+ private:
+  std::size_t fail_at_;
+  double last_ = 0;
+};
+
+/// 400,000 messages (about 18 MB of batches: more than wait at once).
+void many_messages(TraceSink& sink) {
+  Entity e;
+  sink.on_entity(e);
+  e.index = 1;
+  sink.on_entity(e);
+  Message m;
+  m.dst = 1;
+  for (int i = 0; i < 400000; ++i) {
+    m.send_s = 1e-6 * i;
+    sink.on_message(m);
+  }
+  sink.on_end(1.0);
+}
+
+TEST(PipeSink, AFeederFasterThanItsSinkWaitsAndLosesNothing) {
+  SlowCounter counter;
+  PipeSink pipe(counter);
+  many_messages(pipe);
+  pipe.finish();
+  EXPECT_EQ(counter.messages, 400000U);
+  EXPECT_TRUE(counter.ended);
+}
+
+TEST(PipeSink, WhatTheSinkThrowsComesOutOfFinish) {
+  SlowCounter counter(1000);
+  PipeSink pipe(counter);
+  many_messages(pipe);  // the feeding side never blocks for good on a failed sink
+  try {
+    pipe.finish();
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "sink failed at message 1000");
+  }
+  EXPECT_EQ(counter.messages, 1000U) << "the rest of the stream is dropped";
+  EXPECT_FALSE(counter.ended);
+}
+
+TEST(PipeSink, DestroyedWithoutFinishItStopsItsThread) {
+  SlowCounter counter;
+  {
+    PipeSink pipe(counter);
+    many_messages(pipe);
+  }  // as when the feeding side throws: no hang, no delivery after this
+  EXPECT_LE(counter.messages, 400000U);
 }
 
 }  // namespace
