@@ -378,7 +378,7 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
   if (recorded) pipe.emplace(builder);
   TraceSurvey survey;
   SurveySink survey_sink(survey, /*pairs=*/false);  // the timeline has the pairs' traffic
-  TeeSink tee(pipe ? static_cast<trace::TraceSink&>(*pipe) : builder, survey_sink);
+  TeeSink tee(pipe ? pipe->input() : builder, survey_sink);
   // [locations]: the time at named call sites, by the profile's rules, beside the timeline.
   std::optional<profile::LocatedTime> located;
   std::optional<TeeSink> with_located;

@@ -20,6 +20,7 @@
 #include "src/trace/event.hpp"
 #include "src/trace/event_log.hpp"
 #include "src/trace/readers.hpp"
+#include "src/trace/tee.hpp"
 
 namespace kanoko::ingest {
 
@@ -131,51 +132,8 @@ class SurveySink final : public trace::TraceSink {
   trace::EntityIndex last_entity_ = 0;
 };
 
-/// Forwards a stream to two sinks (a timeline builder and a survey, in one pass).
-class TeeSink final : public trace::TraceSink {
- public:
-  TeeSink(trace::TraceSink& a, trace::TraceSink& b) : a_(a), b_(b) {}
-  void on_entity(const trace::Entity& e) override {
-    a_.on_entity(e);
-    b_.on_entity(e);
-  }
-  void on_link(const trace::Link& l) override {
-    a_.on_link(l);
-    b_.on_link(l);
-  }
-  void on_message(const trace::Message& m) override {
-    a_.on_message(m);
-    b_.on_message(m);
-  }
-  void on_load(const trace::LoadSample& s) override {
-    a_.on_load(s);
-    b_.on_load(s);
-  }
-  void on_state(const trace::StateInterval& s) override {
-    a_.on_state(s);
-    b_.on_state(s);
-  }
-  void on_location(trace::LocationIndex index, const trace::CodeLocation& l) override {
-    a_.on_location(index, l);
-    b_.on_location(index, l);
-  }
-  void on_collective(const trace::Collective& c) override {
-    a_.on_collective(c);
-    b_.on_collective(c);
-  }
-  void on_marker(const trace::Marker& m) override {
-    a_.on_marker(m);
-    b_.on_marker(m);
-  }
-  void on_end(double end_s) override {
-    a_.on_end(end_s);
-    b_.on_end(end_s);
-  }
-
- private:
-  trace::TraceSink& a_;
-  trace::TraceSink& b_;
-};
+/// One stream to two sinks (trace/tee.hpp).
+using trace::TeeSink;
 
 /// The markers of one name: point markers (trace::Marker) or the begins of states of that name,
 /// per entity in time order. Iteration K starts at the K-th marker of the entity that reaches it

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace kanoko::trace {
 
@@ -74,11 +75,22 @@ class Get {
     p_ += sizeof v;
     return v;
   }
+  /// Reads the next field into `v`.
+  template <typename T>
+  Get& operator()(T& v) {
+    v = value<T>();
+    return *this;
+  }
   std::string_view text() {
     const auto n = value<std::uint32_t>();
     const std::string_view s(p_, n);
     p_ += n;
     return s;
+  }
+  template <typename S>
+  Get& text(S& s) {
+    s = text();
+    return *this;
   }
   [[nodiscard]] const char* at() const { return p_; }
 
@@ -129,6 +141,16 @@ char* EventLog::reserve(std::size_t n) {
   return p;
 }
 
+std::unique_ptr<EventLog> EventLog::take_records() {
+  auto out = std::make_unique<EventLog>(budget_, chunk_bytes_);
+  out->chunks_ = std::move(chunks_);
+  out->held_ = std::exchange(held_, 0);
+  out->recorded_ = std::exchange(recorded_, 0);
+  out->ended_ = ended_;
+  chunks_.clear();
+  return out;
+}
+
 void EventLog::on_entity(const Entity& e) {
   std::size_t n = 1 + sizeof e.index + sizeof e.id + text_size(e.name) + text_size(e.host) + sizeof e.rank + sizeof(std::uint32_t);
   for (const Enclosing& x : e.above_host) n += text_size(x.type) + text_size(x.name);
@@ -137,49 +159,66 @@ void EventLog::on_entity(const Entity& e) {
   Put put{p};
   put(Kind::entity)(e.index)(e.id).text(e.name).text(e.host)(e.rank)(static_cast<std::uint32_t>(e.above_host.size()));
   for (const Enclosing& x : e.above_host) put.text(x.type).text(x.name);
+  recorded();
 }
 
 void EventLog::on_link(const Link& l) {
   char* p = reserve(1 + sizeof l.id + sizeof l.a + sizeof l.b + text_size(l.name));
-  if (p != nullptr) Put{p}(Kind::link)(l.id)(l.a)(l.b).text(l.name);
+  if (p == nullptr) return;
+  Put{p}(Kind::link)(l.id)(l.a)(l.b).text(l.name);
+  recorded();
 }
 
 void EventLog::on_message(const Message& m) {
   constexpr std::size_t n =
       1 + sizeof m.send_s + sizeof m.recv_s + sizeof m.src + sizeof m.dst + sizeof m.bytes + sizeof m.tag + sizeof m.location;
   char* p = reserve(n);
-  if (p != nullptr) Put{p}(Kind::message)(m.send_s)(m.recv_s)(m.src)(m.dst)(m.bytes)(m.tag)(m.location);
+  if (p == nullptr) return;
+  Put{p}(Kind::message)(m.send_s)(m.recv_s)(m.src)(m.dst)(m.bytes)(m.tag)(m.location);
+  recorded();
 }
 
 void EventLog::on_load(const LoadSample& s) {
   char* p = reserve(1 + sizeof s.time_s + sizeof s.entity + sizeof s.value);
-  if (p != nullptr) Put{p}(Kind::load)(s.time_s)(s.entity)(s.value);
+  if (p == nullptr) return;
+  Put{p}(Kind::load)(s.time_s)(s.entity)(s.value);
+  recorded();
 }
 
 void EventLog::on_state(const StateInterval& s) {
   char* p = reserve(1 + sizeof s.begin_s + sizeof s.end_s + sizeof s.entity + sizeof s.location + text_size(s.name));
-  if (p != nullptr) Put{p}(Kind::state)(s.begin_s)(s.end_s)(s.entity)(s.location).text(s.name);
+  if (p == nullptr) return;
+  Put{p}(Kind::state)(s.begin_s)(s.end_s)(s.entity)(s.location).text(s.name);
+  recorded();
 }
 
 void EventLog::on_location(LocationIndex index, const CodeLocation& l) {
   char* p = reserve(1 + sizeof index + sizeof l.line + sizeof l.caller + text_size(l.file) + text_size(l.function));
-  if (p != nullptr) Put{p}(Kind::location)(index)(l.line)(l.caller).text(l.file).text(l.function);
+  if (p == nullptr) return;
+  Put{p}(Kind::location)(index)(l.line)(l.caller).text(l.file).text(l.function);
+  recorded();
 }
 
 void EventLog::on_collective(const Collective& c) {
   char* p = reserve(1 + sizeof c.begin_s + sizeof c.end_s + sizeof c.entity + sizeof c.bytes + sizeof c.root + text_size(c.name) +
                     text_size(c.group));
-  if (p != nullptr) Put{p}(Kind::collective)(c.begin_s)(c.end_s)(c.entity)(c.bytes)(c.root).text(c.name).text(c.group);
+  if (p == nullptr) return;
+  Put{p}(Kind::collective)(c.begin_s)(c.end_s)(c.entity)(c.bytes)(c.root).text(c.name).text(c.group);
+  recorded();
 }
 
 void EventLog::on_collective_records() {
   char* p = reserve(1);
-  if (p != nullptr) Put{p}(Kind::collective_records);
+  if (p == nullptr) return;
+  Put{p}(Kind::collective_records);
+  recorded();
 }
 
 void EventLog::on_marker(const Marker& m) {
   char* p = reserve(1 + sizeof m.time_s + sizeof m.entity + text_size(m.name));
-  if (p != nullptr) Put{p}(Kind::marker)(m.time_s)(m.entity).text(m.name);
+  if (p == nullptr) return;
+  Put{p}(Kind::marker)(m.time_s)(m.entity).text(m.name);
+  recorded();
 }
 
 void EventLog::on_end(double end_s) {
@@ -187,6 +226,7 @@ void EventLog::on_end(double end_s) {
   if (p == nullptr) return;
   Put{p}(Kind::end)(end_s);
   ended_ = true;
+  recorded(true);
 }
 
 void EventLog::replay(TraceSink& sink) const {
@@ -203,77 +243,46 @@ void EventLog::replay_recorded(TraceSink& sink) const {
     while (get.at() < end) {
       switch (get.value<Kind>()) {
         case Kind::entity: {
-          entity.index = get.value<EntityIndex>();
-          entity.id = get.value<std::int64_t>();
-          entity.name = get.text();
-          entity.host = get.text();
-          entity.rank = get.value<std::int64_t>();
+          get(entity.index)(entity.id).text(entity.name).text(entity.host)(entity.rank);
           entity.above_host.resize(get.value<std::uint32_t>());
-          for (Enclosing& x : entity.above_host) {
-            x.type = get.text();
-            x.name = get.text();
-          }
+          for (Enclosing& x : entity.above_host) get.text(x.type).text(x.name);
           sink.on_entity(entity);
           break;
         }
         case Kind::link: {
           Link l;
-          l.id = get.value<std::int64_t>();
-          l.a = get.value<EntityIndex>();
-          l.b = get.value<EntityIndex>();
-          l.name = get.text();
+          get(l.id)(l.a)(l.b).text(l.name);
           sink.on_link(l);
           break;
         }
         case Kind::message: {
           Message m;
-          m.send_s = get.value<double>();
-          m.recv_s = get.value<double>();
-          m.src = get.value<EntityIndex>();
-          m.dst = get.value<EntityIndex>();
-          m.bytes = get.value<std::uint64_t>();
-          m.tag = get.value<std::int64_t>();
-          m.location = get.value<LocationIndex>();
+          get(m.send_s)(m.recv_s)(m.src)(m.dst)(m.bytes)(m.tag)(m.location);
           sink.on_message(m);
           break;
         }
         case Kind::load: {
-          LoadSample s;
-          s.time_s = get.value<double>();
-          s.entity = get.value<EntityIndex>();
-          s.value = get.value<double>();
-          sink.on_load(s);
+          LoadSample l;
+          get(l.time_s)(l.entity)(l.value);
+          sink.on_load(l);
           break;
         }
         case Kind::state: {
-          StateInterval s;
-          s.begin_s = get.value<double>();
-          s.end_s = get.value<double>();
-          s.entity = get.value<EntityIndex>();
-          s.location = get.value<LocationIndex>();
-          s.name = get.text();
-          sink.on_state(s);
+          StateInterval st;
+          get(st.begin_s)(st.end_s)(st.entity)(st.location).text(st.name);
+          sink.on_state(st);
           break;
         }
         case Kind::location: {
-          const auto index = get.value<LocationIndex>();
+          LocationIndex index = 0;
           CodeLocation l;
-          l.line = get.value<std::int64_t>();
-          l.caller = get.value<LocationIndex>();
-          l.file = get.text();
-          l.function = get.text();
+          get(index)(l.line)(l.caller).text(l.file).text(l.function);
           sink.on_location(index, l);
           break;
         }
         case Kind::collective: {
           Collective k;
-          k.begin_s = get.value<double>();
-          k.end_s = get.value<double>();
-          k.entity = get.value<EntityIndex>();
-          k.bytes = get.value<std::uint64_t>();
-          k.root = get.value<std::int64_t>();
-          k.name = get.text();
-          k.group = get.text();
+          get(k.begin_s)(k.end_s)(k.entity)(k.bytes)(k.root).text(k.name).text(k.group);
           sink.on_collective(k);
           break;
         }
@@ -282,9 +291,7 @@ void EventLog::replay_recorded(TraceSink& sink) const {
           break;
         case Kind::marker: {
           Marker m;
-          m.time_s = get.value<double>();
-          m.entity = get.value<EntityIndex>();
-          m.name = get.text();
+          get(m.time_s)(m.entity).text(m.name);
           sink.on_marker(m);
           break;
         }
@@ -304,12 +311,6 @@ namespace {
 constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
 constexpr std::size_t kMostWaiting = 4;
 
-std::unique_ptr<EventLog> new_batch() {
-  // No budget to speak of (a batch is handed over at kBatchBytes), in blocks a little larger than
-  // a batch so that one block holds it.
-  return std::make_unique<EventLog>(std::numeric_limits<std::size_t>::max(), kBatchBytes + (std::size_t{64} << 10));
-}
-
 }  // namespace
 
 struct PipeSink::Shared {
@@ -322,7 +323,11 @@ struct PipeSink::Shared {
   std::thread worker;
 };
 
-PipeSink::PipeSink(TraceSink& down) : batch_(new_batch()), shared_(std::make_unique<Shared>()) {
+// No budget to speak of (a batch is handed over at kBatchBytes), in blocks a little larger than a
+// batch so that one block holds it.
+PipeSink::PipeSink(TraceSink& down)
+    : batch_(std::numeric_limits<std::size_t>::max(), kBatchBytes + (std::size_t{64} << 10)), shared_(std::make_unique<Shared>()) {
+  batch_.after_each_record([this](bool end) { hand_over(end); });
   Shared& sh = *shared_;
   sh.worker = std::thread([&sh, &down] {
     bool failed = false;
@@ -361,16 +366,15 @@ PipeSink::~PipeSink() {
 }
 
 void PipeSink::hand_over(bool now) {
-  if (!now && batch_->bytes() < kBatchBytes) return;
-  if (batch_->bytes() == 0) return;
+  if (batch_.bytes() == 0 || (!now && batch_.bytes() < kBatchBytes)) return;
+  std::unique_ptr<EventLog> batch = batch_.take_records();
   Shared& sh = *shared_;
   {
     std::unique_lock lock(sh.mutex);
     sh.changed.wait(lock, [&] { return sh.queue.size() < kMostWaiting || sh.failed; });
-    if (!sh.failed) sh.queue.push_back(std::move(batch_));
+    if (!sh.failed) sh.queue.push_back(std::move(batch));
   }
   sh.changed.notify_all();
-  batch_ = new_batch();
 }
 
 void PipeSink::finish() {
@@ -383,47 +387,6 @@ void PipeSink::finish() {
   sh.changed.notify_all();
   if (sh.worker.joinable()) sh.worker.join();
   if (sh.failed) std::rethrow_exception(sh.failed);
-}
-
-void PipeSink::on_entity(const Entity& e) {
-  batch_->on_entity(e);
-  hand_over(false);
-}
-void PipeSink::on_link(const Link& l) {
-  batch_->on_link(l);
-  hand_over(false);
-}
-void PipeSink::on_message(const Message& m) {
-  batch_->on_message(m);
-  hand_over(false);
-}
-void PipeSink::on_load(const LoadSample& s) {
-  batch_->on_load(s);
-  hand_over(false);
-}
-void PipeSink::on_state(const StateInterval& s) {
-  batch_->on_state(s);
-  hand_over(false);
-}
-void PipeSink::on_location(LocationIndex index, const CodeLocation& l) {
-  batch_->on_location(index, l);
-  hand_over(false);
-}
-void PipeSink::on_collective(const Collective& c) {
-  batch_->on_collective(c);
-  hand_over(false);
-}
-void PipeSink::on_collective_records() {
-  batch_->on_collective_records();
-  hand_over(false);
-}
-void PipeSink::on_marker(const Marker& m) {
-  batch_->on_marker(m);
-  hand_over(false);
-}
-void PipeSink::on_end(double end_s) {
-  batch_->on_end(end_s);
-  hand_over(true);
 }
 
 }  // namespace kanoko::trace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -47,6 +48,12 @@ class EventLog final : public TraceSink {
   /// std::logic_error when the log ran over its budget.
   void replay_recorded(TraceSink& sink) const;
 
+  /// Moves the records so far out into a log of their own (a batch), leaving this one empty.
+  [[nodiscard]] std::unique_ptr<EventLog> take_records();
+  /// Called after each record is written, with whether it was the stream's end (a PipeSink
+  /// hands its batches over from there).
+  void after_each_record(std::function<void(bool end)> f) { after_ = std::move(f); }
+
   /// The default budget of a log beside a read: a quarter of the machine's memory, at most 8 GiB
   /// (the run's own data comes after).
   [[nodiscard]] static std::size_t default_budget();
@@ -60,6 +67,9 @@ class EventLog final : public TraceSink {
   /// Room for a record of `n` bytes; nullptr once over budget.
   char* reserve(std::size_t n);
   void drop_all();
+  void recorded(bool end = false) {
+    if (after_) after_(end);
+  }
 
   std::vector<Chunk> chunks_;
   std::size_t budget_;
@@ -68,6 +78,7 @@ class EventLog final : public TraceSink {
   std::size_t recorded_ = 0;  // bytes of records
   bool over_budget_ = false;
   bool ended_ = false;
+  std::function<void(bool)> after_;
 };
 
 /// A pipeline stage: delivers a stream to `down` on a thread of its own, in order, in batches of
@@ -76,33 +87,24 @@ class EventLog final : public TraceSink {
 /// a few batches wait. finish() waits for `down` to have taken everything and rethrows what it
 /// threw; once `down` has thrown, the rest of the stream is dropped. The destructor stops and
 /// joins the thread without delivering what is left (an exception left the feeding side).
-class PipeSink final : public TraceSink {
+class PipeSink {
  public:
   explicit PipeSink(TraceSink& down);
-  ~PipeSink() override;
+  ~PipeSink();
   PipeSink(const PipeSink&) = delete;
   PipeSink& operator=(const PipeSink&) = delete;
 
-  void on_entity(const Entity& e) override;
-  void on_link(const Link& l) override;
-  void on_message(const Message& m) override;
-  void on_load(const LoadSample& s) override;
-  void on_state(const StateInterval& s) override;
-  void on_location(LocationIndex index, const CodeLocation& l) override;
-  void on_collective(const Collective& c) override;
-  void on_collective_records() override;
-  void on_marker(const Marker& m) override;
-  void on_end(double end_s) override;
-
+  /// Where the stream goes in.
+  [[nodiscard]] TraceSink& input() { return batch_; }
   /// Waits until `down` has taken the whole stream; rethrows its exception.
   void finish();
 
  private:
   struct Shared;
-  /// Hands the batch over when it is full (or `now`).
+  /// Hands the records so far over to the thread when they make a batch (or `now`).
   void hand_over(bool now);
 
-  std::unique_ptr<EventLog> batch_;
+  EventLog batch_;
   std::unique_ptr<Shared> shared_;
 };
 

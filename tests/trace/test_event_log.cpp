@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/trace/readers.hpp"
+#include "src/trace/tee.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
@@ -79,21 +80,7 @@ struct Both {
 Both read_and_replay(const std::filesystem::path& path, std::size_t budget = EventLog::default_budget()) {
   Both b;
   EventLog log(budget);
-  struct Tee final : TraceSink {
-    TraceSink& a;
-    TraceSink& b;
-    Tee(TraceSink& x, TraceSink& y) : a(x), b(y) {}
-    void on_entity(const Entity& e) override { a.on_entity(e), b.on_entity(e); }
-    void on_link(const Link& l) override { a.on_link(l), b.on_link(l); }
-    void on_message(const Message& m) override { a.on_message(m), b.on_message(m); }
-    void on_load(const LoadSample& s) override { a.on_load(s), b.on_load(s); }
-    void on_state(const StateInterval& s) override { a.on_state(s), b.on_state(s); }
-    void on_location(LocationIndex i, const CodeLocation& l) override { a.on_location(i, l), b.on_location(i, l); }
-    void on_collective(const Collective& c) override { a.on_collective(c), b.on_collective(c); }
-    void on_collective_records() override { a.on_collective_records(), b.on_collective_records(); }
-    void on_marker(const Marker& m) override { a.on_marker(m), b.on_marker(m); }
-    void on_end(double t) override { a.on_end(t), b.on_end(t); }
-  } tee(b.read, log);
+  TeeSink tee(b.read, log);
   read_trace(path, tee);
   EXPECT_TRUE(log.complete()) << path;
   b.log_bytes = log.bytes();
@@ -171,7 +158,7 @@ TEST(PipeSink, DeliversTheStreamInOrderOnItsThread) {
     read_trace(path, direct);
     Transcript piped;
     PipeSink pipe(piped);
-    read_trace(path, pipe);
+    read_trace(path, pipe.input());
     pipe.finish();
     EXPECT_EQ(piped.calls, direct.calls);
     EXPECT_TRUE(piped.text == direct.text) << "the piped stream differs from the read";
@@ -218,7 +205,7 @@ void many_messages(TraceSink& sink) {
 TEST(PipeSink, AFeederFasterThanItsSinkWaitsAndLosesNothing) {
   SlowCounter counter;
   PipeSink pipe(counter);
-  many_messages(pipe);
+  many_messages(pipe.input());
   pipe.finish();
   EXPECT_EQ(counter.messages, 400000U);
   EXPECT_TRUE(counter.ended);
@@ -227,7 +214,7 @@ TEST(PipeSink, AFeederFasterThanItsSinkWaitsAndLosesNothing) {
 TEST(PipeSink, WhatTheSinkThrowsComesOutOfFinish) {
   SlowCounter counter(1000);
   PipeSink pipe(counter);
-  many_messages(pipe);  // the feeding side never blocks for good on a failed sink
+  many_messages(pipe.input());  // the feeding side never blocks for good on a failed sink
   try {
     pipe.finish();
     FAIL() << "no exception";
@@ -242,7 +229,7 @@ TEST(PipeSink, DestroyedWithoutFinishItStopsItsThread) {
   SlowCounter counter;
   {
     PipeSink pipe(counter);
-    many_messages(pipe);
+    many_messages(pipe.input());
   }  // as when the feeding side throws: no hang, no delivery after this
   EXPECT_LE(counter.messages, 400000U);
 }

@@ -12,6 +12,7 @@
 #include "src/base/error.hpp"
 #include "src/trace/native_reader.hpp"
 #include "src/trace/native_writer.hpp"
+#include "src/trace/tee.hpp"
 
 namespace kanoko::trace {
 namespace {
@@ -53,22 +54,6 @@ class Log final : public TraceSink {
   void on_end(double t) override { lines.push_back("end " + hexd(t)); }
 };
 
-/// Fans one stream out to two sinks.
-class Tee final : public TraceSink {
- public:
-  Tee(TraceSink& a, TraceSink& b) : a_(a), b_(b) {}
-  void on_entity(const Entity& e) override { a_.on_entity(e), b_.on_entity(e); }
-  void on_link(const Link& l) override { a_.on_link(l), b_.on_link(l); }
-  void on_message(const Message& m) override { a_.on_message(m), b_.on_message(m); }
-  void on_load(const LoadSample& s) override { a_.on_load(s), b_.on_load(s); }
-  void on_state(const StateInterval& s) override { a_.on_state(s), b_.on_state(s); }
-  void on_collective(const Collective& c) override { a_.on_collective(c), b_.on_collective(c); }
-  void on_end(double t) override { a_.on_end(t), b_.on_end(t); }
-
- private:
-  TraceSink& a_;
-  TraceSink& b_;
-};
 
 Log read_text(const std::string& text) {
   Log log;
@@ -162,7 +147,7 @@ TEST(NativeWriter, AwkwardStreamRoundTripsExactly) {
   std::ostringstream out;
   NativeWriter writer(out, "a comment\nwith a newline");
   Log direct;
-  Tee tee(writer, direct);
+  TeeSink tee(writer, direct);
   emit_awkward_stream(tee);
   const Log back = read_text(out.str());
   EXPECT_EQ(back.lines, direct.lines) << out.str();
@@ -195,7 +180,7 @@ TEST(NativeWriter, RandomTimesAndValuesRoundTripBitExactly) {
   std::ostringstream out;
   NativeWriter writer(out);
   Log direct;
-  Tee tee(writer, direct);
+  TeeSink tee(writer, direct);
   for (EntityIndex i = 0; i < 4; ++i) tee.on_entity(entity(i, 100 + i, "n" + std::to_string(i), "", i));
   double t = 0;
   for (int k = 0; k < 20000; ++k) {
