@@ -11,6 +11,8 @@
 #include "src/ingest/schema.hpp"
 #include "src/ingest/survey.hpp"
 #include "src/mapping/mapping.hpp"
+#include "src/sim/mpi_run.hpp"
+#include "src/trace/event_log.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trajectory/trajectory.hpp"
 #include "src/views/run_source.hpp"
@@ -75,7 +77,9 @@ void choose_mapping(const po::variables_map& vm, const std::string& trace, const
   if (vm.count("format") != 0U) io.format = vm["format"].as<std::string>();
   io.window = window;
   io.write_window = false;  // the simulation writes --from / --to into the text itself
-  io.keep_events = true;     // the timeline read replays the survey's stream (unless the run is cached)
+  // The timeline read replays the survey's stream (unless the run is cached); the processes of
+  // an MPI run on one machine share the copy's budget.
+  io.keep_events_bytes = trace::EventLog::default_budget() / static_cast<std::size_t>(sim::mpi_local_processes());
   const ingest::InferredMapping inferred = ingest::infer_mapping(trace, io);
   if (!quiet) {
     std::cerr << "kanoko " << command << ": " << inferred.summary << " (kanoko init writes it)\n";

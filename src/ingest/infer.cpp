@@ -288,7 +288,7 @@ InferredMapping infer_mapping(const TraceSurvey& s, const InferOptions& o) {
 }
 
 InferredMapping infer_mapping(const std::filesystem::path& trace, const InferOptions& o) {
-  const TraceSurvey s = survey_trace(trace, o.format, trace::ReaderOptions{}, o.window, o.keep_events);
+  const TraceSurvey s = survey_trace(trace, o.format, trace::ReaderOptions{}, o.window, o.keep_events_bytes);
   return infer_mapping(s, o);
 }
 

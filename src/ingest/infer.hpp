@@ -36,8 +36,9 @@ struct InferOptions {
   std::string format = "auto";  ///< reader name or "auto"
   TimeWindow window;            ///< the survey's window
   bool write_window = true;     ///< write the window into the mapping as [trace] from / to
-  /// Keep the survey's stream for the timeline read that follows (survey_trace's keep_events).
-  bool keep_events = false;
+  /// Keep the survey's stream, within this many bytes, for the timeline read that follows
+  /// (survey_trace's keep_events_bytes); 0: not kept.
+  std::size_t keep_events_bytes = 0;
 };
 
 /// An inferred mapping.

@@ -321,7 +321,7 @@ SurveyMemo& survey_memo() {
 }  // namespace
 
 TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& format,
-                         const trace::ReaderOptions& options, const TimeWindow& window, bool keep_events) {
+                         const trace::ReaderOptions& options, const TimeWindow& window, std::size_t keep_events_bytes) {
   const std::optional<SurveyKey> key = survey_key(path, format, options, window);
   SurveyMemo& memo = survey_memo();
   if (key) {
@@ -334,7 +334,7 @@ TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& f
   WindowSink windowed(window, sink);
   trace::TraceSink& surveyed = window.whole() ? static_cast<trace::TraceSink&>(sink) : windowed;
   // The log records what the reader delivers, before the window: a replay goes where a read would.
-  std::shared_ptr<trace::EventLog> events = keep_events && key ? std::make_shared<trace::EventLog>(trace::EventLog::default_budget()) : nullptr;
+  std::shared_ptr<trace::EventLog> events = keep_events_bytes > 0 && key ? std::make_shared<trace::EventLog>(keep_events_bytes) : nullptr;
   std::optional<TeeSink> recorded;
   if (events) recorded.emplace(surveyed, *events);
   s.read = trace::read_trace(path, recorded ? static_cast<trace::TraceSink&>(*recorded) : surveyed, format, options);

@@ -85,11 +85,12 @@ struct TraceSurvey {
 /// configuration surveys a trace to infer the mapping, and the timeline's interval = "auto"
 /// surveys it again before binning).
 ///
-/// `keep_events`: the survey also records the stream the reader delivered (trace::EventLog, within
-/// its default budget) for take_survey_events, so that the read that follows it replays the trace
-/// from memory instead of parsing it again.
+/// `keep_events_bytes` > 0: the survey also records the stream the reader delivered
+/// (trace::EventLog, within that many bytes) for take_survey_events, so that the read that follows
+/// it replays the trace from memory instead of parsing it again.
 TraceSurvey survey_trace(const std::filesystem::path& path, const std::string& format,
-                         const trace::ReaderOptions& options, const TimeWindow& window = {}, bool keep_events = false);
+                         const trace::ReaderOptions& options, const TimeWindow& window = {},
+                         std::size_t keep_events_bytes = 0);
 
 /// A stream survey_trace recorded, and what its read reported.
 struct RecordedRead {
@@ -97,7 +98,7 @@ struct RecordedRead {
   trace::ReadReport report;
 };
 
-/// The stream that the last survey_trace(..., keep_events = true) recorded of the same files
+/// The stream that the last survey_trace(..., keep_events_bytes > 0) recorded of the same files
 /// (unchanged), reader, options and window, handed over once: the process forgets it here.
 /// nullopt when there is none, or when it did not fit its budget.
 std::optional<RecordedRead> take_survey_events(const std::filesystem::path& path, const std::string& format,

@@ -62,7 +62,7 @@ TEST(SurveyMemo, TheSameSurveyIsAnsweredWithoutReadingAndAChangeReadsAgain) {
 void expect_replay_is_the_read(const std::filesystem::path& path, const TimeWindow& window = {}) {
   SCOPED_TRACE(path.string() + (window.whole() ? "" : " (a window)"));
   InferOptions io;
-  io.keep_events = true;
+  io.keep_events_bytes = trace::EventLog::default_budget();
   io.window = window;  // written into the mapping as [trace] from / to
   const mapping::Mapping m = mapping::parse_mapping_text(infer_mapping(path, io).text, "inferred");
   SelectionReport replayed_report;
@@ -111,7 +111,7 @@ TEST(SurveyMemo, AKeptStreamIsForgottenWhenTheFileChangesOrNothingNeedsIt) {
   test::TempDir dir;
   const auto path = dir / "t.kntr";
   test::write_text(path, two_nodes(5));
-  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, /*keep_events=*/true);
+  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, trace::EventLog::default_budget());
   const std::optional<RecordedRead> kept = take_survey_events(path, "auto", trace::ReaderOptions{});
   ASSERT_TRUE(kept);
   EXPECT_TRUE(kept->events->complete());
@@ -119,16 +119,24 @@ TEST(SurveyMemo, AKeptStreamIsForgottenWhenTheFileChangesOrNothingNeedsIt) {
   EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "handed over once";
 
   // A survey without keeping drops the stream; another window or a newer file is not replayed.
-  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, true);
+  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, trace::EventLog::default_budget());
   TimeWindow window;
   window.to_s = 0.25;
   EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{}, window));
   test::write_text(path, two_nodes(6));
   std::filesystem::last_write_time(path, std::filesystem::last_write_time(path) + std::chrono::seconds(2));
   EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "the file changed";
-  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, true);
+  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, trace::EventLog::default_budget());
   forget_survey_events();
   EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "forgotten";
+
+  // A stream larger than its budget is not kept (the read after it parses the file).
+  test::write_text(path, two_nodes(20000));
+  std::filesystem::last_write_time(path, std::filesystem::last_write_time(path) + std::chrono::seconds(4));
+  EXPECT_EQ(survey_trace(path, "auto", trace::ReaderOptions{}, {}, std::size_t{256} << 10).messages, 20000U);
+  EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "20,000 messages in 256 KiB";
+  (void)survey_trace(path, "auto", trace::ReaderOptions{}, {}, std::size_t{4} << 20);
+  EXPECT_FALSE(take_survey_events(path, "auto", trace::ReaderOptions{})) << "the memo answered: nothing recorded";
 }
 
 }  // namespace
