@@ -55,7 +55,7 @@ class Put {
   }
   Put& text(std::string_view s) {
     (*this)(static_cast<std::uint32_t>(s.size()));
-    std::memcpy(p_, s.data(), s.size());
+    if (!s.empty()) std::memcpy(p_, s.data(), s.size());  // an empty view may hold a null pointer
     p_ += s.size();
     return *this;
   }
