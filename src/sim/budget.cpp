@@ -1,16 +1,16 @@
 #include "src/sim/budget.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "integrators/forces/repulsion.hpp"
 #include "integrators/steppers/steppers.hpp"
 #include "models/model.hpp"
+#include "src/base/memory.hpp"
 #include "src/base/progress.hpp"
 #include "src/trajectory/trajectory.hpp"
 
@@ -153,10 +153,8 @@ Budget default_budget(const std::filesystem::path& output) {
     b.max_output_bytes = space.available > kGiB ? space.available - kGiB : 0;
     b.output_reason = "the free space of " + folder.string() + " (" + format_bytes(space.available) + ") − 1 GiB";
   }
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page > 0) {
-    b.max_memory_bytes = static_cast<std::uint64_t>(pages) / 2 * static_cast<std::uint64_t>(page);
+  if (const std::optional<std::uint64_t> ram = physical_memory_bytes()) {
+    b.max_memory_bytes = *ram / 2;
     b.memory_reason = "half the RAM";
   } else {
     b.max_memory_bytes = 4 * kGiB;

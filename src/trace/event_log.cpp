@@ -1,20 +1,21 @@
 #include "src/trace/event_log.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <limits>
 #include <mutex>
-#include <thread>
-#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
+
+#include "src/base/memory.hpp"
 
 namespace kanoko::trace {
 
@@ -106,10 +107,9 @@ EventLog::EventLog(std::size_t budget_bytes, std::size_t chunk_bytes)
 
 std::size_t EventLog::default_budget() {
   constexpr std::size_t kMost = std::size_t{8} << 30;
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return kMost / 8;  // unknown memory: 1 GiB
-  return std::min(kMost, static_cast<std::size_t>(pages) / 4 * static_cast<std::size_t>(page));
+  const std::optional<std::uint64_t> ram = physical_memory_bytes();
+  if (!ram) return kMost / 8;  // unknown memory: 1 GiB
+  return static_cast<std::size_t>(std::min<std::uint64_t>(kMost, *ram / 4));
 }
 
 void EventLog::drop_all() {
