@@ -1,4 +1,4 @@
-// Trajectory format 2 against format 1's work, in the same run (the trajectory robustness issue,
+// The current trajectory format (3) against format 1's work, in the same run (the trajectory robustness issue,
 // point 6). Format 1 is no longer written, so its baseline is what its writer and reader did with
 // the same frame bytes:
 //   * write: each frame assembled from Eigen maps into a buffer, written through AtomicOutputFile
@@ -7,17 +7,17 @@
 //   * open: map the file and FNV-1a 64 over every byte (format 1 checked the whole checksum on
 //     open);
 //   * read: open, then every frame's positions, velocities and statistics summed.
-// Format 2 is the real Writer and Reader: write with per-block checksums, flushes and a synced
+// The current format is the real Writer and Reader: write with per-block checksums, flushes and a synced
 // completion record; open (header, sections, block index: no frame is read); read (every frame,
 // so every block is checked on first use).
-// Each measurement runs --repeat times; the fastest is reported, with the ratio format 2 / format 1
+// Each measurement runs --repeat times; the fastest is reported, with the ratio current / format 1
 // (time; > 1 is slower). Files live in a temporary folder (page cache), removed at the end.
 //
 //   build/bench/kanoko_bench_trajectory                    # 1000 bodies, 13 statistics, 400 frames
 //   build/bench/kanoko_bench_trajectory --bodies 64 --frames 20000
 //
 // The last lines are machine-readable (scripts/speed-table.py reads them), one per measurement:
-// `BENCH bench=trajectory case=CASE format=1|2 value=V unit=U`, with the cases write, open and
+// `BENCH bench=trajectory case=CASE format=1|3 value=V unit=U` (3: trajectory::kVersionMajor), with the cases write, open and
 // read (seconds), replay (body-frames read per second: every frame's positions, velocities and
 // statistics) and bytes_per_body_frame (the file's bytes over bodies × frames).
 #include <fcntl.h>
@@ -163,7 +163,9 @@ int main(int argc, char** argv) {
   });
   std::printf("trajectory: %zu bodies, %zu statistics, %zu frames, %.1f MB of frames (fastest of %d)\n", bodies, stats,
               frames, mb, repeat);
-  std::printf("%-6s %12s %12s %14s\n", "", "format 1", "format 2", "2 / 1 (time)");
+  constexpr int kCurrent = kanoko::trajectory::kVersionMajor;
+  const std::string current = "format " + std::to_string(kCurrent);
+  std::printf("%-6s %12s %12s %14s\n", "", "format 1", current.c_str(), (std::to_string(kCurrent) + " / 1 (time)").c_str());
   const auto row = [&](const char* what, double t1, double t2, bool throughput) {
     if (throughput) {
       std::printf("%-6s %9.0f MB/s %9.0f MB/s %14.2f\n", what, mb / t1, mb / t2, t2 / t1);
@@ -178,8 +180,8 @@ int main(int argc, char** argv) {
   const auto line = [](const char* what, int format, double value, const char* unit) {
     std::printf("BENCH bench=trajectory case=%s format=%d value=%.6g unit=%s\n", what, format, value, unit);
   };
-  for (int format : {1, 2}) {
-    const bool two = format == 2;
+  for (int format : {1, kCurrent}) {
+    const bool two = format == kCurrent;
     line("write", format, two ? write2 : write1, "s");
     line("open", format, two ? open2 : open1, "s");
     line("read", format, two ? read2 : read1, "s");

@@ -139,7 +139,7 @@ void Model::set_interval(std::size_t bin) {
   // Communication pulls and traffic statistics.
   std::vector<integrators::Pull>& pulls = terms_.pulls;
   pulls.clear();
-  interval_traffic_.setZero();
+  if (traffic_statistics_) interval_traffic_.setZero();
   if (forcing) {
     for (const auto& p : timeline_.traffic(bin)) {
       if (p.src != p.dst && quantities_ && quantities_->has_weight()) {
@@ -148,9 +148,10 @@ void Model::set_interval(std::size_t bin) {
       } else if (p.src != p.dst && communication_scale_ > 0) {
         pulls.push_back({p.src, p.dst, communication_scale_ * (pulls_by_bytes_ ? p.bytes : static_cast<double>(p.messages))});
       }
-      add_pair_traffic(p, interval_traffic_);
+      if (traffic_statistics_) add_pair_traffic(p, interval_traffic_);
     }
   }
+  if (!traffic_statistics_) return;
   // Running totals through this interval (recomputed if we went backwards).
   if (bin < totals_through_) {
     totals_.setZero();
@@ -203,6 +204,7 @@ std::vector<std::string> Model::stat_names(const mapping::Mapping& m) {
 }
 
 void Model::current_stats(Eigen::MatrixXd& out) const {
+  KANOKO_ASSERT(traffic_statistics_, "current_stats of a model that skips its traffic statistics");
   const auto n = static_cast<Eigen::Index>(body_count());
   const auto located = static_cast<Eigen::Index>(timeline_.located_names.size());
   out.resize(kFixedStats + located, n);

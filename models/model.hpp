@@ -99,8 +99,13 @@ class Model {
   /// after them the variables of the mapping's [locations] (seconds of the interval at those call
   /// sites), which sound cues can watch.
   static std::vector<std::string> stat_names(const mapping::Mapping& m);
-  /// The statistics of the current interval, S×N in stat_names(mapping) order.
+  /// The statistics of the current interval, S×N in stat_names(mapping) order. Not after
+  /// skip_traffic_statistics().
   void current_stats(Eigen::MatrixXd& out) const;
+  /// From now on set_interval leaves the traffic statistics (bytes and messages sent and received,
+  /// in the interval and in total) alone: the calibration's models write no frame, and summing each
+  /// interval's pairs twice for nothing cost a tenth of the calibration at 10,000 bodies.
+  void skip_traffic_statistics() { traffic_statistics_ = false; }
 
   /// Mechanical energy: kinetic + spring + repulsion + centre-pull potential (no forcing
   /// potential). The repulsion potential uses the mapping's evaluator (Barnes–Hut gives it to the
@@ -135,6 +140,7 @@ class Model {
   integrators::DerivativeScratch scratch_;  ///< reused by every evaluation
   bool step_started_ = false;          ///< begin_step() was called: the tree is reused within steps
   std::uint64_t evaluations_in_step_ = 0;
+  bool traffic_statistics_ = true;  ///< set_interval sums the traffic statistics
   // Cumulative traffic through the current interval, for the statistics.
   std::size_t totals_through_ = 0;  ///< bins [0, totals_through_) are summed in totals_
   Eigen::Matrix<double, 4, Eigen::Dynamic> totals_;  ///< bytes sent, recv, msgs sent, recv

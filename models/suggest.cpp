@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <sstream>
 
 #include "models/model.hpp"
@@ -25,12 +26,33 @@ double mean_spacing(const Eigen::Matrix3Xd& x, double fallback) {
   const Eigen::Index n = x.cols();
   if (n < 2) return fallback;
   const Eigen::Index step = std::max<Eigen::Index>(1, n / 4000);
+  // The bodies in order of x: a body's nearest neighbour is found by walking out from it both ways
+  // until the x gap alone, squared, passes the best squared distance so far. A squared norm is
+  // never below its x term's square (rounding is monotonic and the other terms are not negative),
+  // so this is exactly the all-pairs minimum, in O(n^(2/3)) a body for a layout in space instead
+  // of O(n): calibration measures the spacing several times, 0.3 s at 10,000 bodies with all pairs.
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(n)), place(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  const bool sortable = x.row(0).allFinite();  // (a NaN would break the order: then all pairs)
+  if (sortable) {
+    std::sort(order.begin(), order.end(), [&x](Eigen::Index a, Eigen::Index b) { return x(0, a) < x(0, b); });
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) place[static_cast<std::size_t>(order[k])] = static_cast<Eigen::Index>(k);
   double sum = 0;
   Eigen::Index count = 0;
   for (Eigen::Index i = 0; i < n; i += step) {
     double best = std::numeric_limits<double>::infinity();
-    for (Eigen::Index j = 0; j < n; ++j) {
-      if (j != i) best = std::min(best, (x.col(i) - x.col(j)).squaredNorm());
+    const auto visit = [&](Eigen::Index k) {
+      const Eigen::Index j = order[static_cast<std::size_t>(k)];
+      const double dx = x(0, j) - x(0, i);
+      if (sortable && dx * dx > best) return false;
+      best = std::min(best, (x.col(i) - x.col(j)).squaredNorm());
+      return true;
+    };
+    const Eigen::Index at = place[static_cast<std::size_t>(i)];
+    for (Eigen::Index k = at + 1; k < n && visit(k); ++k) {
+    }
+    for (Eigen::Index k = at - 1; k >= 0 && visit(k); --k) {
     }
     sum += std::sqrt(best);
     ++count;
@@ -47,6 +69,7 @@ Suggestion suggest_parameters(const mapping::Mapping& original, const trace::Tim
   const bool weight_formula = m.communication && m.communication->weight;
   if (m.communication && !weight_formula) m.communication->gain = 1.0;
   Model model(m, tl, layout);
+  model.skip_traffic_statistics();
   const std::size_t n = model.body_count();
   const double interval = tl.interval_s;
   const double spacing = mean_spacing(model.initial_positions(), m.bodies.size);

@@ -10,7 +10,7 @@ Every figure comes with a baseline measured in the same run and the ratio figure
                                    pj_dump, otf2-print, or `wc -l` where no reader exists
   time to first frame              bench/bench_viewer.cpp --watch: `kanoko view TRACE` while it
                                    simulates, against `kanoko info` reading the same trace
-  replay, bytes per body           bench/bench_trajectory.cpp: trajectory format 2 against format 1
+  replay, bytes per body           bench/bench_trajectory.cpp: the current trajectory format against format 1
 
 The benches print machine-readable lines (`BENCH key=value ...`, or JSON for bench_forces); this
 script collects them, so the table never copies a number by hand. Build the benches first:
@@ -209,9 +209,10 @@ def trajectory_rows(build, logdir, args):
     rows = []
     for case, label in (("replay", "replay: every frame read from the trajectory (body-frames/s)"),
                         ("bytes_per_body_frame", "trajectory bytes per body per frame (13 statistics)")):
-        if (case, "2") not in found or (case, "1") not in found:
+        current = max((f for c, f in found if c == case), key=int, default="1")  # the format written today
+        if current == "1" or (case, "1") not in found:
             raise BenchError(f"bench_trajectory gave no {case} (see {logdir})")
-        rows.append((label, size, found[(case, "2")], "format 1 (one checksum, no blocks), same frames",
+        rows.append((label, size, found[(case, current)], "format 1 (one checksum, no blocks), same frames",
                      found[(case, "1")]))
     return rows
 

@@ -125,8 +125,8 @@ struct RunServer::Impl {
 
   void open(const fs::path& p) {
     reader.emplace(p, trajectory::Open::partial);
-    if (reader->version() != 2) {
-      throw InputError(FileLoc{p.string()}, "kanoko serve reads trajectory format 2 (re-simulate this format 1 run)");
+    if (reader->version() < 2) {
+      throw InputError(FileLoc{p.string()}, "kanoko serve reads trajectory formats 2 and 3 (re-simulate this format 1 run)");
     }
     layout = read_layout(p);
     path = p;

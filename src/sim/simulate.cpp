@@ -352,6 +352,7 @@ std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> relaxed_rest(const map
                                                                         bool* diverged) {
   models::Model model(m, tl, &layout);
   model.set_threads(threads);
+  model.skip_traffic_statistics();
   Eigen::VectorXd y = model.initial_state();
   auto stepper = coarse_stepper(model, m, integrator, step_factor, y.size());
   const Eigen::Matrix3Xd start = model.initial_positions();
@@ -400,6 +401,7 @@ double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const models:
   m.mass.expression.reset();
   models::Model model(m, tl, &layout);
   model.set_threads(threads);
+  model.skip_traffic_statistics();
   const std::size_t n = model.body_count();
   if (n < 2) return 0;
   if (rest != nullptr) model.rest_at(*rest);

@@ -126,12 +126,41 @@ std::uint32_t block_frames_for(std::uint64_t frame_stride) {
   return static_cast<std::uint32_t>(std::clamp<std::uint64_t>(kMaxBlockBytes / std::max<std::uint64_t>(frame_stride, 1), 1, 64));
 }
 
-/// FNV-1a 64 of the first `bytes` bytes of `object`.
+/// The checksum of format `major`: FNV-1a 64 in formats 1 and 2, XXH3-64 from format 3. FNV-1a
+/// takes one multiply per byte, XXH3 reads 8-byte words with SIMD, about 20 times faster: the
+/// traffic section of a 10,000-body run is hundreds of MB, hashed when it is written and again
+/// when it is opened, and FNV-1a took 1.4 s of the two on 2 cores.
+class Checksum {
+ public:
+  explicit Checksum(unsigned major) {
+    if (major >= 3) xxh3_.emplace();
+  }
+  void update(const void* data, std::size_t bytes) {
+    if (xxh3_) {
+      xxh3_->update(data, bytes);
+    } else {
+      fnv_.update(data, bytes);
+    }
+  }
+  void update(std::string_view s) { update(s.data(), s.size()); }
+  [[nodiscard]] std::uint64_t digest() const { return xxh3_ ? xxh3_->digest() : fnv_.digest(); }
+
+ private:
+  Fnv1a64 fnv_;
+  std::optional<Xxh3_64> xxh3_;
+};
+
+/// The checksum of format `major` of `bytes` bytes at `data`.
+std::uint64_t checksum_of(unsigned major, const void* data, std::size_t bytes) {
+  Checksum c(major);
+  c.update(data, bytes);
+  return c.digest();
+}
+
+/// The checksum of format `major` of the first `bytes` bytes of `object`.
 template <class T>
-std::uint64_t digest_prefix(const T& object, std::size_t bytes) {
-  Fnv1a64 f;
-  f.update(&object, bytes);
-  return f.digest();
+std::uint64_t digest_prefix(unsigned major, const T& object, std::size_t bytes) {
+  return checksum_of(major, &object, bytes);
 }
 
 // ---- section encoding --------------------------------------------------------------------
@@ -432,8 +461,8 @@ struct Writer::Impl {
   std::uint32_t frames_in_block = 0;  ///< frames of the block being written
   double block_first_time = 0;
   double block_last_time = 0;
-  Fnv1a64 block_checksum;
-  Fnv1a64 footers_hash;
+  Checksum block_checksum{kVersionMajor};
+  Checksum footers_hash{kVersionMajor};
   std::vector<double> frame_buffer;
 
   explicit Impl(const std::filesystem::path& path) : out(path) {}
@@ -447,12 +476,12 @@ struct Writer::Impl {
     f.first_time = block_first_time;
     f.last_time = block_last_time;
     f.checksum = block_checksum.digest();
-    f.footer_hash = digest_prefix(f, kFooterHashedBytes);
+    f.footer_hash = digest_prefix(kVersionMajor, f, kFooterHashedBytes);
     out.write(&f, sizeof f);
     footers_hash.update(&f, sizeof f);
     ++block_count;
     frames_in_block = 0;
-    block_checksum = Fnv1a64();
+    block_checksum = Checksum(kVersionMajor);
     out.flush();
   }
 };
@@ -480,7 +509,7 @@ Writer::Writer(const std::filesystem::path& path, const Metadata& m) : impl_(std
   // traffic of a long run is hundreds of MB: no concatenated copy).
   std::vector<std::array<char, kSectionNameBytes + sizeof(std::uint64_t)>> heads(sections.size());
   std::uint64_t section_bytes = 0;
-  Fnv1a64 sh;
+  Checksum sh(kVersionMajor);
   for (std::size_t k = 0; k < sections.size(); ++k) {
     const auto& [name, data] = sections[k];
     heads[k].fill(0);
@@ -513,7 +542,7 @@ Writer::Writer(const std::filesystem::path& path, const Metadata& m) : impl_(std
   h.steps_per_frame = m.steps_per_frame;
   h.planned_frames = m.planned_frames;
   h.sections_hash = sh.digest();
-  h.header_hash = digest_prefix(h, kHeaderHashedBytes);
+  h.header_hash = digest_prefix(kVersionMajor, h, kHeaderHashedBytes);
   const Completion not_yet{};  // all zero: being written
   impl_->out.write(&h, sizeof h);
   impl_->out.write(&not_yet, sizeof not_yet);
@@ -567,7 +596,7 @@ void Writer::commit() {
   c.frame_count = impl_->frame_count;
   c.file_size = impl_->out.size();
   c.footers_hash = impl_->footers_hash.digest();
-  c.record_hash = digest_prefix(c, sizeof c - sizeof c.record_hash);
+  c.record_hash = digest_prefix(kVersionMajor, c, sizeof c - sizeof c.record_hash);
   impl_->out.write_at(sizeof(Header), &c, sizeof c);
   impl_->out.commit();
 }
@@ -685,9 +714,7 @@ std::optional<BlockProblem> Reader::Impl::check_block(std::size_t b) const {
   const std::uint64_t begin = frame_offset(first);
   const std::uint64_t bytes = blk.frame_count * frame_stride;
   if (version >= 2) {
-    Fnv1a64 f;
-    f.update(base + begin, bytes);
-    if (f.digest() != blk.checksum) {
+    if (checksum_of(version, base + begin, bytes) != blk.checksum) {
       return BlockProblem{"block " + std::to_string(b) + ", frames " + range_text(first, first + blk.frame_count - 1) +
                               ", bytes " + range_text(begin, begin + bytes - 1),
                           "fails its checksum"};
@@ -879,7 +906,7 @@ void read_sections(Reader::Impl& r, std::size_t pos, std::uint32_t section_count
 void open_v1(Reader::Impl& r) {
   HeaderV1 h{};
   std::memcpy(&h, r.base, sizeof h);
-  if (h.header_hash != digest_prefix(h, kHeaderV1HashedBytes)) {
+  if (h.header_hash != digest_prefix(1, h, kHeaderV1HashedBytes)) {
     throw InputError(r.loc("header"), "header is corrupt (header checksum mismatch)");
   }
   if (h.file_size != r.size) {
@@ -909,9 +936,7 @@ void open_v1(Reader::Impl& r) {
   if (std::memcmp(t.magic, kTrailerMagic, sizeof kTrailerMagic) != 0) {
     throw InputError(r.loc("trailer"), "missing end marker (truncated or corrupt file)");
   }
-  Fnv1a64 f;
-  f.update(r.base + sizeof(HeaderV1), r.size - sizeof(HeaderV1) - sizeof(TrailerV1));
-  if (f.digest() != t.checksum) {
+  if (checksum_of(1, r.base + sizeof(HeaderV1), r.size - sizeof(HeaderV1) - sizeof(TrailerV1)) != t.checksum) {
     throw InputError(r.loc("trailer"), "checksum mismatch: the file is corrupt; re-simulate to recreate it");
   }
   if (h.frame_count > 0xffffffffU) throw InputError(r.loc("header"), "too many frames for a format 1 file");
@@ -929,11 +954,11 @@ std::uint64_t trailing_frames(const Reader::Impl& r) {
 }
 
 /// Reads and checks the footer of block b at `at`; nullopt if it is not a valid footer.
-std::optional<BlockIndex> read_footer(const Reader::Impl& r, std::size_t b, std::uint64_t at, Fnv1a64* footers) {
+std::optional<BlockIndex> read_footer(const Reader::Impl& r, std::size_t b, std::uint64_t at, Checksum* footers) {
   if (at > r.size || r.size - at < sizeof(BlockFooter)) return std::nullopt;
   BlockFooter f{};
   std::memcpy(&f, r.base + at, sizeof f);
-  if (std::memcmp(f.magic, kBlockMagic, sizeof kBlockMagic) != 0 || f.footer_hash != digest_prefix(f, kFooterHashedBytes) ||
+  if (std::memcmp(f.magic, kBlockMagic, sizeof kBlockMagic) != 0 || f.footer_hash != digest_prefix(r.version, f, kFooterHashedBytes) ||
       f.block_index != b || f.frame_count == 0 || f.frame_count > r.block_frames) {
     return std::nullopt;
   }
@@ -949,7 +974,7 @@ void scan_blocks(Reader::Impl& r) {
   const bool done = std::memcmp(&c, &zero, sizeof c) != 0;
   if (done) {
     if (std::memcmp(c.magic, kCompletionMagic, sizeof kCompletionMagic) != 0 ||
-        c.record_hash != digest_prefix(c, sizeof c - sizeof c.record_hash)) {
+        c.record_hash != digest_prefix(r.version, c, sizeof c - sizeof c.record_hash)) {
       throw InputError(r.loc("completion record", 96), "completion record is corrupt (checksum mismatch)");
     }
     if (c.file_size != r.size) {
@@ -967,7 +992,7 @@ void scan_blocks(Reader::Impl& r) {
         r.size - r.frames_offset != expected) {
       throw InputError(r.loc("completion record", 96), "frame count does not match the file size");
     }
-    Fnv1a64 footers;
+    Checksum footers(r.version);
     r.blocks.clear();
     r.blocks.reserve(block_count);
     for (std::uint64_t b = 0; b < block_count; ++b) {
@@ -1022,7 +1047,7 @@ void open_v2(Reader::Impl& r) {
   }
   Header h{};
   std::memcpy(&h, r.base, sizeof h);
-  if (h.header_hash != digest_prefix(h, kHeaderHashedBytes)) {
+  if (h.header_hash != digest_prefix(r.version, h, kHeaderHashedBytes)) {
     throw InputError(r.loc("header"), "header is corrupt (header checksum mismatch)");
   }
   const std::uint64_t stride = checked_frame_stride(h.body_count, h.stat_count);
@@ -1033,9 +1058,7 @@ void open_v2(Reader::Impl& r) {
     throw InputError(r.loc("header"), "inconsistent frame layout");
   }
   if (h.frames_offset > r.size) throw InputError(r.end_loc(), "truncated: the file ends inside its sections");
-  Fnv1a64 sh;
-  sh.update(r.base + kSectionsOffset, h.frames_offset - kSectionsOffset);
-  if (sh.digest() != h.sections_hash) throw InputError(r.loc("sections"), "sections are corrupt (checksum mismatch)");
+  if (checksum_of(r.version, r.base + kSectionsOffset, h.frames_offset - kSectionsOffset) != h.sections_hash) throw InputError(r.loc("sections"), "sections are corrupt (checksum mismatch)");
   adopt_header(r, h);
   r.block_frames = h.block_frames;
   r.block_stride = block_bytes + sizeof(BlockFooter);
@@ -1181,13 +1204,14 @@ bool read_input_hash(const std::filesystem::path& path, std::uint64_t& hash_out)
   if (!in.read(reinterpret_cast<char*>(&h1), sizeof h1) || std::memcmp(h1.magic, kMagic, sizeof kMagic) != 0) {
     return false;
   }
-  if (h1.version_major == 1 && h1.header_hash == digest_prefix(h1, kHeaderV1HashedBytes)) {
+  if (h1.version_major == 1 && h1.header_hash == digest_prefix(1, h1, kHeaderV1HashedBytes)) {
     hash_out = h1.input_hash;
     return true;
   }
   Header h2{};
   std::memcpy(&h2, &h1, sizeof h2);
-  if (h2.version_major == kVersionMajor && h2.header_hash == digest_prefix(h2, kHeaderHashedBytes)) {
+  if (h2.version_major >= 2 && h2.version_major <= kVersionMajor &&
+      h2.header_hash == digest_prefix(h2.version_major, h2, kHeaderHashedBytes)) {
     hash_out = h2.input_hash;
     return true;
   }

@@ -5,7 +5,8 @@
 // its checksum, so frame k is still at a computable offset (O(1) seeking), a file can be read while
 // it is being appended, and a reader checks a block only when it first reads from it. A completion
 // record, written last, tells a finished run from one still being written or killed. The reader
-// memory-maps the file; format 1 files (one checksum over everything) are still read.
+// memory-maps the file; format 1 files (one checksum over everything) are still read. Format 3 is
+// format 2 with XXH3-64 checksums instead of FNV-1a 64; format 2 files are still read.
 #pragma once
 
 #include <Eigen/Core>
@@ -23,8 +24,8 @@
 
 namespace kanoko::trajectory {
 
-inline constexpr std::uint16_t kVersionMajor = 2;  ///< 2: checksummed blocks, appendable
-inline constexpr std::uint16_t kVersionMinor = 1;  ///< 2.1: section `groups`
+inline constexpr std::uint16_t kVersionMajor = 3;  ///< 2: checksummed blocks, appendable; 3: XXH3-64 checksums
+inline constexpr std::uint16_t kVersionMinor = 1;  ///< 2.1 (and 3.1): section `groups`
 
 /// A container of the trace above a body's host (section `groups`, format 2.1): a SimGrid zone,
 /// an OTF2 system-tree node, ...; `type` is the name of its container type.
@@ -123,7 +124,7 @@ struct FrameView {
 /// starts. Saturates at 2^64 − 1 instead of wrapping.
 std::uint64_t file_size_for(std::uint64_t bodies, std::uint64_t stats, std::uint64_t frames, std::uint64_t section_bytes);
 
-/// Writes a trajectory (format 2) under a temporary name; commit() makes it appear. Destroying an
+/// Writes a trajectory (format 3) under a temporary name; commit() makes it appear. Destroying an
 /// uncommitted writer removes the temporary file. Every finished block is flushed to the
 /// temporary file, so a Reader opened with Open::partial on temporary_path() follows the run.
 class Writer {

@@ -129,7 +129,7 @@
   }
 
   /** The run's frames read from `kanoko serve` with HTTP range requests, in the trajectory
-   * layout (docs/trajectory-format.md, format 2): the header says where block b's frames are. */
+   * layout (docs/trajectory-format.md, formats 2 and 3): the header says where block b's frames are. */
   function streamSource(url) {
     const s = { blocks: new Map(), count: 0, complete: false, last: [], error: null };
     function get(from, to) {
@@ -150,7 +150,9 @@
     s.refresh = () => get(0, 143).then(({ buffer, total }) => {
       const v = new DataView(buffer);
       const text = (o, n) => String.fromCharCode(...new Uint8Array(buffer, o, n));
-      if (text(0, 8) !== 'KANOKOTJ' || v.getUint16(8, true) !== 2) throw new Error(url + ' is not a format 2 run');
+      // Formats 2 and 3 share the layout (3 changed the checksums, which the page does not check).
+      const major = v.getUint16(8, true);
+      if (text(0, 8) !== 'KANOKOTJ' || (major !== 2 && major !== 3)) throw new Error(url + ' is not a format 2 or 3 run');
       s.B = v.getUint32(24, true);
       s.offset = Number(v.getBigUint64(32, true));
       s.stride = Number(v.getBigUint64(40, true)) / 8;  // doubles per frame

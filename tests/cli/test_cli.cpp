@@ -249,7 +249,7 @@ TEST(Cli, InfoDescribesARun) {
   }
   auto r = run_kanoko({"info", (dir / "done.kntj").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "Kanoko trajectory, version 2, complete")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Kanoko trajectory, version 3, complete")) << r.out;
   EXPECT_TRUE(contains(r.out, "4 (levels: 4 ranks, 2 hosts")) << r.out;
   EXPECT_TRUE(contains(r.out, "frames:      12, 0 .. 2.75 s (the trace: 0 .. 2 s, then settling)")) << r.out;
   r = run_kanoko({"info", (dir / "done.kntj").string(), "--json"});

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <regex>
 
@@ -273,6 +274,51 @@ TEST(Examples, MutatedTopologiesNeverCrash) {
   }
   EXPECT_GT(built, 40);
   EXPECT_GT(refused, 40);
+}
+
+/// The all-pairs mean nearest-neighbour distance, as mean_spacing defines it (sampled every
+/// n / 4000 bodies).
+double all_pairs_spacing(const Eigen::Matrix3Xd& x) {
+  const Eigen::Index n = x.cols(), step = std::max<Eigen::Index>(1, n / 4000);
+  double sum = 0;
+  Eigen::Index count = 0;
+  for (Eigen::Index i = 0; i < n; i += step) {
+    double best = std::numeric_limits<double>::infinity();
+    for (Eigen::Index j = 0; j < n; ++j) {
+      if (j != i) best = std::min(best, (x.col(i) - x.col(j)).squaredNorm());
+    }
+    sum += std::sqrt(best);
+    ++count;
+  }
+  return sum / static_cast<double>(count);
+}
+
+TEST(MeanSpacing, IsTheAllPairsMeanBitForBit) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> gauss;
+  const auto cloud = [&](Eigen::Index n, double flat) {
+    Eigen::Matrix3Xd x(3, n);
+    for (Eigen::Index i = 0; i < n; ++i) x.col(i) << flat * gauss(rng), gauss(rng), gauss(rng);
+    return x;
+  };
+  std::vector<std::pair<std::string, Eigen::Matrix3Xd>> cases;
+  cases.emplace_back("a cloud of 600", cloud(600, 1.0));
+  cases.emplace_back("a cloud of 9000, sampled", cloud(9000, 1.0));
+  cases.emplace_back("a plane across x (every x the same)", cloud(500, 0.0));
+  cases.emplace_back("a thin slab along x", cloud(700, 1e-3));
+  Eigen::Matrix3Xd grid(3, 216);  // ties everywhere, and two bodies at one place
+  for (Eigen::Index i = 0; i < 216; ++i) grid.col(i) << static_cast<double>(i % 6), static_cast<double>(i / 6 % 6), static_cast<double>(i / 36);
+  grid.col(7) = grid.col(100);
+  cases.emplace_back("a lattice with a doubled body", grid);
+  Eigen::Matrix3Xd two(3, 2);
+  two << 0, 3, 0, 4, 0, 0;
+  cases.emplace_back("two bodies", two);
+  for (const auto& [what, x] : cases) {
+    const double expected = all_pairs_spacing(x);
+    EXPECT_EQ(mean_spacing(x, -1.0), expected) << what;
+  }
+  EXPECT_EQ(mean_spacing(two, -1.0), 5.0);
+  EXPECT_EQ(mean_spacing(Eigen::Matrix3Xd::Zero(3, 1), -1.0), -1.0) << "one body: the fallback";
 }
 
 TEST(Suggest, FollowsTheEnergyArgument) {

@@ -40,27 +40,34 @@ inline void reseal_v1(std::string& bytes) {
   poke<std::uint64_t>(bytes, bytes.size() - 16, fnv(bytes, 96, bytes.size() - 16));
 }
 
-/// Format 2: the sections hash, every block's checksum and footer hash (as far as the header's
-/// layout and the completion record's frame count find them), the completion record's file size,
-/// footer digest and own hash (when it is present), then the header hash.
-inline void reseal_v2(std::string& bytes) {
+/// Formats 2 (FNV-1a 64) and 3 (XXH3-64, the same layout): the sections hash, every block's
+/// checksum and footer hash (as far as the header's layout and the completion record's frame count
+/// find them), the completion record's file size, footer digest and own hash (when it is present),
+/// then the header hash.
+template <class Hash>
+void reseal_blocks(std::string& bytes) {
+  const auto digest = [&bytes](std::size_t begin, std::size_t end) {
+    Hash h;
+    h.update(bytes.data() + begin, end - begin);
+    return h.digest();
+  };
   constexpr std::size_t kSections = 144, kFooter = 48;
   if (bytes.size() < kSections) return;
   const auto frames_offset = peek<std::uint64_t>(bytes, 32);
   const auto stride = peek<std::uint64_t>(bytes, 40);
   const auto block_frames = peek<std::uint32_t>(bytes, 24);
   if (frames_offset >= kSections && frames_offset <= bytes.size()) {
-    poke<std::uint64_t>(bytes, 80, fnv(bytes, kSections, frames_offset));
+    poke<std::uint64_t>(bytes, 80, digest(kSections, frames_offset));
     const bool complete = peek<std::uint64_t>(bytes, 96) != 0;
     std::uint64_t remaining = complete ? peek<std::uint64_t>(bytes, 104) : ~std::uint64_t{0};
-    Fnv1a64 footers;
+    Hash footers;
     std::uint64_t pos = frames_offset;
     while (stride > 0 && stride < bytes.size() && block_frames > 0 && remaining > 0) {
       const std::uint64_t n = std::min<std::uint64_t>(block_frames, remaining);
       if (n > (bytes.size() - pos) / stride || bytes.size() - pos - n * stride < kFooter) break;
       const std::uint64_t footer = pos + n * stride;
-      poke<std::uint64_t>(bytes, footer + 32, fnv(bytes, pos, footer));
-      poke<std::uint64_t>(bytes, footer + 40, fnv(bytes, footer, footer + 40));
+      poke<std::uint64_t>(bytes, footer + 32, digest(pos, footer));
+      poke<std::uint64_t>(bytes, footer + 40, digest(footer, footer + 40));
       footers.update(bytes.data() + footer, kFooter);
       pos = footer + kFooter;
       remaining -= n;
@@ -68,19 +75,22 @@ inline void reseal_v2(std::string& bytes) {
     if (complete) {
       poke<std::uint64_t>(bytes, 112, bytes.size());
       poke<std::uint64_t>(bytes, 120, footers.digest());
-      poke<std::uint64_t>(bytes, 136, fnv(bytes, 96, 136));
+      poke<std::uint64_t>(bytes, 136, digest(96, 136));
     }
   }
-  poke<std::uint64_t>(bytes, 88, fnv(bytes, 0, 88));
+  poke<std::uint64_t>(bytes, 88, digest(0, 88));
 }
 
 /// Reseals by the file's own major version (bytes 8–9).
 inline void reseal(std::string& bytes) {
   if (bytes.size() < 10) return;
-  if (peek<std::uint16_t>(bytes, 8) == 1) {
+  const auto major = peek<std::uint16_t>(bytes, 8);
+  if (major == 1) {
     reseal_v1(bytes);
+  } else if (major == 2) {
+    reseal_blocks<Fnv1a64>(bytes);
   } else {
-    reseal_v2(bytes);
+    reseal_blocks<Xxh3_64>(bytes);
   }
 }
 
