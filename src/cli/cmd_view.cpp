@@ -59,15 +59,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 /// Waits until the run at `path`, still being written, has a whole block of frames (true), or
 /// `writer_problem` says its writer stopped first (false). Ctrl-C ends the wait.
-bool wait_for_frames(const std::filesystem::path& path, const std::function<std::string()>& writer_problem) {
-  std::optional<trajectory::Reader> run;
+bool wait_for_frames(const std::filesystem::path& path, const std::function<std::string()>& writer_problem,
+                     std::unique_ptr<trajectory::Reader>* opened = nullptr) {
+  std::unique_ptr<trajectory::Reader> run;
   for (;;) {
     check_interrupt();
     const std::string problem = writer_problem();
     try {
-      if (!run) run.emplace(path, trajectory::Open::partial);
+      if (!run) run = std::make_unique<trajectory::Reader>(path, trajectory::Open::partial);
       run->refresh();
-      if (run->frame_count() > 0) return true;
+      if (run->frame_count() > 0) {
+        if (opened != nullptr) *opened = std::move(run);
+        return true;
+      }
     } catch (const InputError&) {
       // The header or sections not on disk yet; a writer that died leaves them so: said below.
       if (!problem.empty()) throw;
@@ -268,6 +272,10 @@ int cmd_view(const Args& args) {
   // A run still being written (by the simulation started here, or another 'kanoko simulate'):
   // opened with the frames it has and followed while it grows.
   std::unique_ptr<sim::SimulationJob> job;
+  // The run being written, as the wait for its first frames opened it: opened once (its sections,
+  // hundreds of MB of traffic at 10,000 bodies, checked and decoded while the first block is
+  // integrated).
+  std::unique_ptr<trajectory::Reader> waited;
   std::string follow_path;
   std::function<std::string()> writer_problem;
   std::error_code exists_ec;
@@ -279,7 +287,7 @@ int cmd_view(const Args& args) {
       follow_path = writing.front().string();
       writer_problem = temporary_writer_problem(writing.front());
       std::cerr << "kanoko view: " << run << " is being written (" << follow_path << "): playing its frames as they come\n";
-      if (!wait_for_frames(follow_path, writer_problem)) {
+      if (!wait_for_frames(follow_path, writer_problem, &waited)) {
         throw InputError(FileLoc{run}, "its writer stopped before writing any frame; simulate it again");
       }
       view.first_frames_s = seconds_since(command_start);
@@ -333,7 +341,7 @@ int cmd_view(const Args& args) {
                     << ", playing the frames as they come (the timeline shows how far it has got)\n";
         }
         try {
-          if (wait_for_frames(*writing, writer_problem)) {
+          if (wait_for_frames(*writing, writer_problem, &waited)) {
             view.first_frames_s = seconds_since(command_start);
             follow_path = writing->string();
             break;
@@ -374,7 +382,7 @@ int cmd_view(const Args& args) {
       writer_problem = temporary_writer_problem(run);
       std::cerr << "kanoko view: " << run << " " << trajectory::reuse_problem(run)
                 << ": playing the frames it has while it grows\n";
-      if (probe->frame_count() == 0 && (!writer_problem || !wait_for_frames(run, writer_problem))) {
+      if (probe->frame_count() == 0 && (!writer_problem || !wait_for_frames(run, writer_problem, &waited))) {
         throw InputError(FileLoc{run}, "the run is incomplete and has no whole block of frames to show; re-simulate it");
       }
     }
@@ -397,6 +405,7 @@ int cmd_view(const Args& args) {
   // this opening has renamed its temporary file to the run: the whole run is opened instead.
   const auto open_source = [&]() -> scene::DrawnRun {
     try {
+      if (waited && !follow_path.empty()) return scene::drawn_run_of(std::move(waited), source, overrides, view.visual);
       return scene::open_drawn_run(source, overrides, view.visual,
                                    follow_path.empty() ? trajectory::Open::complete : trajectory::Open::partial);
     } catch (const InputError&) {

@@ -264,8 +264,13 @@ bool BodyFormulas::update(const trajectory::Reader& reader, double t_s) {
 }
 
 DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base, trajectory::Open open) {
+  return drawn_run_of(std::make_unique<trajectory::Reader>(run, open), run, cli, std::move(base));
+}
+
+DrawnRun drawn_run_of(std::unique_ptr<trajectory::Reader> reader, const std::string& run, const VisualOverrides& cli,
+                      VisualOptions base) {
   DrawnRun d;
-  d.reader = std::make_unique<trajectory::Reader>(run, open);
+  d.reader = std::move(reader);
   check_has_bodies(*d.reader, run);
   d.mapping = stored_mapping(*d.reader, run);
   base.labels = d.reader->meta().body_count() <= kDefaultLabelledBodies;

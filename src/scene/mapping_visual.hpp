@@ -53,6 +53,9 @@ struct DrawnRun {
 /// Open::partial, a run still being written opens with the frames it has (`kanoko view` follows it).
 [[nodiscard]] DrawnRun open_drawn_run(const std::string& run, const VisualOverrides& cli, VisualOptions base,
                                       trajectory::Open open = trajectory::Open::complete);
+/// The same for a run `reader` already opened (named `run` in errors).
+[[nodiscard]] DrawnRun drawn_run_of(std::unique_ptr<trajectory::Reader> reader, const std::string& run,
+                                    const VisualOverrides& cli, VisualOptions base);
 
 /// The label kind named `text` (none, name, rank, host, index); throws InputError naming
 /// `option` otherwise.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -17,7 +18,9 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <span>
 #include <tuple>
+#include <type_traits>
 
 #include "src/base/atomic_file.hpp"
 #include "src/base/check.hpp"
@@ -200,6 +203,14 @@ class ByteReader {
     std::string s(data_.substr(pos_, n));
     pos_ += n;
     return s;
+  }
+  /// Fills `out` with the next out.size() values, stored in the file as they are in memory.
+  template <class T>
+  void pods(std::span<T> out) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (out.size() > (data_.size() - pos_) / sizeof(T)) need(data_.size() - pos_ + 1);
+    if (!out.empty()) std::memcpy(out.data(), data_.data() + pos_, out.size_bytes());
+    pos_ += out.size_bytes();
   }
   [[nodiscard]] bool done() const { return pos_ == data_.size(); }
 
@@ -393,20 +404,29 @@ std::uint64_t file_size_for(std::uint64_t bodies, std::uint64_t stats, std::uint
   return total;
 }
 
-std::string encode_traffic(const Metadata& m) {
+// A pair record in the file is src u32, dst u32, bytes f64, messages f64, little-endian: PairTraffic
+// byte for byte, so the records are written from and read into Metadata::traffic whole.
+static_assert(std::is_trivially_copyable_v<PairTraffic> && sizeof(PairTraffic) == 24 &&
+                  offsetof(PairTraffic, dst) == 4 && offsetof(PairTraffic, bytes) == 8 &&
+                  offsetof(PairTraffic, messages) == 16,
+              "PairTraffic is the traffic section's pair record");
+
+/// The traffic section up to its pair records: the counts and the interval offsets. The records
+/// follow, Metadata::traffic's bytes (traffic_records).
+std::string encode_traffic_head(const Metadata& m) {
   ByteWriter w;
-  w.reserve(8 * (3 + m.traffic_begin.size()) + 24 * m.traffic.size());
+  w.reserve(8 * (3 + m.traffic_begin.size()));
   w.pod(static_cast<std::uint64_t>(m.traffic_intervals()));
   w.pod(static_cast<std::uint64_t>(m.traffic.size()));
   if (m.traffic_begin.empty()) w.pod(std::uint64_t{0});  // no intervals: the single offset 0
   for (const std::uint64_t b : m.traffic_begin) w.pod(b);
-  for (const PairTraffic& p : m.traffic) {
-    w.pod(p.src);
-    w.pod(p.dst);
-    w.pod(p.bytes);
-    w.pod(p.messages);
-  }
   return w.take();
+}
+
+/// The pair records of the traffic section: a view of Metadata::traffic (hundreds of MB for a
+/// long run of thousands of bodies: not copied).
+std::string_view traffic_records(const Metadata& m) {
+  return {reinterpret_cast<const char*>(m.traffic.data()), m.traffic.size() * sizeof(PairTraffic)};
 }
 
 void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m, const FileLoc& loc) {
@@ -422,12 +442,19 @@ void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m
     throw InputError(loc, "interval offsets are not increasing from 0 to the pair count");
   }
   m.traffic.resize(pairs);
+  br.pods(std::span<PairTraffic>(m.traffic));
+  if (!br.done()) throw InputError(loc, "section has trailing bytes");
+  // Checked in one branch-light pass; the first bad record is then found and named.
+  constexpr double kMaxFinite = std::numeric_limits<double>::max();  // (a NaN fails every comparison)
+  bool valid = true;
+  for (const PairTraffic& p : m.traffic) {
+    const bool ok = p.src < body_count && p.dst < body_count && p.bytes >= 0 && p.bytes <= kMaxFinite &&
+                    p.messages >= 0 && p.messages <= kMaxFinite;
+    valid = valid && ok;
+  }
+  if (valid) return;
   for (std::size_t i = 0; i < m.traffic.size(); ++i) {
-    PairTraffic& p = m.traffic[i];
-    p.src = br.pod<std::uint32_t>();
-    p.dst = br.pod<std::uint32_t>();
-    p.bytes = br.pod<double>();
-    p.messages = br.pod<double>();
+    const PairTraffic& p = m.traffic[i];
     if (p.src >= body_count || p.dst >= body_count) {
       throw InputError(loc, "pair record " + std::to_string(i) + " names a missing body");
     }
@@ -435,7 +462,6 @@ void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m
       throw InputError(loc, "pair record " + std::to_string(i) + " has a negative or non-finite amount");
     }
   }
-  if (!br.done()) throw InputError(loc, "section has trailing bytes");
 }
 
 std::size_t Metadata::interval_of(double t) const {
@@ -496,29 +522,36 @@ Writer::Writer(const std::filesystem::path& path, const Metadata& m) : impl_(std
   for (const auto& p : m.traffic) {
     KANOKO_ASSERT(p.src < m.bodies.size() && p.dst < m.bodies.size(), "traffic names a missing body");
   }
-  std::vector<std::pair<std::string, std::string>> sections = {
-      {"meta", encode_meta_text(m)},
-      {"bodies", encode_bodies(m)},
-      {"edges", encode_edges(m)},
-      {"stats", encode_stats(m)},
-      {"mapping", m.mapping_text},
-      {"traffic", encode_traffic(m)},
+  // A section's data: bytes encoded here, then bytes borrowed from `m` (the traffic's pair records).
+  struct Section {
+    std::string name;
+    std::string data;
+    std::string_view borrowed;
   };
-  if (std::string groups = encode_groups(m); !groups.empty()) sections.emplace_back("groups", std::move(groups));
+  std::vector<Section> sections = {
+      {"meta", encode_meta_text(m), {}},
+      {"bodies", encode_bodies(m), {}},
+      {"edges", encode_edges(m), {}},
+      {"stats", encode_stats(m), {}},
+      {"mapping", m.mapping_text, {}},
+      {"traffic", encode_traffic_head(m), traffic_records(m)},
+  };
+  if (std::string groups = encode_groups(m); !groups.empty()) sections.push_back({"groups", std::move(groups), {}});
   // Each section: its name, its size, its bytes. They are hashed and written piece by piece (the
   // traffic of a long run is hundreds of MB: no concatenated copy).
   std::vector<std::array<char, kSectionNameBytes + sizeof(std::uint64_t)>> heads(sections.size());
   std::uint64_t section_bytes = 0;
   Checksum sh(kVersionMajor);
   for (std::size_t k = 0; k < sections.size(); ++k) {
-    const auto& [name, data] = sections[k];
+    const Section& section = sections[k];
     heads[k].fill(0);
-    std::memcpy(heads[k].data(), name.data(), std::min(name.size(), kSectionNameBytes - 1));
-    const auto size = static_cast<std::uint64_t>(data.size());
+    std::memcpy(heads[k].data(), section.name.data(), std::min(section.name.size(), kSectionNameBytes - 1));
+    const auto size = static_cast<std::uint64_t>(section.data.size() + section.borrowed.size());
     std::memcpy(heads[k].data() + kSectionNameBytes, &size, sizeof size);
     sh.update(heads[k].data(), heads[k].size());
-    sh.update(data);
-    section_bytes += heads[k].size() + data.size();
+    sh.update(section.data);
+    sh.update(section.borrowed);
+    section_bytes += heads[k].size() + size;
   }
   // Frames start 8-byte aligned so that a memory map can view them as doubles.
   const std::string padding((8 - (kSectionsOffset + section_bytes) % 8) % 8, '\0');
@@ -548,7 +581,8 @@ Writer::Writer(const std::filesystem::path& path, const Metadata& m) : impl_(std
   impl_->out.write(&not_yet, sizeof not_yet);
   for (std::size_t k = 0; k < sections.size(); ++k) {
     impl_->out.write(heads[k].data(), heads[k].size());
-    impl_->out.write(sections[k].second);
+    impl_->out.write(sections[k].data);
+    impl_->out.write(sections[k].borrowed);
   }
   impl_->out.write(padding);
   impl_->out.flush();

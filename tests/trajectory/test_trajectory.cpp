@@ -647,6 +647,18 @@ TEST_F(DamagedTrajectory, TrafficNamingAMissingBodyOrMisorderedIsRefused) {
   poke<double>(b, records + 8, -1.0);  // negative bytes
   reseal(b);
   EXPECT_NE(error_for(b).find("negative or non-finite"), std::string::npos);
+  // The last record: its messages not a number, its bytes infinite.
+  const auto pairs = static_cast<std::size_t>(peek<std::uint64_t>(good_, at + 8));
+  ASSERT_GE(pairs, 2U);
+  for (const std::size_t field : {std::size_t{16}, std::size_t{8}}) {
+    b = good_;
+    poke<double>(b, records + 24 * (pairs - 1) + field,
+                 field == 16 ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity());
+    reseal(b);
+    e = error_for(b);
+    EXPECT_NE(e.find("pair record " + std::to_string(pairs - 1) + " has a negative or non-finite amount"),
+              std::string::npos) << e;
+  }
   b = good_;
   poke<std::uint64_t>(b, at + 16 + 8, 3U);  // offsets 0, 3, 2, 3: not increasing
   reseal(b);
