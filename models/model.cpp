@@ -74,12 +74,12 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline, const L
   const auto cols = static_cast<Eigen::Index>(n);
   terms_.mass = Eigen::VectorXd::Constant(cols, mass_base_);
   // With no load gain the load adds nothing to a mass (the calibration probe's model).
+  loads_.resize(n);
   if (mass_smoothing_ > 1 && mass_load_gain_ != 0) {
     load_prefix_.assign((timeline.bin_count + 1) * n, 0.0);
     for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {
-      for (std::size_t i = 0; i < n; ++i) {
-        load_prefix_[(bin + 1) * n + i] = load_prefix_[bin * n + i] + load_of(bin, static_cast<trace::EntityIndex>(i));
-      }
+      loads_of(bin, loads_);
+      for (std::size_t i = 0; i < n; ++i) load_prefix_[(bin + 1) * n + i] = load_prefix_[bin * n + i] + loads_[i];
     }
   }
   totals_ = Eigen::Matrix<double, 4, Eigen::Dynamic>::Zero(4, cols);
@@ -89,6 +89,15 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline, const L
 
 double Model::load_of(std::size_t bin, trace::EntityIndex e) const {
   return load_from_samples_ ? timeline_.load_at(bin, e) : timeline_.busy_fraction(bin, e);
+}
+
+void Model::loads_of(std::size_t bin, std::span<double> out) const {
+  if (load_from_samples_) {
+    const std::size_t n = body_count();
+    std::copy_n(timeline_.load.begin() + static_cast<std::ptrdiff_t>(bin * n), n, out.begin());
+  } else {
+    timeline_.busy_fractions(bin, out);
+  }
 }
 
 void Model::rest_at(const Eigen::Matrix3Xd& x) {
@@ -119,6 +128,7 @@ void Model::set_interval(std::size_t bin) {
   const std::size_t source_bin = std::min(bin, timeline_.bin_count - 1);
   // Mass from load (averaged over the last `smoothing` intervals when asked).
   const std::size_t window = std::min<std::size_t>(std::max<std::uint32_t>(mass_smoothing_, 1), source_bin + 1);
+  if (mass_load_gain_ != 0 && window == 1) loads_of(source_bin, loads_);
   for (std::size_t i = 0; i < n; ++i) {
     double load = 0;
     if (mass_load_gain_ == 0) {
@@ -127,7 +137,7 @@ void Model::set_interval(std::size_t bin) {
       load = (load_prefix_[(source_bin + 1) * n + i] - load_prefix_[(source_bin + 1 - window) * n + i]) /
              static_cast<double>(window);
     } else {
-      load = load_of(source_bin, static_cast<trace::EntityIndex>(i));
+      load = loads_[i];
     }
     terms_.mass[static_cast<Eigen::Index>(i)] = mass_base_ + mass_load_gain_ * load;
   }

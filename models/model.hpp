@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,8 @@ class Model {
  private:
   /// The load of a body in a bin, as [mass] load says (samples or busy fraction).
   [[nodiscard]] double load_of(std::size_t bin, trace::EntityIndex e) const;
+  /// load_of(bin, e) of every body, into `out` (body_count() values).
+  void loads_of(std::size_t bin, std::span<double> out) const;
   const trace::Timeline& timeline_;
   Eigen::Matrix3Xd initial_positions_;
   // What set_interval needs of the mapping's [mass] and [forces.communication].
@@ -137,6 +140,7 @@ class Model {
   std::size_t bin_ = 0;
   /// [mass] smoothing: running sums of each body's load, [bin * N + body] = Σ load of bins < bin.
   std::vector<double> load_prefix_;
+  std::vector<double> loads_;  ///< scratch: one interval's loads (loads_of)
   integrators::DerivativeScratch scratch_;  ///< reused by every evaluation
   bool step_started_ = false;          ///< begin_step() was called: the tree is reused within steps
   std::uint64_t evaluations_in_step_ = 0;

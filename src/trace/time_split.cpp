@@ -8,11 +8,9 @@ TimeSplit split_time(double computing_s, double communicating_s, double waiting_
                      bool gaps_computing) {
   const double span = std::max(0.0, span_s);
   const double slack = 1e-9 * span;
-  const auto fit = [slack](double seconds, double room) {
-    return seconds > room + slack ? std::max(0.0, room) : std::max(0.0, seconds);
-  };
+  const auto fit = [slack](double seconds, double room) { return fit_seconds(seconds, room, slack); };
   TimeSplit t;
-  t.computing_s = fit(computing_s, span);
+  t.computing_s = computing_within(computing_s, span_s);
   t.communicating_s = fit(communicating_s, span - t.computing_s);
   t.waiting_s = fit(waiting_s, span - t.computing_s - t.communicating_s);
   const double rest = std::max(0.0, span - t.computing_s - t.communicating_s - t.waiting_s);

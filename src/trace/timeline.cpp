@@ -93,6 +93,22 @@ Timeline::BinTime Timeline::bin_time(std::size_t bin, EntityIndex e) const {
   return BinTime{split.computing_s, split.communicating_s, split.waiting_s};
 }
 
+void Timeline::busy_fractions(std::size_t bin, std::span<double> out) const {
+  const std::size_t n = entity_count();
+  KANOKO_ASSERT(out.size() == n, "busy_fractions needs one value per entity");
+  const double width = bin_width_s(bin);
+  if (!(width > 0)) {
+    std::fill(out.begin(), out.end(), 0.0);
+    return;
+  }
+  const double* busy = busy_s.data() + bin * n;
+  for (std::size_t e = 0; e < n; ++e) {
+    // As bin_time: the bin's width times the entity's members.
+    const double span = width * (members.empty() ? 1.0 : static_cast<double>(members[e]));
+    out[e] = computing_within(busy[e], span) / width;
+  }
+}
+
 bool glob_match(std::string_view pattern, std::string_view text) {
   // Iterative matching with one backtrack point (the last `*`): linear in practice, never
   // exponential.

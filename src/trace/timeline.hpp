@@ -90,6 +90,9 @@ struct Timeline {
     const double width = bin_width_s(bin);
     return width > 0 ? bin_time(bin, e).busy_s / width : 0.0;
   }
+  /// busy_fraction(bin, e) of every entity e, into `out` (entity_count() values): the same values,
+  /// for a whole bin at once (a model's masses read every body's every interval).
+  void busy_fractions(std::size_t bin, std::span<double> out) const;
   /// Fractions of the bin spent in communicating and idle states, as busy_fraction.
   [[nodiscard]] double comm_fraction(std::size_t bin, EntityIndex e) const {
     const double width = bin_width_s(bin);

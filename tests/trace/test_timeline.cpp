@@ -309,6 +309,41 @@ TEST(Timeline, AKnownEndGivesTheTimelineOfRealTraces) {
   }
 }
 
+/// Every bin's busy_fractions against busy_fraction entity by entity, bit for bit.
+void expect_busy_fractions_match(const Timeline& tl) {
+  std::vector<double> all(tl.entity_count());
+  for (std::size_t b = 0; b < tl.bin_count; ++b) {
+    tl.busy_fractions(b, all);
+    for (std::size_t e = 0; e < tl.entity_count(); ++e) {
+      ASSERT_EQ(all[e], tl.busy_fraction(b, static_cast<EntityIndex>(e))) << "bin " << b << ", entity " << e;
+    }
+  }
+}
+
+TEST(Timeline, BusyFractionsOfABinAreEachEntitysBusyFraction) {
+  // Overlapping states past the bin's width (cut), within rounding of it (kept), a partial last
+  // bin, and bodies standing for several members.
+  Timeline tl = bin(nodes(3) +
+                    "state 0 0 0.1 compute\nstate 0 0 0.05 compute\nstate 0.1 1 0.1000000000000001 compute\n"
+                    "state 0.2 2 0.03 compute\nstate 0.21 2 0.2 compute\nend 0.33\n");
+  ASSERT_EQ(tl.bin_count, 4U);
+  expect_busy_fractions_match(tl);
+  EXPECT_EQ(tl.busy_fraction(0, 0), 1.0) << "0.15 s in a 0.1 s bin: the excess is cut";
+  tl.members = {2, 1, 3};
+  expect_busy_fractions_match(tl);
+  EXPECT_NEAR(tl.busy_fraction(0, 0), 1.5, 1e-12) << "0.15 s of two members' 0.1 s";
+  for (const auto& path : {test::source_dir() / "traces/smpi/halo2d-16-slow5.trace",
+                           test::shared_dir() / "traces/paraver/lulesh_4+4_with_uncores_sockets1+2.chop_5it.prv"}) {
+    SCOPED_TRACE(path.string());
+    TimelineOptions o;
+    o.interval_s = 0.1;
+    o.busy_states = {"compute", "Running", "Computing"};
+    TimelineBuilder b(o);
+    read_trace(path, b);
+    expect_busy_fractions_match(b.take());
+  }
+}
+
 TEST(Timeline, AnEndOtherThanTheKnownOneIsAnError) {
   TimelineOptions o;
   o.interval_s = 0.1;
