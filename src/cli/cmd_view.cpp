@@ -58,7 +58,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 /// Waits until the run at `path`, still being written, has a whole block of frames (true), or
-/// `writer_problem` says its writer stopped first (false). Ctrl-C ends the wait.
+/// `writer_problem` says its writer stopped first (false). Ctrl-C ends the wait. With `opened`,
+/// the run as it was opened to wait is handed over (true only), to be read without opening it again.
 bool wait_for_frames(const std::filesystem::path& path, const std::function<std::string()>& writer_problem,
                      std::unique_ptr<trajectory::Reader>* opened = nullptr) {
   std::unique_ptr<trajectory::Reader> run;

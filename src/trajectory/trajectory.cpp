@@ -74,7 +74,8 @@ struct TrailerV1 {
 };
 static_assert(sizeof(TrailerV1) == 16);
 
-/// The fixed header of format 2, written once before anything else and never changed.
+/// The fixed header of formats 2 and 3, written once before anything else and never changed. Its
+/// checksums, and those below, are the format's Checksum (FNV-1a in format 2, XXH3-64 in 3).
 struct Header : HeaderStart {
   std::uint32_t block_frames;  ///< frames per block (the last block of a complete file may hold fewer)
   std::uint32_t section_count;
@@ -85,8 +86,8 @@ struct Header : HeaderStart {
   std::uint32_t steps_per_frame;
   std::uint32_t reserved1;
   std::uint64_t planned_frames;
-  std::uint64_t sections_hash;  ///< FNV-1a of bytes [kSectionsOffset, frames_offset)
-  std::uint64_t header_hash;    ///< FNV-1a of bytes 0..87
+  std::uint64_t sections_hash;  ///< checksum of bytes [kSectionsOffset, frames_offset)
+  std::uint64_t header_hash;    ///< checksum of bytes 0..87
 };
 static_assert(sizeof(Header) == 96, "trajectory header must be 96 bytes");
 constexpr std::size_t kHeaderHashedBytes = 88;
@@ -97,9 +98,9 @@ struct Completion {
   char magic[8];
   std::uint64_t frame_count;
   std::uint64_t file_size;
-  std::uint64_t footers_hash;  ///< FNV-1a of every block footer, in order
+  std::uint64_t footers_hash;  ///< checksum of every block footer, in order
   std::uint64_t reserved;
-  std::uint64_t record_hash;   ///< FNV-1a of bytes 96..135
+  std::uint64_t record_hash;   ///< checksum of bytes 96..135
 };
 static_assert(sizeof(Completion) == 48);
 constexpr char kCompletionMagic[8] = {'K', 'N', 'T', 'J', 'D', 'O', 'N', 'E'};
@@ -112,8 +113,8 @@ struct BlockFooter {
   std::uint64_t block_index;
   double first_time;
   double last_time;
-  std::uint64_t checksum;     ///< FNV-1a of the block's frame bytes
-  std::uint64_t footer_hash;  ///< FNV-1a of the footer's bytes 0..39
+  std::uint64_t checksum;     ///< checksum of the block's frame bytes
+  std::uint64_t footer_hash;  ///< checksum of the footer's bytes 0..39
 };
 static_assert(sizeof(BlockFooter) == 48);
 constexpr char kBlockMagic[4] = {'K', 'N', 'B', 'K'};
@@ -208,7 +209,7 @@ class ByteReader {
   template <class T>
   void pods(std::span<T> out) {
     static_assert(std::is_trivially_copyable_v<T>);
-    if (out.size() > (data_.size() - pos_) / sizeof(T)) need(data_.size() - pos_ + 1);
+    if (out.size() > (data_.size() - pos_) / sizeof(T)) need(data_.size() - pos_ + 1);  // throws: too few left
     if (!out.empty()) std::memcpy(out.data(), data_.data() + pos_, out.size_bytes());
     pos_ += out.size_bytes();
   }
