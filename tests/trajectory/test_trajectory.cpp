@@ -757,33 +757,29 @@ TEST(Format1Files, MutationFuzz) {
 // Format 1 files (written by earlier versions; tests/trajectory/data/format1.kntj)
 // ------------------------------------------------------------------------------------------------
 
-/// The format 1 fixture as good_.
-class Format1 : public TrajectoryFileTest {
+/// A fixture written by an earlier format (tests/trajectory/data/NAME) as good_.
+class LegacyFile : public TrajectoryFileTest {
  protected:
+  explicit LegacyFile(const char* name) : fixture_(test::source_dir() / "tests/trajectory/data" / name) {}
   void SetUp() override { good_ = bytes_of(fixture_); }
-  std::filesystem::path fixture_ = test::source_dir() / "tests/trajectory/data/format1.kntj";
+  std::filesystem::path fixture_;
 };
 
-TEST_F(Format1, OpensAndReadsEverything) {
-  const Reader r(fixture_);
-  EXPECT_EQ(r.version(), 1U);
+/// What both fixtures' generators wrote: 3 bodies (rank2 on node1), 2 springs, the statistics
+/// load, mass and busy, input hash 0x1122334455667788, 2 steps a frame, and `frames` frames, frame
+/// k at t = 0.02 k with body i at (cos(i + t), sin(i + t), 0.1 i), velocity y cos(i + t) and mass
+/// 1 + i. Reading every frame checks every block.
+void expect_generated_contents(const Reader& r, const std::filesystem::path& path, std::size_t frames) {
   EXPECT_TRUE(r.complete());
-  EXPECT_EQ(r.frames_verified(), 10U) << "format 1 is checked whole on open";
-  ASSERT_EQ(r.frame_count(), 10U);
+  ASSERT_EQ(r.frame_count(), frames);
   ASSERT_EQ(r.meta().body_count(), 3U);
   EXPECT_EQ(r.meta().bodies[2].name, "rank2");
   EXPECT_EQ(r.meta().bodies[2].host, "node1");
   EXPECT_EQ(r.meta().edges.size(), 2U);
   EXPECT_EQ(r.meta().stat_names, (std::vector<std::string>{"load", "mass", "busy"}));
   EXPECT_EQ(r.meta().input_hash, 0x1122334455667788ULL);
-  EXPECT_EQ(r.meta().dt_s, 0.01);
   EXPECT_EQ(r.meta().steps_per_frame, 2U);
-  EXPECT_EQ(r.meta().mapping_text, "[simulation]\ninterval = 0.1\n");
-  EXPECT_EQ(r.meta().planned_frames, 0U);
-  ASSERT_EQ(r.meta().traffic_in(0).size(), 2U);
-  EXPECT_EQ(r.meta().traffic_in(0)[1].bytes, 64.0);
-  // The values the generator wrote: frame k at t = 0.02 k, body i at (cos(i + t), sin(i + t), 0.1 i).
-  for (std::size_t k = 0; k < 10; ++k) {
+  for (std::size_t k = 0; k < frames; ++k) {
     const FrameView f = r.frame(k);
     const double t = 0.02 * static_cast<double>(k);
     EXPECT_EQ(f.time_s, t);
@@ -793,11 +789,29 @@ TEST_F(Format1, OpensAndReadsEverything) {
       EXPECT_EQ(f.stats(1, i), 1.0 + i);
     }
   }
-  EXPECT_EQ(r.frame_at_or_before(0.05), 2U);
+  EXPECT_EQ(r.frames_verified(), frames);
   std::uint64_t h = 0;
-  EXPECT_TRUE(read_input_hash(fixture_, h));
+  EXPECT_TRUE(read_input_hash(path, h));
   EXPECT_EQ(h, 0x1122334455667788ULL);
-  EXPECT_EQ(reuse_problem(fixture_), "");
+  EXPECT_EQ(reuse_problem(path), "");
+}
+
+class Format1 : public LegacyFile {
+ protected:
+  Format1() : LegacyFile("format1.kntj") {}
+};
+
+TEST_F(Format1, OpensAndReadsEverything) {
+  const Reader r(fixture_);
+  EXPECT_EQ(r.version(), 1U);
+  EXPECT_EQ(r.frames_verified(), 10U) << "format 1 is checked whole on open";
+  EXPECT_EQ(r.meta().dt_s, 0.01);
+  EXPECT_EQ(r.meta().mapping_text, "[simulation]\ninterval = 0.1\n");
+  EXPECT_EQ(r.meta().planned_frames, 0U);
+  ASSERT_EQ(r.meta().traffic_in(0).size(), 2U);
+  EXPECT_EQ(r.meta().traffic_in(0)[1].bytes, 64.0);
+  expect_generated_contents(r, fixture_, 10);
+  EXPECT_EQ(r.frame_at_or_before(0.05), 2U);
 }
 
 TEST_F(Format1, DamageIsCaughtOnOpen) {
@@ -827,45 +841,20 @@ TEST_F(Format1, DamageIsCaughtOnOpen) {
 // 3 bodies, 70 frames in blocks of 64 and 6, written by the format 2 writer)
 // ------------------------------------------------------------------------------------------------
 
-/// The format 2 fixture as good_.
-class Format2 : public TrajectoryFileTest {
+class Format2 : public LegacyFile {
  protected:
-  void SetUp() override { good_ = bytes_of(fixture_); }
-  std::filesystem::path fixture_ = test::source_dir() / "tests/trajectory/data/format2.kntj";
+  Format2() : LegacyFile("format2.kntj") {}
 };
 
 TEST_F(Format2, OpensAndReadsEverything) {
   const Reader r(fixture_);
   EXPECT_EQ(r.version(), 2U);
-  EXPECT_TRUE(r.complete());
   EXPECT_EQ(r.frames_verified(), 0U) << "format 2 checks a block when it is first read";
-  ASSERT_EQ(r.frame_count(), 70U);
-  ASSERT_EQ(r.meta().body_count(), 3U);
-  EXPECT_EQ(r.meta().bodies[2].name, "rank2");
-  EXPECT_EQ(r.meta().bodies[2].host, "node1");
-  EXPECT_EQ(r.meta().edges.size(), 2U);
-  EXPECT_EQ(r.meta().stat_names, (std::vector<std::string>{"load", "mass", "busy"}));
-  EXPECT_EQ(r.meta().input_hash, 0x1122334455667788ULL);
-  EXPECT_EQ(r.meta().steps_per_frame, 2U);
   EXPECT_EQ(r.meta().planned_frames, 70U);
   ASSERT_EQ(r.meta().traffic_in(1).size(), 1U);
   EXPECT_EQ(r.meta().traffic_in(1)[0].bytes, 16.0);
-  // The generator's values: frame k at t = 0.02 k, body i at (cos(i + t), sin(i + t), 0.1 i).
-  for (std::size_t k = 0; k < 70; ++k) {
-    const FrameView f = r.frame(k);
-    const double t = 0.02 * static_cast<double>(k);
-    EXPECT_EQ(f.time_s, t);
-    for (int i = 0; i < 3; ++i) {
-      EXPECT_EQ(f.positions(0, i), std::cos(i + t));
-      EXPECT_EQ(f.velocities(1, i), std::cos(i + t));
-      EXPECT_EQ(f.stats(2, i), t);
-    }
-  }
-  EXPECT_EQ(r.frames_verified(), 70U);
-  std::uint64_t h = 0;
-  EXPECT_TRUE(read_input_hash(fixture_, h));
-  EXPECT_EQ(h, 0x1122334455667788ULL);
-  EXPECT_EQ(reuse_problem(fixture_), "");
+  expect_generated_contents(r, fixture_, 70);
+  EXPECT_EQ(r.frame(69).stats(2, 1), 0.02 * 69) << "busy: the frame's time";
 }
 
 TEST_F(Format2, ItsChecksumsAreFnv1aAndDamageIsLocated) {
