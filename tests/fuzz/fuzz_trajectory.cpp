@@ -1,6 +1,6 @@
 // Fuzz target run_trajectory (libFuzzer, and the replay test): any bytes as a trajectory file
-// (format 2, or format 1 read as legacy), opened and read through every frame. Opening or throwing
-// kanoko::InputError are the only allowed outcomes.
+// (format 3, or formats 2 and 1 read as legacy: seeds of each), opened and read through every
+// frame. Opening or throwing kanoko::InputError are the only allowed outcomes.
 //
 // The first input byte is a control byte: bit 0 reseals the rest (recomputes every checksum of
 // the file's format, as a forger would: tests/trajectory/reseal.hpp), so that the fuzzer also
