@@ -73,8 +73,8 @@ Model::Model(const mapping::Mapping& m, const trace::Timeline& timeline, const L
   if (m.friction) terms_.friction = m.friction->beta;
   const auto cols = static_cast<Eigen::Index>(n);
   terms_.mass = Eigen::VectorXd::Constant(cols, mass_base_);
-  // With no load gain the load adds nothing to a mass (the calibration probe's model).
   loads_.resize(n);
+  // With no load gain the load adds nothing to a mass (the calibration probe's model).
   if (mass_smoothing_ > 1 && mass_load_gain_ != 0) {
     load_prefix_.assign((timeline.bin_count + 1) * n, 0.0);
     for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {

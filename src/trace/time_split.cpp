@@ -10,7 +10,7 @@ TimeSplit split_time(double computing_s, double communicating_s, double waiting_
   const double slack = 1e-9 * span;
   const auto fit = [slack](double seconds, double room) { return fit_seconds(seconds, room, slack); };
   TimeSplit t;
-  t.computing_s = computing_within(computing_s, span_s);
+  t.computing_s = fit(computing_s, span);  // computing_within(computing_s, span_s)
   t.communicating_s = fit(communicating_s, span - t.computing_s);
   t.waiting_s = fit(waiting_s, span - t.computing_s - t.communicating_s);
   const double rest = std::max(0.0, span - t.computing_s - t.communicating_s - t.waiting_s);
