@@ -9,6 +9,7 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -430,6 +431,26 @@ double probe_motion(mapping::Mapping m, const trace::Timeline& tl, const models:
   return excursions.median_spacings();
 }
 
+namespace {
+
+/// The traffic of `tl` per interval, as the trajectory's traffic section holds it.
+trajectory::TrafficSource traffic_source(const trace::Timeline& tl) {
+  trajectory::TrafficSource source;
+  source.begin.reserve(tl.bin_count + 1);
+  source.begin.push_back(0);
+  for (std::size_t bin = 0; bin < tl.bin_count; ++bin) source.begin.push_back(source.begin.back() + tl.traffic(bin).size());
+  const trace::PairTraffic* const pairs = tl.bin_count > 0 ? tl.traffic(0).data() : nullptr;
+  source.fill = [pairs](std::uint64_t first, std::span<trajectory::PairTraffic> out) {
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const trace::PairTraffic& p = pairs[first + k];
+      out[k] = {static_cast<std::uint32_t>(p.src), static_cast<std::uint32_t>(p.dst), p.bytes, static_cast<double>(p.messages)};
+    }
+  };
+  return source;
+}
+
+}  // namespace
+
 /// Copies frames 0..frame of `from` into `writer` and sets y to the state of that frame; returns
 /// the step the integration continues from. `meta` describes the new run.
 std::uint64_t resume(const trajectory::Reader& from, std::size_t frame, const trajectory::Metadata& meta,
@@ -577,6 +598,10 @@ SimulateSummary simulate(const SimulateOptions& options) {
   // Bounded before any work, as check bounds it (with calibration, a lower bound: see bound_run).
   const Budget budget = options.budget ? *options.budget : default_budget(options.output);
   bound_run(m, timeline, selection, budget);
+  // The traffic section (hundreds of MB for a long run of thousands of bodies; the same whatever
+  // the calibration decides) is written on a thread of its own while the model is calibrated.
+  std::optional<trajectory::Writer> writer;
+  if (writes) writer.emplace(options.output, traffic_source(timeline));
   std::optional<std::pair<Eigen::Matrix3Xd, std::uint64_t>> rest;  // the relaxed start and its steps
   // A calibrated run's models share one layout: calibration writes no key the layout reads.
   std::optional<models::Layout> layout;
@@ -681,20 +706,8 @@ SimulateSummary simulate(const SimulateOptions& options) {
   // copies beside the mapping from any working folder.
   meta.source_mapping = options.mapping.empty() ? std::string() : std::filesystem::absolute(options.mapping).lexically_normal().string();
   meta.mapping_text = m.text;
-  meta.traffic_begin.reserve(timeline.bin_count + 1);
-  meta.traffic.reserve(timeline.pairs.size());
-  meta.traffic_begin.push_back(0);
-  for (std::size_t bin = 0; bin < timeline.bin_count; ++bin) {
-    for (const trace::PairTraffic& p : timeline.traffic(bin)) {
-      meta.traffic.push_back({static_cast<std::uint32_t>(p.src), static_cast<std::uint32_t>(p.dst), p.bytes,
-                              static_cast<double>(p.messages)});
-    }
-    meta.traffic_begin.push_back(meta.traffic.size());
-  }
-
   meta.planned_frames = estimate.plan.frames;
-  std::optional<trajectory::Writer> writer;
-  if (writes) writer.emplace(options.output, meta);
+  if (writer) writer->start(meta);  // its traffic: the writer's own, from the timeline
   if (writer && options.on_writing) options.on_writing(writer->temporary_path());
   if (group != nullptr) {
     // The last checkpoint: from here on the processes share every force evaluation.

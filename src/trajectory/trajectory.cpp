@@ -14,8 +14,10 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <array>
 #include <atomic>
-#include <fstream>
+#include <exception>
+#include <thread>
 #include <map>
 #include <optional>
 #include <span>
@@ -412,22 +414,16 @@ static_assert(std::is_trivially_copyable_v<PairTraffic> && sizeof(PairTraffic) =
                   offsetof(PairTraffic, messages) == 16,
               "PairTraffic is the traffic section's pair record");
 
-/// The traffic section up to its pair records: the counts and the interval offsets. The records
-/// follow, Metadata::traffic's bytes (traffic_records).
-std::string encode_traffic_head(const Metadata& m) {
+/// The traffic section up to its pair records: the counts and the interval offsets `begin`
+/// (Metadata::traffic_begin). The records follow.
+std::string encode_traffic_head(const std::vector<std::uint64_t>& begin) {
   ByteWriter w;
-  w.reserve(8 * (3 + m.traffic_begin.size()));
-  w.pod(static_cast<std::uint64_t>(m.traffic_intervals()));
-  w.pod(static_cast<std::uint64_t>(m.traffic.size()));
-  if (m.traffic_begin.empty()) w.pod(std::uint64_t{0});  // no intervals: the single offset 0
-  for (const std::uint64_t b : m.traffic_begin) w.pod(b);
+  w.reserve(8 * (3 + begin.size()));
+  w.pod(static_cast<std::uint64_t>(begin.empty() ? 0 : begin.size() - 1));
+  w.pod(begin.empty() ? std::uint64_t{0} : begin.back());
+  if (begin.empty()) w.pod(std::uint64_t{0});  // no intervals: the single offset 0
+  for (const std::uint64_t b : begin) w.pod(b);
   return w.take();
-}
-
-/// The pair records of the traffic section: a view of Metadata::traffic (hundreds of MB for a
-/// long run of thousands of bodies: not copied).
-std::string_view traffic_records(const Metadata& m) {
-  return {reinterpret_cast<const char*>(m.traffic.data()), m.traffic.size() * sizeof(PairTraffic)};
 }
 
 void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m, const FileLoc& loc) {
@@ -491,8 +487,117 @@ struct Writer::Impl {
   Checksum block_checksum{kVersionMajor};
   Checksum footers_hash{kVersionMajor};
   std::vector<double> frame_buffer;
+  // The sections, written one after the other from kSectionsOffset (the traffic first).
+  Checksum sections_hash{kVersionMajor};
+  std::uint64_t section_bytes = 0;
+  std::uint32_t section_count = 0;
+  std::uint64_t traffic_bodies = 0;  ///< 1 + the largest body index the traffic names (0: none)
+  bool started = false;              ///< start() wrote the header: frames may follow
+  // The traffic section's writing on a thread of its own (the constructor with a TrafficSource).
+  std::thread traffic_thread;
+  std::atomic<bool> cancel{false};
+  std::exception_ptr traffic_error;
 
-  explicit Impl(const std::filesystem::path& path) : out(path) {}
+  explicit Impl(const std::filesystem::path& path) : out(path) {
+    // The header and the completion record, zero until start() and commit() write them: a
+    // reader of the file before then finds no run yet.
+    const std::array<char, kSectionsOffset> zero{};
+    out.write(zero.data(), zero.size());
+  }
+  ~Impl() {
+    cancel = true;
+    if (traffic_thread.joinable()) traffic_thread.join();
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  /// Hashes and writes bytes of the sections.
+  void section_data(const void* data, std::size_t bytes) {
+    sections_hash.update(data, bytes);
+    out.write(data, bytes);
+  }
+  /// Hashes and writes a section's name and size; its `size` bytes of data must follow.
+  void section_head(std::string_view name, std::uint64_t size) {
+    std::array<char, kSectionNameBytes + sizeof(std::uint64_t)> head{};
+    std::memcpy(head.data(), name.data(), std::min(name.size(), kSectionNameBytes - 1));
+    std::memcpy(head.data() + kSectionNameBytes, &size, sizeof size);
+    section_data(head.data(), head.size());
+    section_bytes += head.size() + size;
+    ++section_count;
+  }
+  void section(std::string_view name, std::string_view data) {
+    section_head(name, data.size());
+    section_data(data.data(), data.size());
+  }
+
+  /// The traffic section from `traffic`, a piece at a time (hundreds of MB for a long run of
+  /// thousands of bodies: never a whole copy). Returns early if cancelled.
+  void write_traffic(const TrafficSource& traffic) {
+    const std::vector<std::uint64_t>& begin = traffic.begin;
+    KANOKO_ASSERT(begin.empty() || (begin.front() == 0 && std::is_sorted(begin.begin(), begin.end())),
+                  "traffic offsets do not start at 0 and increase");
+    const std::uint64_t count = begin.empty() ? 0 : begin.back();
+    const std::string head = encode_traffic_head(begin);
+    section_head("traffic", head.size() + count * sizeof(PairTraffic));
+    section_data(head.data(), head.size());
+    constexpr std::uint64_t kPiece = std::uint64_t{1} << 16U;  // records, 1.5 MiB
+    std::vector<PairTraffic> piece(static_cast<std::size_t>(std::min(count, kPiece)));
+    std::uint32_t largest = 0;
+    for (std::uint64_t first = 0; first < count; first += kPiece) {
+      if (cancel) return;
+      const std::span<PairTraffic> records(piece.data(), static_cast<std::size_t>(std::min(kPiece, count - first)));
+      traffic.fill(first, records);
+      for (const PairTraffic& p : records) largest = std::max({largest, p.src, p.dst});
+      section_data(records.data(), records.size_bytes());
+    }
+    traffic_bodies = count > 0 ? std::uint64_t{largest} + 1 : 0;
+  }
+
+  /// The other sections of `m`, the padding and the header (Writer::start).
+  void start(const Metadata& m) {
+    KANOKO_ASSERT(!started, "the writer has started already");
+    if (traffic_thread.joinable()) traffic_thread.join();
+    if (traffic_error) std::rethrow_exception(traffic_error);
+    KANOKO_ASSERT(traffic_bodies <= m.bodies.size(), "traffic names a missing body");
+    for (const auto& e : m.edges) {
+      KANOKO_ASSERT(e[0] < m.bodies.size() && e[1] < m.bodies.size(), "edge names a missing body");
+    }
+    section("meta", encode_meta_text(m));
+    section("bodies", encode_bodies(m));
+    section("edges", encode_edges(m));
+    section("stats", encode_stats(m));
+    section("mapping", m.mapping_text);
+    if (const std::string groups = encode_groups(m); !groups.empty()) section("groups", groups);
+    // Frames start 8-byte aligned so that a memory map can view them as doubles.
+    const std::string padding((8 - (kSectionsOffset + section_bytes) % 8) % 8, '\0');
+    section_data(padding.data(), padding.size());
+    section_bytes += padding.size();
+
+    Header& h = header;
+    std::memcpy(h.magic, kMagic, sizeof kMagic);
+    h.version_major = kVersionMajor;
+    h.version_minor = kVersionMinor;
+    h.little_endian = 1;
+    h.double_bytes = sizeof(double);
+    h.body_count = static_cast<std::uint32_t>(m.bodies.size());
+    h.stat_count = static_cast<std::uint32_t>(m.stat_names.size());
+    h.frame_stride = frame_stride_bytes(h.body_count, h.stat_count);
+    h.block_frames = block_frames_for(h.frame_stride);
+    h.section_count = section_count;
+    h.frames_offset = kSectionsOffset + section_bytes;
+    h.input_hash = m.input_hash;
+    h.dt_s = m.dt_s;
+    h.steps_per_frame = m.steps_per_frame;
+    h.planned_frames = m.planned_frames;
+    h.sections_hash = sections_hash.digest();
+    h.header_hash = digest_prefix(kVersionMajor, h, kHeaderHashedBytes);
+    // The header last, over the zeros: a reader sees a run only once its sections are there.
+    out.flush();
+    out.write_at(0, &h, sizeof h);
+    out.flush();
+    frame_buffer.resize(h.frame_stride / sizeof(double));
+    started = true;
+  }
 
   /// Writes the footer of the block being written and hands the block to the file.
   void end_block() {
@@ -513,88 +618,43 @@ struct Writer::Impl {
   }
 };
 
-Writer::Writer(const std::filesystem::path& path, const Metadata& m) : impl_(std::make_unique<Impl>(path)) {
-  for (const auto& e : m.edges) {
-    KANOKO_ASSERT(e[0] < m.bodies.size() && e[1] < m.bodies.size(), "edge names a missing body");
-  }
-  KANOKO_ASSERT(m.traffic_begin.empty() ? m.traffic.empty()
-                                        : m.traffic_begin.front() == 0 && m.traffic_begin.back() == m.traffic.size(),
-                "traffic offsets do not cover the pairs");
-  for (const auto& p : m.traffic) {
-    KANOKO_ASSERT(p.src < m.bodies.size() && p.dst < m.bodies.size(), "traffic names a missing body");
-  }
-  // A section's data: bytes encoded here, then bytes borrowed from `m` (the traffic's pair records).
-  struct Section {
-    std::string name;
-    std::string data;
-    std::string_view borrowed;
-  };
-  std::vector<Section> sections = {
-      {"meta", encode_meta_text(m), {}},
-      {"bodies", encode_bodies(m), {}},
-      {"edges", encode_edges(m), {}},
-      {"stats", encode_stats(m), {}},
-      {"mapping", m.mapping_text, {}},
-      {"traffic", encode_traffic_head(m), traffic_records(m)},
-  };
-  if (std::string groups = encode_groups(m); !groups.empty()) sections.push_back({"groups", std::move(groups), {}});
-  // Each section: its name, its size, its bytes. They are hashed and written piece by piece (the
-  // traffic of a long run is hundreds of MB: no concatenated copy).
-  std::vector<std::array<char, kSectionNameBytes + sizeof(std::uint64_t)>> heads(sections.size());
-  std::uint64_t section_bytes = 0;
-  Checksum sh(kVersionMajor);
-  for (std::size_t k = 0; k < sections.size(); ++k) {
-    const Section& section = sections[k];
-    heads[k].fill(0);
-    std::memcpy(heads[k].data(), section.name.data(), std::min(section.name.size(), kSectionNameBytes - 1));
-    const auto size = static_cast<std::uint64_t>(section.data.size() + section.borrowed.size());
-    std::memcpy(heads[k].data() + kSectionNameBytes, &size, sizeof size);
-    sh.update(heads[k].data(), heads[k].size());
-    sh.update(section.data);
-    sh.update(section.borrowed);
-    section_bytes += heads[k].size() + size;
-  }
-  // Frames start 8-byte aligned so that a memory map can view them as doubles.
-  const std::string padding((8 - (kSectionsOffset + section_bytes) % 8) % 8, '\0');
-  sh.update(padding);
-  section_bytes += padding.size();
+namespace {
 
-  Header& h = impl_->header;
-  std::memcpy(h.magic, kMagic, sizeof kMagic);
-  h.version_major = kVersionMajor;
-  h.version_minor = kVersionMinor;
-  h.little_endian = 1;
-  h.double_bytes = sizeof(double);
-  h.body_count = static_cast<std::uint32_t>(m.bodies.size());
-  h.stat_count = static_cast<std::uint32_t>(m.stat_names.size());
-  h.frame_stride = frame_stride_bytes(h.body_count, h.stat_count);
-  h.block_frames = block_frames_for(h.frame_stride);
-  h.section_count = static_cast<std::uint32_t>(sections.size());
-  h.frames_offset = kSectionsOffset + section_bytes;
-  h.input_hash = m.input_hash;
-  h.dt_s = m.dt_s;
-  h.steps_per_frame = m.steps_per_frame;
-  h.planned_frames = m.planned_frames;
-  h.sections_hash = sh.digest();
-  h.header_hash = digest_prefix(kVersionMajor, h, kHeaderHashedBytes);
-  const Completion not_yet{};  // all zero: being written
-  impl_->out.write(&h, sizeof h);
-  impl_->out.write(&not_yet, sizeof not_yet);
-  for (std::size_t k = 0; k < sections.size(); ++k) {
-    impl_->out.write(heads[k].data(), heads[k].size());
-    impl_->out.write(sections[k].data);
-    impl_->out.write(sections[k].borrowed);
-  }
-  impl_->out.write(padding);
-  impl_->out.flush();
-  impl_->frame_buffer.resize(h.frame_stride / sizeof(double));
+/// The traffic of `m`, as a source for the writer.
+TrafficSource traffic_of(const Metadata& m) {
+  KANOKO_ASSERT(m.traffic_begin.empty() ? m.traffic.empty() : m.traffic_begin.back() == m.traffic.size(),
+                "traffic offsets do not cover the pairs");
+  return {m.traffic_begin, [&m](std::uint64_t first, std::span<PairTraffic> out) {
+            std::copy_n(m.traffic.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+          }};
 }
+
+}  // namespace
+
+Writer::Writer(const std::filesystem::path& path, const Metadata& m) : impl_(std::make_unique<Impl>(path)) {
+  impl_->write_traffic(traffic_of(m));
+  impl_->start(m);
+}
+
+Writer::Writer(const std::filesystem::path& path, TrafficSource traffic) : impl_(std::make_unique<Impl>(path)) {
+  Impl* impl = impl_.get();
+  impl->traffic_thread = std::thread([impl, traffic = std::move(traffic)] {
+    try {
+      impl->write_traffic(traffic);
+    } catch (...) {
+      impl->traffic_error = std::current_exception();
+    }
+  });
+}
+
+void Writer::start(const Metadata& m) { impl_->start(m); }
 
 Writer::~Writer() = default;
 
 void Writer::append_frame(double time_s, const Eigen::Ref<const Eigen::Matrix3Xd>& positions,
                           const Eigen::Ref<const Eigen::Matrix3Xd>& velocities,
                           const Eigen::Ref<const Eigen::MatrixXd>& stats) {
+  KANOKO_ASSERT(impl_->started, "a frame before the writer's start()");
   const Header& h = impl_->header;
   KANOKO_ASSERT(positions.cols() == h.body_count && velocities.cols() == h.body_count,
                 "frame has the wrong number of bodies");
@@ -623,6 +683,7 @@ std::uint64_t Writer::frame_count() const { return impl_->frame_count; }
 const std::filesystem::path& Writer::temporary_path() const { return impl_->out.temporary(); }
 
 void Writer::commit() {
+  KANOKO_ASSERT(impl_->started, "commit() before the writer's start()");
   if (impl_->frames_in_block > 0) impl_->end_block();
   // Everything else is on disk before the completion record says so.
   impl_->out.flush(/*durable=*/true);

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -124,15 +125,34 @@ struct FrameView {
 /// starts. Saturates at 2^64 − 1 instead of wrapping.
 std::uint64_t file_size_for(std::uint64_t bodies, std::uint64_t stats, std::uint64_t frames, std::uint64_t section_bytes);
 
+/// Traffic records that a Writer takes a piece at a time: `begin` as Metadata::traffic_begin, and
+/// `fill(first, out)` writes records first .. first + out.size() into `out`.
+struct TrafficSource {
+  std::vector<std::uint64_t> begin;
+  std::function<void(std::uint64_t first, std::span<PairTraffic> out)> fill;
+};
+
 /// Writes a trajectory (format 3) under a temporary name; commit() makes it appear. Destroying an
 /// uncommitted writer removes the temporary file. Every finished block is flushed to the
 /// temporary file, so a Reader opened with Open::partial on temporary_path() follows the run.
 class Writer {
  public:
+  /// Writes the header and every section of `meta`; frames may follow.
   Writer(const std::filesystem::path& path, const Metadata& meta);
+  /// Begins a run whose traffic is known before the rest of its metadata (a calibrated run: the
+  /// calibration sets the mapping's constants). The traffic section, hundreds of MB for a long
+  /// run of thousands of bodies, is written first, on a thread of its own, while the caller goes
+  /// on; start() then writes the other sections and the header. `traffic.fill` runs on that
+  /// thread: what it reads must stay unchanged until start() or the writer's end.
+  Writer(const std::filesystem::path& path, TrafficSource traffic);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
+
+  /// After the constructor with a TrafficSource: writes the sections of `meta` other than its
+  /// traffic (which is not read) and the header, once the traffic is written; frames may then
+  /// follow. Throws what writing the traffic threw (RunError: the disk is full).
+  void start(const Metadata& meta);
 
   /// Appends one frame. Shapes must be 3×N, 3×N and S×N.
   void append_frame(double time_s, const Eigen::Ref<const Eigen::Matrix3Xd>& positions,

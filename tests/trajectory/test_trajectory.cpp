@@ -7,7 +7,9 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -192,6 +194,87 @@ TEST(Trajectory, WriteReadRoundTripIsExact) {
     EXPECT_TRUE(bit_equal(f.velocities.data(), frames[k].vel.data(), 15)) << k;
     EXPECT_TRUE(bit_equal(f.stats.data(), frames[k].stats.data(), 20)) << k;
   }
+}
+
+/// `meta`'s traffic as a source for the writer that begins with it.
+TrafficSource source_of(const Metadata& meta) {
+  return {meta.traffic_begin, [&meta](std::uint64_t first, std::span<PairTraffic> out) {
+            std::copy_n(meta.traffic.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+          }};
+}
+
+TEST(Trajectory, TrafficWrittenAheadMakesTheSameFile) {
+  // A calibrated run's writer begins with the traffic section, written on a thread of its own
+  // while the model is calibrated, and writes the rest at start(): the file is the one a writer
+  // given the whole metadata makes, byte for byte. 150,000 pair records over 5 intervals: more
+  // than two of the pieces the writer copies at a time.
+  test::TempDir dir;
+  Metadata meta = sample_meta(7, {stat::kMass});
+  meta.traffic.clear();
+  meta.traffic_begin = {0};
+  std::mt19937_64 rng(5);
+  for (std::size_t bin = 0; bin < 5; ++bin) {
+    for (std::size_t k = 0; k < 30000; ++k) {
+      meta.traffic.push_back({static_cast<std::uint32_t>(rng() % 7), static_cast<std::uint32_t>(rng() % 7),
+                              static_cast<double>(rng() % 100000), static_cast<double>(1 + rng() % 9)});
+    }
+    meta.traffic_begin.push_back(meta.traffic.size());
+  }
+  const std::vector<Frame> frames = random_frames(70, 7, 1, 3);
+  write_file(dir.path() / "whole.kntj", meta, frames);
+  Metadata rest = meta;  // what start() takes: the traffic is the writer's already
+  rest.traffic.clear();
+  rest.traffic_begin.clear();
+  {
+    Writer w(dir.path() / "ahead.kntj", source_of(meta));
+    // Until start() writes the header the file is no run, however far the traffic has got.
+    EXPECT_THROW(Reader(w.temporary_path(), Open::partial), InputError);
+    w.start(rest);
+    for (const auto& f : frames) w.append_frame(f.t, f.pos, f.vel, f.stats);
+    w.commit();
+  }
+  EXPECT_EQ(bytes_of(dir.path() / "ahead.kntj"), bytes_of(dir.path() / "whole.kntj"));
+  const Reader r(dir.path() / "ahead.kntj");
+  ASSERT_EQ(r.meta().traffic.size(), meta.traffic.size());
+  EXPECT_EQ(std::memcmp(r.meta().traffic.data(), meta.traffic.data(), meta.traffic.size() * sizeof(PairTraffic)), 0);
+  EXPECT_EQ(r.meta().traffic_begin, meta.traffic_begin);
+  EXPECT_EQ(r.meta().bodies.size(), 7U);
+}
+
+TEST(Trajectory, AWriterThatNeverStartsLeavesNothing) {
+  // A calibration that fails or is interrupted ends the writer before start(): its traffic
+  // thread stops and the temporary file goes, as for any unfinished writer.
+  test::TempDir dir;
+  Metadata meta = sample_meta(3, {});
+  std::filesystem::path temporary;
+  {
+    Writer w(dir.path() / "run.kntj", source_of(meta));
+    temporary = w.temporary_path();
+    EXPECT_TRUE(std::filesystem::exists(temporary));
+  }
+  EXPECT_FALSE(std::filesystem::exists(temporary));
+  EXPECT_TRUE(test::list_dir(dir.path()).empty());
+}
+
+TEST(Trajectory, TrafficThatFailsToWriteFailsTheStart) {
+  // What the traffic's thread meets (here its source failing; a full disk alike) is thrown by
+  // start(), on the caller's thread, and the temporary file goes with the writer.
+  test::TempDir dir;
+  Metadata meta = sample_meta(3, {});
+  TrafficSource failing = source_of(meta);
+  failing.fill = [](std::uint64_t, std::span<PairTraffic>) { throw RunError("no space left on device"); };
+  std::optional<Writer> w;
+  w.emplace(dir.path() / "run.kntj", std::move(failing));
+  meta.traffic.clear();
+  meta.traffic_begin.clear();
+  try {
+    w->start(meta);
+    ADD_FAILURE() << "start() did not throw";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("no space left"), std::string::npos) << e.what();
+  }
+  w.reset();
+  EXPECT_TRUE(test::list_dir(dir.path()).empty());
 }
 
 TEST(Trajectory, ExactMetaDoublesAndOddStrings) {
