@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
+#include <tuple>
 #include <set>
 
 #include "models/layout.hpp"
@@ -262,6 +264,54 @@ TEST(Layout, OrderErrorsAreAllReported) {
   }
   const auto no_rank = timeline_from_text("kntr 1\nnode 0 0 rank=0\nnode 0 1 rank=0\nnode 0 2 rank=1\nend 0.1\n");
   EXPECT_NO_THROW(build_layout(parse("[springs]\ntopology = \"ring\"\n[bodies]\norder = \"rank\"\n"), 3, &no_rank));
+}
+
+TEST(Topology, PairSumsAddEveryIntervalsPairsInOrderWhateverRepeats) {
+  // pair_sums looks a pair up in the previous interval's before its hash index; the sums must be
+  // those of adding every entry in the timeline's order, bit for bit. Intervals that repeat the
+  // last one's pairs, drop some, add some, hold a pair both ways and a pair to itself, and one
+  // out of (src, dst) order; amounts that are not whole, so that another order would show.
+  std::mt19937_64 rng(11);
+  trace::Timeline tl;
+  tl.pair_begin = {0};
+  std::vector<trace::PairTraffic> last;
+  for (std::size_t bin = 0; bin < 60; ++bin) {
+    std::vector<trace::PairTraffic> pairs;
+    if (bin % 3 != 0 && !last.empty()) {
+      for (const auto& p : last) {
+        if (rng() % 8 != 0) pairs.push_back(p);  // most of the last interval's pairs
+      }
+    }
+    for (std::size_t k = rng() % 12; k > 0; --k) {
+      pairs.push_back({static_cast<trace::EntityIndex>(rng() % 9), static_cast<trace::EntityIndex>(rng() % 9), 0, 0});
+    }
+    std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return std::tie(a.src, a.dst) < std::tie(b.src, b.dst); });
+    pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.src == b.src && a.dst == b.dst; }),
+                pairs.end());
+    if (bin == 40) std::reverse(pairs.begin(), pairs.end());  // out of order: found by the index alone
+    last = pairs;
+    for (auto& p : pairs) {
+      p.bytes = 0.1 * static_cast<double>(rng() % 1000) + 1e-7;
+      p.messages = static_cast<std::uint32_t>(1 + rng() % 5);
+      tl.pairs.push_back(p);
+    }
+    tl.pair_begin.push_back(tl.pairs.size());
+  }
+  tl.bin_count = 60;
+  PairSums expected;
+  for (const auto& p : tl.pairs) {
+    if (p.src == p.dst) continue;
+    auto& t = expected[{std::min(p.src, p.dst), std::max(p.src, p.dst)}];
+    t.first += p.bytes;
+    t.second += static_cast<double>(p.messages);
+  }
+  const PairSums got = pair_sums(tl);
+  ASSERT_EQ(got.size(), expected.size());
+  for (const auto& [pair, sums] : expected) {
+    ASSERT_EQ(got.count(pair), 1U) << pair.first << "-" << pair.second;
+    EXPECT_EQ(got.at(pair).first, sums.first) << pair.first << "-" << pair.second;
+    EXPECT_EQ(got.at(pair).second, sums.second) << pair.first << "-" << pair.second;
+  }
 }
 
 }  // namespace
