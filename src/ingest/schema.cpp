@@ -361,6 +361,7 @@ trace::Timeline read_body_timeline(const std::filesystem::path& path, const Mapp
                                                          : auto_interval_count(pre.events(), pre.entities.size());
     options.interval_s = duration / static_cast<double>(count);
     options.known_end_s = pre.end_s;
+    options.expected_messages = pre.messages;
     interval_note = m.simulation.intervals > 0
                         ? "interval: " + format_seconds(options.interval_s) + " = the " + (window.whole() ? "run's " : "window's ") +
                               format_seconds(duration) + " / " + std::to_string(count) + " intervals ([simulation] intervals)"

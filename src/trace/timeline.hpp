@@ -12,7 +12,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "src/base/flat_index.hpp"
 #include "src/trace/event.hpp"
 #include "src/trace/mpi_calls.hpp"
 
@@ -190,6 +189,9 @@ struct TimelineOptions {
   /// same intervals, sooner; the order of the additions differs only between overlapping states
   /// of one entity). on_end with another end is an InputError (the trace changed between reads).
   std::optional<double> known_end_s{};
+  /// The messages the stream will bring, when a survey has counted them (0: not known): the
+  /// traffic's pair records, at most one per message, are reserved at once instead of grown.
+  std::uint64_t expected_messages = 0;
 };
 
 /// A TraceSink that bins the stream into a Timeline.
@@ -226,6 +228,14 @@ class TimelineBuilder final : public TraceSink {
   /// `end 1e300` is an error instead of an allocation failure.
   static constexpr std::size_t kMaxBins = std::size_t{1} << 24U;
   static constexpr std::size_t kMaxCells = std::size_t{1} << 26U;
+  /// The most pair records reserved ahead for TimelineOptions::expected_messages (1.5 GiB of
+  /// address space); more grow as they come.
+  static constexpr std::uint64_t kMaxReservedPairs = std::uint64_t{1} << 26U;
+  /// The recent pairs of the open bin: 8192 (128 KiB).
+  static constexpr unsigned kRecentPairBits = 13;
+  /// The open bin's entries are merged when they pass this many, or twice the pairs after the
+  /// last merge if more.
+  static constexpr std::size_t kMinCompaction = std::size_t{1} << 16U;
 
  private:
   /// A classified state not yet finished at the current trace time; it is added to busy_s,
@@ -248,6 +258,8 @@ class TimelineBuilder final : public TraceSink {
   void close_states_until(double now_s);
   void ensure_bins(std::size_t count);
   void flush_traffic_until(std::size_t bin);
+  void merge_open_pairs();
+  void forget_recent_pairs();
   void integrate_load(EntityIndex e, double until_s);
   void add_interval(std::vector<double>& per_bin, EntityIndex e, double begin_s, double end_s, double weight);
   void seen(EntityIndex e, double t);
@@ -258,10 +270,21 @@ class TimelineBuilder final : public TraceSink {
   StateClassifier classifier_;
   Timeline tl_;
   bool ended_ = false;
-  // Traffic of the bin being filled, keyed by (src << 32 | dst); flushed in sorted order.
+  // Traffic of the bin being filled, keyed by (src << 32 | dst); merged and flushed in sorted
+  // order. A pair may have several entries (its messages the recent pairs missed): merged when
+  // the bin closes, or when the entries pass compact_at_.
   std::size_t open_bin_ = 0;
   std::vector<std::pair<std::uint64_t, PairTraffic>> open_pairs_;
-  FlatIndex open_index_;  ///< key → position in open_pairs_
+  std::size_t compact_at_ = 0;
+  /// The open bin's recently seen pairs, direct-mapped by key: a pair's next message adds to its
+  /// entry without a search. An entry counts for the bin while its epoch is the current one.
+  struct RecentPair {
+    std::uint64_t key = 0;
+    std::uint32_t slot = 0;
+    std::uint32_t epoch = 0;
+  };
+  std::vector<RecentPair> recent_pairs_;
+  std::uint32_t epoch_ = 1;
   std::vector<std::pair<std::uint64_t, PairTraffic>> sort_scratch_;  ///< the radix sort's other buffer
   std::vector<double> last_load_time_s_;
   std::vector<double> last_load_value_;

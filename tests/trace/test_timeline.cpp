@@ -83,6 +83,56 @@ TEST(Timeline, ABinOfThousandsOfPairsKeepsThemInSourceThenDestinationOrder) {
   }
 }
 
+TEST(Timeline, ABinOfMorePairsThanTheRecentOnesAddsEachPairsMessagesOnce) {
+  // The builder remembers a bin's recent pairs (TimelineBuilder::kRecentPairBits) and gives a
+  // pair it missed another entry, merged at the bin's end or when the entries pass
+  // kMinCompaction. 90,000 pairs each sending three times in turn (270,000 messages: the recent
+  // pairs miss every one, entries merge twice in the bin), and one pair sending between every
+  // message, with amounts of every size, must come out once each with their totals.
+  constexpr EntityIndex kEntities = 600;
+  TimelineOptions o;
+  o.interval_s = 1.0;
+  TimelineBuilder b(o);
+  for (EntityIndex e = 0; e < kEntities; ++e) b.on_entity(Entity{e, e, "pe" + std::to_string(e), "", -1, {}});
+  std::map<std::pair<EntityIndex, EntityIndex>, std::pair<double, std::uint32_t>> want0, want1;
+  double t = 0;
+  std::uint64_t x = 99;
+  const auto next = [&x] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 20U; };
+  const auto send = [&](EntityIndex src, EntityIndex dst, std::uint64_t bytes, double at) {
+    b.on_message(Message{at, -1, src, dst, bytes, -1, 0});
+    auto& w = (at < 1.0 ? want0 : want1)[{src, dst}];
+    w.first += static_cast<double>(bytes);
+    ++w.second;
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (EntityIndex k = 0; k < 90000; ++k) {
+      t += 1e-6;
+      send(k % kEntities, (k / kEntities + 7 * k) % kEntities, next() % (std::uint64_t{1} << (k % 40)), t);
+      send(3, 5, 1 + k % 3, t);
+    }
+  }
+  send(1, 2, 10, 1.5);
+  send(2, 1, 20, 1.6);
+  send(1, 2, 30, 1.7);
+  b.on_end(2.0);
+  const Timeline tl = b.take();
+  ASSERT_EQ(tl.bin_count, 2U);
+  for (std::size_t bin = 0; bin < 2; ++bin) {
+    const auto& want = bin == 0 ? want0 : want1;
+    const auto got = tl.traffic(bin);
+    ASSERT_EQ(got.size(), want.size()) << "bin " << bin;
+    std::size_t k = 0;
+    for (const auto& [pair, sums] : want) {
+      ASSERT_EQ(got[k].src, pair.first) << "bin " << bin << " pair " << k;
+      ASSERT_EQ(got[k].dst, pair.second) << "bin " << bin << " pair " << k;
+      EXPECT_EQ(got[k].bytes, sums.first) << "bin " << bin << " pair " << k;
+      EXPECT_EQ(got[k].messages, sums.second) << "bin " << bin << " pair " << k;
+      ++k;
+    }
+  }
+  EXPECT_EQ(tl.message_count, 540003U);
+}
+
 TEST(Timeline, MessagesAreBinnedBySendTime) {
   const Timeline tl = bin(nodes(3) +
                           "msg 0 0 1 10\n"
