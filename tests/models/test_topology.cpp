@@ -267,10 +267,11 @@ TEST(Layout, OrderErrorsAreAllReported) {
 }
 
 TEST(Topology, PairSumsAddEveryIntervalsPairsInOrderWhateverRepeats) {
-  // pair_sums looks a pair up in the previous interval's before its hash index; the sums must be
-  // those of adding every entry in the timeline's order, bit for bit. Intervals that repeat the
-  // last one's pairs, drop some, add some, hold a pair both ways and a pair to itself, and one
-  // out of (src, dst) order; amounts that are not whole, so that another order would show.
+  // pair_sums looks a pair up among its source's first partners before its hash indexes; the
+  // sums must be those of adding every entry in the timeline's order, bit for bit. Sources with
+  // more partners than it keeps; intervals that repeat the last one's pairs, drop some, add some,
+  // hold a pair both ways and a pair to itself, and one out of (src, dst) order; amounts that
+  // are not whole, so that another order would show.
   std::mt19937_64 rng(11);
   trace::Timeline tl;
   tl.pair_begin = {0};
@@ -283,7 +284,7 @@ TEST(Topology, PairSumsAddEveryIntervalsPairsInOrderWhateverRepeats) {
       }
     }
     for (std::size_t k = rng() % 12; k > 0; --k) {
-      pairs.push_back({static_cast<trace::EntityIndex>(rng() % 9), static_cast<trace::EntityIndex>(rng() % 9), 0, 0});
+      pairs.push_back({static_cast<trace::EntityIndex>(rng() % 14), static_cast<trace::EntityIndex>(rng() % 14), 0, 0});
     }
     std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return std::tie(a.src, a.dst) < std::tie(b.src, b.dst); });
     pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.src == b.src && a.dst == b.dst; }),
