@@ -1,7 +1,6 @@
 #include "models/topology.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -255,51 +254,23 @@ Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, dou
 }
 
 // The pairs of every interval (millions in a big run, a few thousand distinct) are summed in the
-// timeline's order, each distinct pair once in `sums`. An interval's pairs come sorted by source,
-// so a pair is first looked for among its source's first few partners (kPartners a source, one
-// cache line, swept in source order); a hash index finds the pairs of sources with more
-// partners. A std::map lookup per entry took half a second at 10,000 ranks, the hash index alone
-// 0.45 s of 20 million entries.
+// timeline's order, each distinct pair once in `sums`, found by a PairIndex (a source's first
+// partners beside it; an interval's pairs come in source order): a std::map lookup per entry took
+// half a second at 10,000 ranks, a hash index 0.45 s of 20 million entries.
 PairSums pair_sums(const trace::Timeline& tl) {
-  constexpr std::size_t kPartners = 7;
-  struct Partners {
-    std::uint32_t count = 0;
-    std::array<std::uint32_t, kPartners> dst{};
-    std::array<std::uint32_t, kPartners> slot{};
-  };
-  std::size_t sources = tl.entity_count();
-  for (const auto& p : tl.pairs) sources = std::max<std::size_t>(sources, std::size_t{p.src} + 1);
-  std::vector<Partners> partners(sources);
-  FlatIndex slot_of;  // (src << 32 | dst) → slot, for the partners past a source's first kPartners
+  PairIndex slot_of;    // (src, dst) → slot
   FlatIndex pair_slot;  // (min << 32 | max) → slot: both directions of a pair share one
   std::vector<std::pair<std::uint64_t, std::pair<double, double>>> sums;
   for (const auto& p : tl.pairs) {
     if (p.src == p.dst) continue;
-    Partners& known = partners[p.src];
-    std::uint32_t slot = 0;
-    const std::uint32_t* const first = known.dst.data();
-    const std::uint32_t* const end = first + known.count;
-    if (const std::uint32_t* const at = std::find(first, end, p.dst); at != end) {
-      slot = known.slot[static_cast<std::size_t>(at - first)];
-    } else {
-      const std::uint64_t directed = std::uint64_t{p.src} << 32U | p.dst;
-      const std::uint32_t* const far = known.count == kPartners ? slot_of.find(directed) : nullptr;
-      if (far != nullptr) {
-        slot = *far;
-      } else {
-        const std::uint64_t key = std::uint64_t{std::min(p.src, p.dst)} << 32U | std::max(p.src, p.dst);
-        const auto [found, added] = pair_slot.try_emplace(key, static_cast<std::uint32_t>(sums.size()));
-        if (added) sums.push_back({key, {0.0, 0.0}});
-        slot = *found;
-        if (known.count < kPartners) {
-          known.dst[known.count] = p.dst;
-          known.slot[known.count++] = slot;
-        } else {
-          slot_of.try_emplace(directed, slot);
-        }
-      }
+    const std::uint32_t* slot = slot_of.find(p.src, p.dst);
+    if (slot == nullptr) {
+      const std::uint64_t key = std::uint64_t{std::min(p.src, p.dst)} << 32U | std::max(p.src, p.dst);
+      const auto [found, added] = pair_slot.try_emplace(key, static_cast<std::uint32_t>(sums.size()));
+      if (added) sums.push_back({key, {0.0, 0.0}});
+      slot = slot_of.try_emplace(p.src, p.dst, *found).first;
     }
-    auto& t = sums[slot].second;
+    auto& t = sums[*slot].second;
     t.first += p.bytes;
     t.second += static_cast<double>(p.messages);
   }

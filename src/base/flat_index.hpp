@@ -103,6 +103,58 @@ class FlatIndex {
   unsigned shift_ = 64;
 };
 
+/// An index from (source, destination) pairs of dense entity indexes to 32-bit values, for
+/// traffic, where a source talks to few destinations: each source's first kNear destinations are
+/// kept beside it (one cache line a source, no hashing), a FlatIndex holds the others. Looking up
+/// 14 million messages of a 10,000-rank halo exchange in a FlatIndex alone took 0.6 s.
+class PairIndex {
+ public:
+  static constexpr std::size_t kNear = 7;
+  /// Sources from this index up go to the FlatIndex alone (64 bytes a source below it).
+  static constexpr std::uint32_t kMaxNearSources = std::uint32_t{1} << 22U;
+
+  /// The value stored for (src, dst), or nullptr.
+  [[nodiscard]] const std::uint32_t* find(std::uint32_t src, std::uint32_t dst) const {
+    if (src < sources_.size()) {
+      const Source& s = sources_[src];
+      for (std::uint32_t k = 0; k < s.count; ++k) {
+        if (s.dst[k] == dst) return &s.value[k];
+      }
+      if (s.count < kNear) return nullptr;
+    }
+    return far_.find(key(src, dst));
+  }
+
+  /// Stores (src, dst) → value unless the pair is there; returns the stored value and whether it
+  /// was inserted.
+  std::pair<std::uint32_t*, bool> try_emplace(std::uint32_t src, std::uint32_t dst, std::uint32_t value) {
+    if (src < kMaxNearSources) {
+      if (src >= sources_.size()) sources_.resize(std::max<std::size_t>(std::size_t{src} + 1, 2 * sources_.size()));
+      Source& s = sources_[src];
+      for (std::uint32_t k = 0; k < s.count; ++k) {
+        if (s.dst[k] == dst) return {&s.value[k], false};
+      }
+      if (s.count < kNear) {
+        s.dst[s.count] = dst;
+        s.value[s.count] = value;
+        return {&s.value[s.count++], true};
+      }
+    }
+    return far_.try_emplace(key(src, dst), value);
+  }
+
+ private:
+  struct Source {
+    std::uint32_t count = 0;
+    std::uint32_t dst[kNear] = {};
+    std::uint32_t value[kNear] = {};
+  };
+  static std::uint64_t key(std::uint32_t src, std::uint32_t dst) { return std::uint64_t{src} << 32U | dst; }
+
+  std::vector<Source> sources_;
+  FlatIndex far_;
+};
+
 /// A hash index from strings to 32-bit values for the trace readers' names (Pajé container and
 /// type aliases, state values): one FlatIndex probe on a 64-bit digest of the string and one
 /// comparison with the stored string, no allocation per lookup. Two strings with the same digest

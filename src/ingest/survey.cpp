@@ -69,8 +69,7 @@ void SurveySink::on_message(const trace::Message& m) {
     return;
   }
   if (!pairs_wanted_) return;
-  const auto [slot, added] =
-      pair_slot_.try_emplace(std::uint64_t{m.src} << 32U | m.dst, static_cast<std::uint32_t>(pairs_.size()));
+  const auto [slot, added] = pair_slot_.try_emplace(m.src, m.dst, static_cast<std::uint32_t>(pairs_.size()));
   if (added) pairs_.push_back(PairTotal{.src = m.src, .dst = m.dst});
   PairTotal& p = pairs_[*slot];
   ++p.messages;

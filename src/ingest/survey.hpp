@@ -127,7 +127,7 @@ class SurveySink final : public trace::TraceSink {
   void saw(double t, const char* kind, trace::EntityIndex e);
   TraceSurvey& out_;
   bool pairs_wanted_ = true;
-  FlatIndex pair_slot_;          ///< src << 32 | dst → index in pairs_
+  PairIndex pair_slot_;          ///< (src, dst) → index in pairs_
   std::vector<PairTotal> pairs_;  ///< in order of first message
   const char* last_kind_ = "";
   trace::EntityIndex last_entity_ = 0;
