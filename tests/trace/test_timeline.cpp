@@ -88,7 +88,8 @@ TEST(Timeline, ABinOfMorePairsThanTheRecentOnesAddsEachPairsMessagesOnce) {
   // pair it missed another entry, merged at the bin's end or when the entries pass
   // kMinCompaction. 90,000 pairs each sending three times in turn (270,000 messages: the recent
   // pairs miss every one, entries merge twice in the bin), and one pair sending between every
-  // message, with amounts of every size, must come out once each with their totals.
+  // message, with amounts of every size, must come out once each with their totals; and so must
+  // the pairs of a sparse bin.
   constexpr EntityIndex kEntities = 600;
   TimelineOptions o;
   o.interval_s = 1.0;
@@ -111,6 +112,8 @@ TEST(Timeline, ABinOfMorePairsThanTheRecentOnesAddsEachPairsMessagesOnce) {
       send(3, 5, 1 + k % 3, t);
     }
   }
+  // A sparse bin (fewer entries than sources: the radix sort's): 400 pairs from sources all over.
+  for (EntityIndex k = 0; k < 400; ++k) send((k * 397) % kEntities, k % 9, 1 + k, 1.2 + 1e-4 * k);
   send(1, 2, 10, 1.5);
   send(2, 1, 20, 1.6);
   send(1, 2, 30, 1.7);
@@ -130,7 +133,7 @@ TEST(Timeline, ABinOfMorePairsThanTheRecentOnesAddsEachPairsMessagesOnce) {
       ++k;
     }
   }
-  EXPECT_EQ(tl.message_count, 540003U);
+  EXPECT_EQ(tl.message_count, 540403U);
 }
 
 TEST(Timeline, MessagesAreBinnedBySendTime) {
