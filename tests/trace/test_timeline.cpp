@@ -49,14 +49,31 @@ std::vector<std::string> traffic(const Timeline& tl, std::size_t b) {
 
 using Strings = std::vector<std::string>;
 
+/// Traffic by (src, dst): bytes and messages.
+using PairTotals = std::map<std::pair<EntityIndex, EntityIndex>, std::pair<double, std::uint32_t>>;
+
+/// Expects bin b of tl to hold exactly the pairs of `want`, in (src, dst) order, with their totals.
+void expect_traffic(const Timeline& tl, std::size_t b, const PairTotals& want) {
+  const auto got = tl.traffic(b);
+  ASSERT_EQ(got.size(), want.size()) << "bin " << b;
+  std::size_t k = 0;
+  for (const auto& [pair, sums] : want) {
+    ASSERT_EQ(got[k].src, pair.first) << "bin " << b << " pair " << k;
+    ASSERT_EQ(got[k].dst, pair.second) << "bin " << b << " pair " << k;
+    EXPECT_EQ(got[k].bytes, sums.first) << "bin " << b << " pair " << k;
+    EXPECT_EQ(got[k].messages, sums.second) << "bin " << b << " pair " << k;
+    ++k;
+  }
+}
+
 TEST(Timeline, ABinOfThousandsOfPairsKeepsThemInSourceThenDestinationOrder) {
   // Large bins are sorted by a radix sort over the bits the bin's entities use: pairs arriving in
   // a scrambled order, with sources and destinations of every width up to 3,000 entities, come
   // out as (src, dst) order would put them, with their totals.
   constexpr int kEntities = 3000;
   std::string text = nodes(kEntities);
-  std::map<std::pair<int, int>, int> want0;
-  std::map<std::pair<int, int>, int> want1;
+  PairTotals want0;
+  PairTotals want1;
   std::uint64_t x = 12345;
   const auto next = [&x] { return static_cast<int>((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33U); };
   for (int i = 0; i < 20000; ++i) {
@@ -64,23 +81,15 @@ TEST(Timeline, ABinOfThousandsOfPairsKeepsThemInSourceThenDestinationOrder) {
     const int dst = i % 7 == 0 ? next() % 5 : next() % kEntities;  // some narrow keys too
     const bool late = i >= 12000;
     text += "msg " + std::string(late ? "0.15" : "0.05") + " " + std::to_string(src) + " " + std::to_string(dst) + " 2\n";
-    (late ? want1 : want0)[{src, dst}] += 2;
+    auto& w = (late ? want1 : want0)[{static_cast<EntityIndex>(src), static_cast<EntityIndex>(dst)}];
+    w.first += 2;
+    ++w.second;
   }
   text += "end 0.2\n";
   const Timeline tl = bin(text);
   ASSERT_EQ(tl.bin_count, 2U);
-  for (std::size_t b = 0; b < 2; ++b) {
-    const auto& want = b == 0 ? want0 : want1;
-    const auto got = tl.traffic(b);
-    ASSERT_EQ(got.size(), want.size()) << "bin " << b;
-    std::size_t k = 0;
-    for (const auto& [pair, bytes] : want) {
-      EXPECT_EQ(got[k].src, static_cast<EntityIndex>(pair.first)) << "bin " << b << " pair " << k;
-      EXPECT_EQ(got[k].dst, static_cast<EntityIndex>(pair.second)) << "bin " << b << " pair " << k;
-      EXPECT_EQ(got[k].bytes, bytes) << "bin " << b << " pair " << k;
-      ++k;
-    }
-  }
+  expect_traffic(tl, 0, want0);
+  expect_traffic(tl, 1, want1);
 }
 
 TEST(Timeline, ABinOfMorePairsThanTheRecentOnesAddsEachPairsMessagesOnce) {
@@ -95,7 +104,7 @@ TEST(Timeline, ABinOfMorePairsThanTheRecentOnesAddsEachPairsMessagesOnce) {
   o.interval_s = 1.0;
   TimelineBuilder b(o);
   for (EntityIndex e = 0; e < kEntities; ++e) b.on_entity(Entity{e, e, "pe" + std::to_string(e), "", -1, {}});
-  std::map<std::pair<EntityIndex, EntityIndex>, std::pair<double, std::uint32_t>> want0, want1;
+  PairTotals want0, want1;
   double t = 0;
   std::uint64_t x = 99;
   const auto next = [&x] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 20U; };
@@ -120,19 +129,8 @@ TEST(Timeline, ABinOfMorePairsThanTheRecentOnesAddsEachPairsMessagesOnce) {
   b.on_end(2.0);
   const Timeline tl = b.take();
   ASSERT_EQ(tl.bin_count, 2U);
-  for (std::size_t bin = 0; bin < 2; ++bin) {
-    const auto& want = bin == 0 ? want0 : want1;
-    const auto got = tl.traffic(bin);
-    ASSERT_EQ(got.size(), want.size()) << "bin " << bin;
-    std::size_t k = 0;
-    for (const auto& [pair, sums] : want) {
-      ASSERT_EQ(got[k].src, pair.first) << "bin " << bin << " pair " << k;
-      ASSERT_EQ(got[k].dst, pair.second) << "bin " << bin << " pair " << k;
-      EXPECT_EQ(got[k].bytes, sums.first) << "bin " << bin << " pair " << k;
-      EXPECT_EQ(got[k].messages, sums.second) << "bin " << bin << " pair " << k;
-      ++k;
-    }
-  }
+  expect_traffic(tl, 0, want0);
+  expect_traffic(tl, 1, want1);
   EXPECT_EQ(tl.message_count, 540403U);
 }
 
