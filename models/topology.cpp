@@ -256,7 +256,7 @@ Eigen::Matrix3Xd graph_layout(std::size_t n, const std::vector<Edge>& edges, dou
 // The pairs of every interval (millions in a big run, a few thousand distinct) are summed in the
 // timeline's order, each distinct pair once in `sums`, found by a PairIndex (a source's first
 // partners beside it; an interval's pairs come in source order): a std::map lookup per entry took
-// half a second at 10,000 ranks, a hash index 0.45 s of 20 million entries.
+// half a second at 10,000 ranks, a hash index 0.45 s of 14 million entries.
 PairSums pair_sums(const trace::Timeline& tl) {
   PairIndex slot_of;    // (src, dst) → slot
   FlatIndex pair_slot;  // (min << 32 | max) → slot: both directions of a pair share one
