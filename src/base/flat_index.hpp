@@ -33,6 +33,12 @@ inline bool decimal_digits(std::string_view s, std::size_t max_digits, std::size
   return true;
 }
 
+/// Fibonacci hashing: the top `bits` bits of key × 2⁶⁴/φ, which spread consecutive ids (and
+/// packed pairs of them) over a table of 2^bits slots.
+inline std::size_t fibonacci_slot(std::uint64_t key, unsigned bits) {
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> (64U - bits));
+}
+
 class FlatIndex {
  public:
   /// The one key that cannot be stored (it marks empty slots).
@@ -78,10 +84,7 @@ class FlatIndex {
     std::uint32_t value = 0;
   };
 
-  [[nodiscard]] std::size_t home(std::uint64_t key) const {
-    // Fibonacci hashing: the high bits of key × 2⁶⁴/φ spread consecutive ids over the table.
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_) & mask_;
-  }
+  [[nodiscard]] std::size_t home(std::uint64_t key) const { return fibonacci_slot(key, 64U - shift_) & mask_; }
 
   void grow() {
     const std::size_t capacity = slots_.empty() ? 64 : 2 * slots_.size();

@@ -14,6 +14,7 @@
 
 #include "src/base/check.hpp"
 #include "src/base/error.hpp"
+#include "src/base/flat_index.hpp"
 
 namespace kanoko::trace {
 namespace {
@@ -70,7 +71,7 @@ void sort_pairs(std::vector<std::pair<std::uint64_t, PairTraffic>>& v, std::vect
       if (to - from > kInsertion) {
         std::stable_sort(from, to, by_key);
       } else {
-        for (auto it = from + (from != to ? 1 : 0); it < to; ++it) {
+        for (auto it = from; it != to; ++it) {
           for (auto at = it; at != from && by_key(*at, *(at - 1)); --at) std::iter_swap(at, at - 1);
         }
       }
@@ -363,7 +364,7 @@ void TimelineBuilder::on_message(const Message& m) {
   // are held, so memory follows active pairs, not the whole run: entries that pass compact_at_
   // are merged (at most twice the bin's pairs, plus kMinCompaction). A hash index over the bin's
   // pairs took an eighth of the timeline's time at 10,000 ranks, where most pairs send once a bin.
-  RecentPair* recent = &recent_pairs_[(key * 0x9E3779B97F4A7C15ULL) >> (64U - kRecentPairBits)];
+  RecentPair* recent = &recent_pairs_[fibonacci_slot(key, kRecentPairBits)];
   if (recent->epoch != epoch_ || recent->key != key) {
     if (open_pairs_.size() >= compact_at_) {
       merge_open_pairs();
