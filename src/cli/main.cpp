@@ -1,6 +1,7 @@
 // kanoko: turn a parallel program's trace into a physical system, simulate it, watch and hear it.
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -63,32 +64,80 @@ std::string failure_line(const std::string& command, const std::string& what) {
   return kanoko::message_line("kanoko " + command + ": error: " + what + (context.empty() ? "" : " (" + context + ")"));
 }
 
-/// How the force evaluation's OpenMP threads wait between parallel loops. GNU libgomp lets a
-/// thread that reaches a barrier spin for up to 300 000 rounds before it sleeps; on a machine whose
-/// cores are busy with other work (a shared node, a build beside the run, the viewer drawing while
-/// it simulates) the spinning thread takes the core from the one it waits for. A Barnes-Hut
-/// evaluation of 10 000 bodies on 2 threads took 117-130 ms spinning and 45-50 ms with a short
-/// spin, and a 10 000-rank simulation 11 min 20 s against 2 min 16 s, side by side at a load
-/// average of 12 on 2 cores (docs/engine-performance.md, "Threads on a busy machine"). The
-/// runtime reads its settings once, in its constructor, before main() (and libc resets the
-/// environment after an executable's pre-initialisers), so a command that evaluates forces starts
-/// itself again once with a short spin, when the user chose neither OMP_WAIT_POLICY nor
-/// GOMP_SPINCOUNT. The second start removes the variables again, so that programs it starts
-/// inherit the user's environment unchanged. If the program cannot be started again, it goes on
-/// with the runtime's default.
-void choose_openmp_wait(char** argv) {
-  constexpr const char* kMarker = "KANOKO_OPENMP_WAIT_CHOSEN";
+/// Whether the kernel gives transparent huge pages only to memory that asks for them (mode
+/// "madvise"; with "always" every large mapping gets them anyway, with "never" none does).
+bool huge_pages_on_request() {
+  std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  return std::getline(mode, line) && line.find("[madvise]") != std::string::npos;
+}
+
+/// Settings the runtime reads once, at a process's start, before main() can change them:
+///
+/// - How the force evaluation's OpenMP threads wait between parallel loops. GNU libgomp lets a
+///   thread that reaches a barrier spin for up to 300 000 rounds before it sleeps; on a machine
+///   whose cores are busy with other work (a shared node, a build beside the run, the viewer
+///   drawing while it simulates) the spinning thread takes the core from the one it waits for. A
+///   Barnes-Hut evaluation of 10 000 bodies on 2 threads took 117-130 ms spinning and 45-50 ms with
+///   a short spin, and a 10 000-rank simulation 11 min 20 s against 2 min 16 s, side by side at a
+///   load average of 12 on 2 cores (docs/engine-performance.md, "Threads on a busy machine").
+///   libgomp reads its settings in its constructor, before main() (and libc resets the
+///   environment after an executable's pre-initialisers). The commands that evaluate forces
+///   (`forces`) take a short spin, GOMP_SPINCOUNT, when the user chose neither OMP_WAIT_POLICY
+///   nor GOMP_SPINCOUNT.
+/// - Transparent huge pages for the heap. A big trace fills gigabytes of fresh memory (the
+///   recorded stream, the timeline's pairs, the run's traffic), and every 4 KiB page of it costs a
+///   page fault at its first touch; on a virtual machine each is a trap to the hypervisor, and
+///   `kanoko info` of a 1 GB trace spent a quarter of its time there. Where the kernel gives huge
+///   pages only to memory that asks for them, glibc's malloc asks for them with the tunable
+///   glibc.malloc.hugetlb=1, which the dynamic loader reads (docs/engine-performance.md, "Huge
+///   pages"). It is added to GLIBC_TUNABLES unless the user's GLIBC_TUNABLES sets
+///   glibc.malloc.hugetlb already (theirs wins).
+///
+/// So a command starts itself again, once, with what it chose. The second start puts the
+/// environment back as the user gave it, so that programs it starts inherit it unchanged. If the
+/// program cannot be started again, it goes on with the runtime's defaults. Nothing a command
+/// computes depends on these settings, only how fast it does.
+void choose_runtime_settings(char** argv, bool forces) {
+  constexpr const char* kMarker = "KANOKO_RUNTIME_CHOSEN";  // what the first start set: 's' spin, 't' tunables
+  constexpr const char* kUserTunables = "KANOKO_USER_GLIBC_TUNABLES";  // the user's own GLIBC_TUNABLES
   constexpr const char* kSpinCount = "10000";  // rounds (a few microseconds), then sleep in the kernel
-  if (std::getenv(kMarker) != nullptr) {
-    ::unsetenv("GOMP_SPINCOUNT");
+  const auto restore = [&](const std::string& chosen) {
+    if (chosen.find('s') != std::string::npos) ::unsetenv("GOMP_SPINCOUNT");
+    if (chosen.find('t') != std::string::npos) {
+      if (const char* user = std::getenv(kUserTunables); user != nullptr) {
+        ::setenv("GLIBC_TUNABLES", user, 1);
+      } else {
+        ::unsetenv("GLIBC_TUNABLES");
+      }
+    }
+    ::unsetenv(kUserTunables);
     ::unsetenv(kMarker);
+  };
+  if (const char* chosen = std::getenv(kMarker); chosen != nullptr) {
+    restore(chosen);
     return;
   }
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) return;
-  if (::setenv("GOMP_SPINCOUNT", kSpinCount, 1) != 0 || ::setenv(kMarker, "1", 1) != 0) return;
+  std::string chosen;
+  if (forces && std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("GOMP_SPINCOUNT") == nullptr &&
+      ::setenv("GOMP_SPINCOUNT", kSpinCount, 1) == 0) {
+    chosen += 's';
+  }
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if ((tunables == nullptr || std::strstr(tunables, "glibc.malloc.hugetlb=") == nullptr) && huge_pages_on_request()) {
+    const std::string user = tunables != nullptr ? tunables : "";
+    const std::string ours = (user.empty() ? "" : user + ":") + "glibc.malloc.hugetlb=1";
+    if ((tunables == nullptr || ::setenv(kUserTunables, user.c_str(), 1) == 0) &&
+        ::setenv("GLIBC_TUNABLES", ours.c_str(), 1) == 0) {
+      chosen += 't';
+    }
+  }
+  if (chosen.empty() || ::setenv(kMarker, chosen.c_str(), 1) != 0) {
+    restore(chosen);
+    return;
+  }
   ::execv("/proc/self/exe", argv);
-  ::unsetenv("GOMP_SPINCOUNT");
-  ::unsetenv(kMarker);
+  restore(chosen);
 }
 
 }  // namespace
@@ -104,7 +153,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::string name = argv[1];
-  if (name == "simulate" || name == "view" || name == "render") choose_openmp_wait(argv);
+  // capture starts the user's program; every other command may read a big trace or run.
+  if (name != "capture") choose_runtime_settings(argv, name == "simulate" || name == "view" || name == "render");
   kanoko::cli::Args args(argv + 2, argv + argc);
   for (const auto& c : subcommands()) {
     if (name != c.name) continue;

@@ -157,5 +157,26 @@ TEST(RenderVideo, MissingFfmpegSaysHowToGetItAndLeavesNothing) {
   EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"run.kntj"}));
 }
 
+// The programs a command starts see the user's environment, not the settings the command started
+// itself again with (src/cli/main.cpp, choose_runtime_settings).
+TEST(RenderVideo, FfmpegGetsTheUsersEnvironment) {
+  TempDir dir;
+  test::write_tiny_run(dir / "run.kntj");
+  std::filesystem::create_directory(dir / "bin");
+  test::write_text(dir / "bin" / "ffmpeg", "#!/bin/sh\nenv > \"" + (dir / "env.txt").string() + "\"\nexit 1\n");
+  std::filesystem::permissions(dir / "bin" / "ffmpeg", std::filesystem::perms::owner_all);
+  const auto r = test::run_program({"env", "-u", "DISPLAY", "-u", "GOMP_SPINCOUNT", "-u", "OMP_WAIT_POLICY",
+                                    "PATH=" + (dir / "bin").string() + ":/usr/bin:/bin",
+                                    "GLIBC_TUNABLES=glibc.malloc.arena_max=2", test::kanoko_binary(), "render",
+                                    (dir / "run.kntj").string(), "-o", (dir / "out.mp4").string(), "--size", "64x48"});
+  EXPECT_NE(r.exit_code, 0);  // this ffmpeg fails
+  EXPECT_LT(r.exit_code, 128) << "crashed: " << r.err;
+  const std::string env = "\n" + test::read_text(dir / "env.txt");
+  EXPECT_NE(env.find("\nGLIBC_TUNABLES=glibc.malloc.arena_max=2\n"), std::string::npos) << env;
+  EXPECT_EQ(env.find("GOMP_SPINCOUNT"), std::string::npos) << env;
+  EXPECT_EQ(env.find("KANOKO_RUNTIME_CHOSEN"), std::string::npos) << env;
+  EXPECT_EQ(env.find("KANOKO_USER_GLIBC_TUNABLES"), std::string::npos) << env;
+}
+
 }  // namespace
 }  // namespace kanoko::scene
