@@ -1,6 +1,7 @@
 #include "src/trace/event_log.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -35,6 +36,23 @@ enum class Kind : std::uint8_t {
   end,
 };
 
+/// A record's first byte: its kind in the low bits; a message's or a state's flags above them.
+constexpr std::uint8_t kKindBits = 0x0F;
+constexpr std::uint8_t kSameTime = 0x10;    ///< message, state: its first time is the last record's
+constexpr std::uint8_t kNoReceive = 0x20;   ///< message: no receive time (recv_s is -1)
+constexpr std::uint8_t kNameCached = 0x20;  ///< state: its name is a byte, the slot of an earlier one
+constexpr std::uint8_t kNoTag = 0x40;       ///< message: tag -1
+constexpr std::uint8_t kNoLocation = 0x80;  ///< message, state: code location 0
+
+/// The most bytes an integer takes in LEB128.
+constexpr std::size_t kMost32 = 5;
+constexpr std::size_t kMost64 = 10;
+
+std::uint64_t bits_of(double v) { return std::bit_cast<std::uint64_t>(v); }
+/// Signed integers as unsigned ones of about their magnitude (-1 → 1, 1 → 2).
+std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1U) ^ static_cast<std::uint64_t>(v >> 63); }
+std::int64_t unzigzag(std::uint64_t u) { return static_cast<std::int64_t>(u >> 1U) ^ -static_cast<std::int64_t>(u & 1U); }
+
 /// Records are written into chunks of a sixteenth of the budget, between these sizes (a record
 /// larger than a chunk gets a chunk of its own).
 constexpr std::size_t kMostChunkBytes = std::size_t{32} << 20;
@@ -60,6 +78,17 @@ class Put {
     p_ += s.size();
     return *this;
   }
+  /// An unsigned integer in LEB128: seven bits a byte, the lowest first, the high bit set on all
+  /// but the last.
+  Put& varint(std::uint64_t v) {
+    while (v >= 0x80U) {
+      *p_++ = static_cast<char>(static_cast<std::uint8_t>(v | 0x80U));
+      v >>= 7U;
+    }
+    *p_++ = static_cast<char>(static_cast<std::uint8_t>(v));
+    return *this;
+  }
+  [[nodiscard]] const char* at() const { return p_; }
 
  private:
   char* p_;
@@ -93,6 +122,14 @@ class Get {
     s = text();
     return *this;
   }
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(*p_++);
+      v |= static_cast<std::uint64_t>(b & 0x7FU) << shift;
+      if ((b & 0x80U) == 0) return v;
+    }
+  }
   [[nodiscard]] const char* at() const { return p_; }
 
  private:
@@ -113,6 +150,7 @@ std::size_t EventLog::default_budget() {
 }
 
 void EventLog::drop_all() {
+  context_ = {};
   chunks_.clear();
   chunks_.shrink_to_fit();
   held_ = 0;
@@ -141,6 +179,21 @@ char* EventLog::reserve(std::size_t n) {
   return p;
 }
 
+void EventLog::shrink_last(const char* end) {
+  Chunk& c = chunks_.back();
+  const auto unused = static_cast<std::size_t>(c.data.get() + c.used - end);
+  c.used -= unused;
+  recorded_ -= unused;
+}
+
+int EventLog::cached_name(std::string_view name) const {
+  const std::size_t known = std::min(context_.next_name, kNames);
+  for (std::size_t k = 0; k < known; ++k) {
+    if (context_.names[k] == name) return static_cast<int>(k);
+  }
+  return -1;
+}
+
 std::unique_ptr<EventLog> EventLog::take_records() {
   auto out = std::make_unique<EventLog>(budget_, chunk_bytes_);
   out->chunks_ = std::move(chunks_);
@@ -148,6 +201,7 @@ std::unique_ptr<EventLog> EventLog::take_records() {
   out->recorded_ = std::exchange(recorded_, 0);
   out->ended_ = ended_;
   chunks_.clear();
+  context_ = {};  // the next log's records stand alone
   return out;
 }
 
@@ -170,11 +224,25 @@ void EventLog::on_link(const Link& l) {
 }
 
 void EventLog::on_message(const Message& m) {
-  constexpr std::size_t n =
-      1 + sizeof m.send_s + sizeof m.recv_s + sizeof m.src + sizeof m.dst + sizeof m.bytes + sizeof m.tag + sizeof m.location;
-  char* p = reserve(n);
+  constexpr std::size_t most = 1 + sizeof m.send_s + sizeof m.recv_s + 3 * kMost32 + 2 * kMost64;
+  char* p = reserve(most);
   if (p == nullptr) return;
-  Put{p}(Kind::message)(m.send_s)(m.recv_s)(m.src)(m.dst)(m.bytes)(m.tag)(m.location);
+  const std::uint64_t time = bits_of(m.send_s);
+  auto first = static_cast<std::uint8_t>(Kind::message);
+  if (context_.have_time && context_.time_bits == time) first |= kSameTime;
+  if (bits_of(m.recv_s) == bits_of(-1.0)) first |= kNoReceive;
+  if (m.tag == -1) first |= kNoTag;
+  if (m.location == 0) first |= kNoLocation;
+  Put put{p};
+  put(first);
+  if ((first & kSameTime) == 0) put(m.send_s);
+  if ((first & kNoReceive) == 0) put(m.recv_s);
+  put.varint(m.src).varint(m.dst).varint(m.bytes);
+  if ((first & kNoTag) == 0) put.varint(zigzag(m.tag));
+  if ((first & kNoLocation) == 0) put.varint(m.location);
+  context_.time_bits = time;
+  context_.have_time = true;
+  shrink_last(put.at());
   recorded();
 }
 
@@ -186,9 +254,30 @@ void EventLog::on_load(const LoadSample& s) {
 }
 
 void EventLog::on_state(const StateInterval& s) {
-  char* p = reserve(1 + sizeof s.begin_s + sizeof s.end_s + sizeof s.entity + sizeof s.location + text_size(s.name));
+  if (over_budget_) return;  // (the names it remembers are gone)
+  const int cached = cached_name(s.name);
+  char* p = reserve(1 + sizeof s.begin_s + sizeof s.end_s + 2 * kMost32 + (cached >= 0 ? 1 : text_size(s.name)));
   if (p == nullptr) return;
-  Put{p}(Kind::state)(s.begin_s)(s.end_s)(s.entity)(s.location).text(s.name);
+  const std::uint64_t time = bits_of(s.begin_s);
+  auto first = static_cast<std::uint8_t>(Kind::state);
+  if (context_.have_time && context_.time_bits == time) first |= kSameTime;
+  if (cached >= 0) first |= kNameCached;
+  if (s.location == 0) first |= kNoLocation;
+  Put put{p};
+  put(first);
+  if ((first & kSameTime) == 0) put(s.begin_s);
+  put(s.end_s).varint(s.entity);
+  if ((first & kNoLocation) == 0) put.varint(s.location);
+  if (cached >= 0) {
+    put(static_cast<std::uint8_t>(cached));
+  } else {
+    const char* name = put.at() + sizeof(std::uint32_t);
+    put.text(s.name);
+    context_.remember({name, s.name.size()});
+  }
+  context_.time_bits = time;
+  context_.have_time = true;
+  shrink_last(put.at());
   recorded();
 }
 
@@ -237,11 +326,14 @@ void EventLog::replay(TraceSink& sink) const {
 void EventLog::replay_recorded(TraceSink& sink) const {
   if (over_budget_) throw std::logic_error("EventLog::replay_recorded: the log ran over its budget");
   Entity entity;
+  Context context;  // as the records were written against it
   for (const Chunk& c : chunks_) {
     Get get(c.data.get());
     const char* const end = c.data.get() + c.used;
     while (get.at() < end) {
-      switch (get.value<Kind>()) {
+      const auto first = get.value<std::uint8_t>();
+      const auto flags = static_cast<std::uint8_t>(first & ~kKindBits);
+      switch (static_cast<Kind>(first & kKindBits)) {
         case Kind::entity: {
           get(entity.index)(entity.id).text(entity.name).text(entity.host)(entity.rank);
           entity.above_host.resize(get.value<std::uint32_t>());
@@ -257,7 +349,14 @@ void EventLog::replay_recorded(TraceSink& sink) const {
         }
         case Kind::message: {
           Message m;
-          get(m.send_s)(m.recv_s)(m.src)(m.dst)(m.bytes)(m.tag)(m.location);
+          m.send_s = (flags & kSameTime) != 0 ? std::bit_cast<double>(context.time_bits) : get.value<double>();
+          m.recv_s = (flags & kNoReceive) != 0 ? -1.0 : get.value<double>();
+          m.src = static_cast<EntityIndex>(get.varint());
+          m.dst = static_cast<EntityIndex>(get.varint());
+          m.bytes = get.varint();
+          m.tag = (flags & kNoTag) != 0 ? -1 : unzigzag(get.varint());
+          m.location = (flags & kNoLocation) != 0 ? 0 : static_cast<LocationIndex>(get.varint());
+          context.time_bits = bits_of(m.send_s);
           sink.on_message(m);
           break;
         }
@@ -269,7 +368,17 @@ void EventLog::replay_recorded(TraceSink& sink) const {
         }
         case Kind::state: {
           StateInterval st;
-          get(st.begin_s)(st.end_s)(st.entity)(st.location).text(st.name);
+          st.begin_s = (flags & kSameTime) != 0 ? std::bit_cast<double>(context.time_bits) : get.value<double>();
+          get(st.end_s);
+          st.entity = static_cast<EntityIndex>(get.varint());
+          st.location = (flags & kNoLocation) != 0 ? 0 : static_cast<LocationIndex>(get.varint());
+          if ((flags & kNameCached) != 0) {
+            st.name = context.names[get.value<std::uint8_t>()];
+          } else {
+            st.name = get.text();
+            context.remember(st.name);
+          }
+          context.time_bits = bits_of(st.begin_s);
           sink.on_state(st);
           break;
         }

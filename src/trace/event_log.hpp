@@ -4,9 +4,12 @@
 // pass and replays it as the second, at memory speed instead of parsing speed.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "src/trace/event.hpp"
@@ -14,7 +17,11 @@
 namespace kanoko::trace {
 
 /// Records every TraceSink call, in order and whole (every field, every string), in a compact
-/// byte log. Bounded: when a record would take the log past `budget_bytes`, it stops recording and
+/// byte log. Messages and states, nearly all of a big trace, take a few bytes more than their
+/// numbers: a time equal to the last record's is not repeated, integers are written in as many
+/// bytes as they need (LEB128), default fields (no receive time, tag or code location) are left
+/// out, and a state name among the last sixteen written is a byte (a 1 GB trace of 21 million
+/// events took 882 MB of records whole, 40 % of that compact). Bounded: when a record would take the log past `budget_bytes`, it stops recording and
 /// frees what it holds (complete() is then false for good), so a trace too large for memory costs
 /// a second read, never the memory. A log is complete once it has recorded the stream's end
 /// within its budget; only a complete log replays.
@@ -66,11 +73,29 @@ class EventLog final : public TraceSink {
   };
   /// Room for a record of `n` bytes; nullptr once over budget.
   char* reserve(std::size_t n);
+  /// Ends a record reserved for at most its size: it took the bytes up to `end`.
+  void shrink_last(const char* end);
+  /// A state's name as the log stores it: the index of the same name among the last kNames
+  /// written in full (a record then holds a byte instead of the name), or -1.
+  [[nodiscard]] int cached_name(std::string_view name) const;
   void drop_all();
   void recorded(bool end = false) {
     if (after_) after_(end);
   }
 
+  /// How many names the log remembers to refer back to (state names repeat: compute, idle, ...).
+  static constexpr std::size_t kNames = 16;
+  /// Context that message and state records are written against (the time of the last one,
+  /// the last names written in full); it starts again, empty, with every log that
+  /// take_records() leaves, so that any log replays from its first record.
+  struct Context {
+    std::uint64_t time_bits = 0;  ///< the bits of the last message's or state's first time
+    bool have_time = false;
+    std::array<std::string_view, kNames> names{};  ///< where the log holds them
+    std::size_t next_name = 0;
+    void remember(std::string_view name) { names[next_name++ % kNames] = name; }
+  };
+  Context context_;
   std::vector<Chunk> chunks_;
   std::size_t budget_;
   std::size_t chunk_bytes_;
