@@ -21,7 +21,7 @@ namespace kanoko::trace {
 /// numbers: a time equal to the last record's is not repeated, integers are written in as many
 /// bytes as they need (LEB128), default fields (no receive time, tag or code location) are left
 /// out, and a state name among the last sixteen written is a byte (a 1 GB trace of 21 million
-/// events took 882 MB of records whole, 40 % of that compact). Bounded: when a record would take the log past `budget_bytes`, it stops recording and
+/// events takes 321 MB, where whole records took about 870 MB). Bounded: when a record would take the log past `budget_bytes`, it stops recording and
 /// frees what it holds (complete() is then false for good), so a trace too large for memory costs
 /// a second read, never the memory. A log is complete once it has recorded the stream's end
 /// within its budget; only a complete log replays.
