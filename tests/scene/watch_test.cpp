@@ -33,8 +33,12 @@ namespace fs = std::filesystem;
 // finish before the viewer, slowed as much and sharing the cores with other tests, drew its
 // fourth frame (the 'read the trace now' button was gone: the test failed 1 in 2 full suites).
 constexpr int kBodies = 800;
+// On a 2-vCPU AMD EPYC (AVX-512) the 6 s run still ended before the viewer reached its click
+// (every time, 2026-11-27): the watched run settles longer there.
+constexpr double kWatchedSettleS = 30.0;
 #else
 constexpr int kBodies = 1000;
+constexpr double kWatchedSettleS = 6.0;
 #endif
 
 /// A ring of kBodies bodies with an all-pairs repulsion (so that each step costs), traffic for
@@ -110,7 +114,7 @@ std::vector<fs::path> files_with(const fs::path& folder, const std::string& part
 TEST(WatchView, ATraceIsPlayedWhileItIsSimulated) {
   if (!display_variable_set()) GTEST_SKIP() << "needs an X display; run under xvfb-run";
   TempDir dir;
-  write_inputs(dir, 6.0);
+  write_inputs(dir, kWatchedSettleS);
   const std::string L = (dir / "l").string();
   test::write_text(dir / "s.txt", "frames 2\nlayout " + L + "1.json\nseek 1e9\nframes 2\nlayout " + L +
                                       "2.json\nclick locations.read-now\nframes 2\nlayout " + L +
@@ -125,7 +129,7 @@ TEST(WatchView, ATraceIsPlayedWhileItIsSimulated) {
   const auto l1 = read_json(L + "1.json");
   EXPECT_STREQ(l1["run"]["state"].GetString(), "growing");
   const double end = l1["run"]["end_s"].GetDouble();
-  EXPECT_NEAR(end, 7.0, 0.02);  // the planned end: 1 s of trace and 6 s of settling
+  EXPECT_NEAR(end, 1.0 + kWatchedSettleS, 0.02);  // the planned end: 1 s of trace, then the settling
   EXPECT_LT(l1["run"]["frontier_s"].GetDouble(), end);
   EXPECT_LE(l1["time_s"].GetDouble(), l1["run"]["frontier_s"].GetDouble());
   EXPECT_TRUE(l1["elements"].HasMember("timeline.frontier"));
