@@ -227,9 +227,8 @@ void EventLog::on_message(const Message& m) {
   constexpr std::size_t most = 1 + sizeof m.send_s + sizeof m.recv_s + 3 * kMost32 + 2 * kMost64;
   char* p = reserve(most);
   if (p == nullptr) return;
-  const std::uint64_t time = bits_of(m.send_s);
   auto first = static_cast<std::uint8_t>(Kind::message);
-  if (context_.have_time && context_.time_bits == time) first |= kSameTime;
+  if (context_.repeats(m.send_s)) first |= kSameTime;
   if (bits_of(m.recv_s) == bits_of(-1.0)) first |= kNoReceive;
   if (m.tag == -1) first |= kNoTag;
   if (m.location == 0) first |= kNoLocation;
@@ -240,8 +239,6 @@ void EventLog::on_message(const Message& m) {
   put.varint(m.src).varint(m.dst).varint(m.bytes);
   if ((first & kNoTag) == 0) put.varint(zigzag(m.tag));
   if ((first & kNoLocation) == 0) put.varint(m.location);
-  context_.time_bits = time;
-  context_.have_time = true;
   shrink_last(put.at());
   recorded();
 }
@@ -258,9 +255,8 @@ void EventLog::on_state(const StateInterval& s) {
   const int cached = cached_name(s.name);
   char* p = reserve(1 + sizeof s.begin_s + sizeof s.end_s + 2 * kMost32 + (cached >= 0 ? 1 : text_size(s.name)));
   if (p == nullptr) return;
-  const std::uint64_t time = bits_of(s.begin_s);
   auto first = static_cast<std::uint8_t>(Kind::state);
-  if (context_.have_time && context_.time_bits == time) first |= kSameTime;
+  if (context_.repeats(s.begin_s)) first |= kSameTime;
   if (cached >= 0) first |= kNameCached;
   if (s.location == 0) first |= kNoLocation;
   Put put{p};
@@ -275,8 +271,6 @@ void EventLog::on_state(const StateInterval& s) {
     put.text(s.name);
     context_.remember({name, s.name.size()});
   }
-  context_.time_bits = time;
-  context_.have_time = true;
   shrink_last(put.at());
   recorded();
 }
@@ -349,14 +343,14 @@ void EventLog::replay_recorded(TraceSink& sink) const {
         }
         case Kind::message: {
           Message m;
-          m.send_s = (flags & kSameTime) != 0 ? std::bit_cast<double>(context.time_bits) : get.value<double>();
+          m.send_s = (flags & kSameTime) != 0 ? context.last_time() : get.value<double>();
+          context.repeats(m.send_s);
           m.recv_s = (flags & kNoReceive) != 0 ? -1.0 : get.value<double>();
           m.src = static_cast<EntityIndex>(get.varint());
           m.dst = static_cast<EntityIndex>(get.varint());
           m.bytes = get.varint();
           m.tag = (flags & kNoTag) != 0 ? -1 : unzigzag(get.varint());
           m.location = (flags & kNoLocation) != 0 ? 0 : static_cast<LocationIndex>(get.varint());
-          context.time_bits = bits_of(m.send_s);
           sink.on_message(m);
           break;
         }
@@ -368,7 +362,8 @@ void EventLog::replay_recorded(TraceSink& sink) const {
         }
         case Kind::state: {
           StateInterval st;
-          st.begin_s = (flags & kSameTime) != 0 ? std::bit_cast<double>(context.time_bits) : get.value<double>();
+          st.begin_s = (flags & kSameTime) != 0 ? context.last_time() : get.value<double>();
+          context.repeats(st.begin_s);
           get(st.end_s);
           st.entity = static_cast<EntityIndex>(get.varint());
           st.location = (flags & kNoLocation) != 0 ? 0 : static_cast<LocationIndex>(get.varint());
@@ -378,7 +373,6 @@ void EventLog::replay_recorded(TraceSink& sink) const {
             st.name = get.text();
             context.remember(st.name);
           }
-          context.time_bits = bits_of(st.begin_s);
           sink.on_state(st);
           break;
         }

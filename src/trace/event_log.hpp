@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -21,7 +22,9 @@ namespace kanoko::trace {
 /// numbers: a time equal to the last record's is not repeated, integers are written in as many
 /// bytes as they need (LEB128), default fields (no receive time, tag or code location) are left
 /// out, and a state name among the last sixteen written is a byte (a 1 GB trace of 21 million
-/// events takes 321 MB, where whole records took about 870 MB). Bounded: when a record would take the log past `budget_bytes`, it stops recording and
+/// events takes 321 MB, where whole records took about 870 MB).
+///
+/// Bounded: when a record would take the log past `budget_bytes`, it stops recording and
 /// frees what it holds (complete() is then false for good), so a trace too large for memory costs
 /// a second read, never the memory. A log is complete once it has recorded the stream's end
 /// within its budget; only a complete log replays.
@@ -94,6 +97,15 @@ class EventLog final : public TraceSink {
     std::array<std::string_view, kNames> names{};  ///< where the log holds them
     std::size_t next_name = 0;
     void remember(std::string_view name) { names[next_name++ % kNames] = name; }
+    /// Whether a record's first time `t` is the last one, bit for bit; it becomes the last one.
+    bool repeats(double t) {
+      const auto bits = std::bit_cast<std::uint64_t>(t);
+      const bool same = have_time && time_bits == bits;
+      time_bits = bits;
+      have_time = true;
+      return same;
+    }
+    [[nodiscard]] double last_time() const { return std::bit_cast<double>(time_bits); }
   };
   Context context_;
   std::vector<Chunk> chunks_;
