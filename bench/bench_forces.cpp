@@ -309,8 +309,9 @@ BENCHMARK(BarnesHutQuadrupole)
     ->Repetitions(kRepetitions);
 BENCHMARK(BarnesHutTuning)
     ->ArgsProduct({{100'000}, {16, 32, 64, 128, 192, 256, 384, 512}, {50}, {0}, {8}})
-    ->ArgsProduct({{100'000}, {192, 256}, {50}, {0}, {16, 24}})
+    ->ArgsProduct({{100'000}, {128, 192, 256, 384, 512}, {50}, {0}, {4, 6, 12, 16}})
     ->ArgsProduct({{100'000}, {32, 64}, {60, 70, 80}, {1}, {8}})
+    ->ArgsProduct({{1'000'000}, {256, 384, 512}, {50}, {0}, {8}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Repetitions(3);

@@ -67,16 +67,44 @@ struct CellSources {
   std::size_t count;
 };
 
+/// The far field in single precision (KernelMath::Fast tables only): targets and cell centres as
+/// offsets from one origin near the targets (the group's centre), rounded to float, so that a
+/// difference target − centre keeps float's relative precision; charges as floats.
+struct FloatTargets {
+  const float* x;
+  const float* y;
+  const float* z;
+  std::size_t count;  ///< a multiple of kTargetBlock
+};
+
+/// Monopole cells for the float kernel (see FloatTargets).
+struct FloatCells {
+  const float* x;
+  const float* y;
+  const float* z;
+  const float* m;
+  std::size_t count;
+};
+
+/// The float kernel sums at most this many cells in float before adding the partial sums to the
+/// double accumulators, which bounds the rounding a long list can gather.
+inline constexpr std::size_t kFloatChunk = 64;
+
 /// Accumulates, for every target, Σ_s d y³ (force / R) and, if acc.phi, Σ_s y (potential / R).
 using BodyKernel = void (*)(const TargetBlock& t, const BodySources& s, double eps2, const Accumulators& acc);
 /// The same for cells: monopole m d y³ (and m y), or monopole plus quadrupole terms.
 using CellKernel = void (*)(const TargetBlock& t, const CellSources& s, double eps2, const Accumulators& acc);
+
+/// Monopole cells in single precision: m d y³ (and m y) summed in float, kFloatChunk cells at a
+/// time, each chunk's sums added to the double accumulators.
+using FloatCellKernel = void (*)(const FloatTargets& t, const FloatCells& s, float eps2, const Accumulators& acc);
 
 /// The kernels of one instruction set.
 struct KernelTable {
   BodyKernel bodies;
   CellKernel monopoles;
   CellKernel quadrupoles;
+  FloatCellKernel float_monopoles;  ///< KernelMath::Fast only (null in the Exact tables)
 };
 
 /// Plain C++ (compiled without extra target flags; std::fma for the fused operations).

@@ -35,11 +35,36 @@ struct Avx2 {
   }
 };
 
+/// 8 floats per vector, two vectors of targets per pass.
+struct Avx2Float {
+  using T = __m256;
+  static constexpr std::size_t width = 8;
+  static constexpr std::size_t pass = 2;
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static T set1(float v) { return _mm256_set1_ps(v); }
+  static T add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T fmadd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T fnmadd(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }
+  static T rsqrt_seed(T x) {
+    const __m256i bits = _mm256_srli_epi32(_mm256_castps_si256(x), 1);
+    return _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_set1_epi32(0x5F375A86), bits));
+  }
+  static T zero_where_zero(T r2, T y) { return _mm256_and_ps(y, _mm256_cmp_ps(r2, _mm256_setzero_ps(), _CMP_NEQ_UQ)); }
+  static void add_to(double* p, T v) {
+    const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
+    const __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+    _mm256_storeu_pd(p, _mm256_add_pd(_mm256_loadu_pd(p), lo));
+    _mm256_storeu_pd(p + 4, _mm256_add_pd(_mm256_loadu_pd(p + 4), hi));
+  }
+};
+
 }  // namespace
 
 const KernelTable& avx2_kernels(KernelMath math) {
-  static const KernelTable exact = make_table<Avx2, KernelMath::Exact>();
-  static const KernelTable fast = make_table<Avx2, KernelMath::Fast>();
+  static const KernelTable exact = make_table<Avx2, Avx2Float, KernelMath::Exact>();
+  static const KernelTable fast = make_table<Avx2, Avx2Float, KernelMath::Fast>();
   return math == KernelMath::Exact ? exact : fast;
 }
 

@@ -37,11 +37,40 @@ struct Avx512 {
   }
 };
 
+/// 16 floats per vector, one vector of targets per pass (a block of kTargetBlock).
+struct Avx512Float {
+  using T = __m512;
+  static constexpr std::size_t width = 16;
+  static constexpr std::size_t pass = 1;
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  static T set1(float v) { return _mm512_set1_ps(v); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
+  static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T fmadd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T fnmadd(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }
+  static T rsqrt_seed(T x) {
+    const __m512i bits = _mm512_maskz_srli_epi32(0xFFFF, _mm512_castps_si512(x), 1);
+    return _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_set1_epi32(0x5F375A86), bits));
+  }
+  static T zero_where_zero(T r2, T y) {
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(r2, _mm512_setzero_ps(), _CMP_NEQ_UQ), y);
+  }
+  // (Zero-masked with every lane selected, for the same GCC 12 false warning.)
+  static void add_to(double* p, T v) {
+    const __m512d as_pd = _mm512_castps_pd(v);
+    const __m512d lo = _mm512_maskz_cvtps_pd(0xFF, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, as_pd, 0)));
+    const __m512d hi = _mm512_maskz_cvtps_pd(0xFF, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, as_pd, 1)));
+    _mm512_storeu_pd(p, _mm512_add_pd(_mm512_loadu_pd(p), lo));
+    _mm512_storeu_pd(p + 8, _mm512_add_pd(_mm512_loadu_pd(p + 8), hi));
+  }
+};
+
 }  // namespace
 
 const KernelTable& avx512_kernels(KernelMath math) {
-  static const KernelTable exact = make_table<Avx512, KernelMath::Exact>();
-  static const KernelTable fast = make_table<Avx512, KernelMath::Fast>();
+  static const KernelTable exact = make_table<Avx512, Avx512Float, KernelMath::Exact>();
+  static const KernelTable fast = make_table<Avx512, Avx512Float, KernelMath::Fast>();
   return math == KernelMath::Exact ? exact : fast;
 }
 

@@ -19,6 +19,11 @@
 //          fast_inv_sqrt_or_zero), to round-off; the sums use FMAs. The square-root and division
 //          unit is the bottleneck of the exact kernels; these use only the FMA pipes.
 // Both are defined operation by operation, so each gives the same bits on every instruction set.
+//
+// The Fast tables add a single-precision monopole kernel for the far field (FloatCellKernel),
+// written over `F`, the same interface on floats (rsqrt_seed with the 32-bit constant 0x5F375A86),
+// plus add_to(p, v): p[i] += (double) v[i] for the `width` lanes (exact conversion, one double
+// add per lane).
 #pragma once
 
 #include <cstddef>
@@ -56,6 +61,80 @@ inline typename V::T fast_inv_sqrt_or_zero(typename V::T r2) {
     y = V::fmadd(V::mul(y, half), e, y);
   }
   return V::zero_where_zero(r2, y);
+}
+
+/// 1/√r² in single precision (0 where r² = 0, NaN stays NaN): the float seed (|e| ≤ 0.07 as for
+/// doubles), a third-order Newton step (|e| to about 1.1e-4) and an ordinary one (3e²/8 ≈ 5e-9,
+/// below float's half ulp of 6e-8): within about one ulp.
+template <class F>
+inline typename F::T fast_inv_sqrt_or_zero_f32(typename F::T r2) {
+  using T = typename F::T;
+  const T one = F::set1(1.0F);
+  const T half = F::set1(0.5F);
+  T y = F::rsqrt_seed(r2);
+  T e = F::fnmadd(F::mul(r2, y), y, one);
+  y = F::fmadd(F::mul(y, e), F::fmadd(e, F::set1(0.375F), half), y);
+  e = F::fnmadd(F::mul(r2, y), y, one);
+  y = F::fmadd(F::mul(y, half), e, y);
+  return F::zero_where_zero(r2, y);
+}
+
+/// Monopole cells in single precision: Σ_c d (y³ m) and Σ_c m y over kFloatChunk cells at a time in
+/// float registers, each chunk's sums then added to the double accumulators (in chunk order).
+template <class F, bool kPotential>
+void float_monopole_kernel(const FloatTargets& t, const FloatCells& s, float eps2_value, const Accumulators& acc) {
+  using T = typename F::T;
+  constexpr std::size_t kW = F::width;
+  constexpr std::size_t kP = F::pass;
+  const T eps2 = F::set1(eps2_value);
+  for (std::size_t b = 0; b < t.count; b += kW * kP) {
+    T tx[kP], ty[kP], tz[kP];
+    KANOKO_UNROLL_PASS
+    for (std::size_t p = 0; p < kP; ++p) {
+      const std::size_t o = b + p * kW;
+      tx[p] = F::load(t.x + o);
+      ty[p] = F::load(t.y + o);
+      tz[p] = F::load(t.z + o);
+    }
+    for (std::size_t first = 0; first < s.count; first += kFloatChunk) {
+      const std::size_t last = first + kFloatChunk < s.count ? first + kFloatChunk : s.count;
+      T ax[kP], ay[kP], az[kP], ap[kP];
+      KANOKO_UNROLL_PASS
+      for (std::size_t p = 0; p < kP; ++p) {
+        ax[p] = F::set1(0.0F);
+        ay[p] = F::set1(0.0F);
+        az[p] = F::set1(0.0F);
+        ap[p] = F::set1(0.0F);
+      }
+      for (std::size_t j = first; j < last; ++j) {
+        const T sx = F::set1(s.x[j]);
+        const T sy = F::set1(s.y[j]);
+        const T sz = F::set1(s.z[j]);
+        const T m = F::set1(s.m[j]);
+        KANOKO_UNROLL_PASS
+        for (std::size_t p = 0; p < kP; ++p) {
+          const T dx = F::sub(tx[p], sx);
+          const T dy = F::sub(ty[p], sy);
+          const T dz = F::sub(tz[p], sz);
+          const T r2 = F::fmadd(dz, dz, F::fmadd(dy, dy, F::fmadd(dx, dx, eps2)));
+          const T y = fast_inv_sqrt_or_zero_f32<F>(r2);
+          const T w = F::mul(F::mul(F::mul(y, y), y), m);
+          ax[p] = F::fmadd(dx, w, ax[p]);
+          ay[p] = F::fmadd(dy, w, ay[p]);
+          az[p] = F::fmadd(dz, w, az[p]);
+          if constexpr (kPotential) ap[p] = F::fmadd(m, y, ap[p]);
+        }
+      }
+      KANOKO_UNROLL_PASS
+      for (std::size_t p = 0; p < kP; ++p) {
+        const std::size_t o = b + p * kW;
+        F::add_to(acc.x + o, ax[p]);
+        F::add_to(acc.y + o, ay[p]);
+        F::add_to(acc.z + o, az[p]);
+        if constexpr (kPotential) F::add_to(acc.phi + o, ap[p]);
+      }
+    }
+  }
 }
 
 /// Point sources: Σ_s d y³ m_s and Σ_s m_s y, where m_s is the cell's charge for CellSources
@@ -230,9 +309,20 @@ void quadrupole_kernel(const TargetBlock& t, const CellSources& s, double eps2_v
   }
 }
 
-/// The table for `V`: each entry chooses the potential variant from acc.phi once per call.
-template <class V, KernelMath kMath>
+/// The table for `V` (and `F`, its float counterpart, for the Fast tables' float far field): each
+/// entry chooses the potential variant from acc.phi once per call.
+template <class V, class F, KernelMath kMath>
 KernelTable make_table() {
+  FloatCellKernel float_monopoles = nullptr;
+  if constexpr (kMath == KernelMath::Fast) {
+    float_monopoles = [](const FloatTargets& t, const FloatCells& s, float eps2, const Accumulators& acc) {
+      if (acc.phi != nullptr) {
+        float_monopole_kernel<F, true>(t, s, eps2, acc);
+      } else {
+        float_monopole_kernel<F, false>(t, s, eps2, acc);
+      }
+    };
+  }
   return KernelTable{
       [](const TargetBlock& t, const BodySources& s, double eps2, const Accumulators& acc) {
         if (acc.phi != nullptr) {
@@ -255,6 +345,7 @@ KernelTable make_table() {
           quadrupole_kernel<V, kMath, false>(t, s, eps2, acc);
         }
       },
+      float_monopoles,
   };
 }
 

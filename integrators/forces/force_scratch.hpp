@@ -35,6 +35,8 @@ struct TreeMoments {
 /// Cells of an interaction list, as structure of arrays (see detail::CellSources).
 struct CellList {
   std::vector<double> x, y, z, m, qxx, qxy, qxz, qyy, qyz, qzz, qtr;
+  /// The cells for the float kernel (offsets_from).
+  std::vector<float> fx, fy, fz, fm;
 
   void clear();
   /// Appends a cell; `q` (second moments) only for quadrupole lists.
@@ -42,6 +44,9 @@ struct CellList {
   [[nodiscard]] std::size_t size() const { return x.size(); }
   void reserve(std::size_t cells);
   [[nodiscard]] detail::CellSources sources() const;
+  /// The monopoles as floats: centres as offsets from `origin` (subtracted in double, then
+  /// rounded), charges rounded.
+  [[nodiscard]] detail::FloatCells offsets_from(const std::array<double, 3>& origin);
   [[nodiscard]] std::size_t bytes() const;
 };
 
@@ -56,6 +61,8 @@ struct WalkScratch {
   std::size_t body_count = 0;  ///< bodies in `ranges`
   // The group's sums, padded to a multiple of kTargetBlock.
   std::vector<double> ax, ay, az, phi;
+  // The group's bodies as float offsets from its centre, for the float far field.
+  std::vector<float> tx, ty, tz;
   // The longest lists and largest group this thread has met, for WalkScratch::reserve.
   std::size_t peak_cells = 0, peak_ranges = 0, peak_targets = 0, peak_stack = 0;
 

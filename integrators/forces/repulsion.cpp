@@ -161,11 +161,13 @@ ForceScratchData& ForceAccess::data(ForceScratch& s) { return *s.data_; }
 std::size_t WalkScratch::bytes() const {
   std::size_t b = capacity_bytes(stack) + capacity_bytes(ranges) + cells.bytes();
   for (const auto* v : {&ax, &ay, &az, &phi}) b += capacity_bytes(*v);
+  for (const auto* v : {&tx, &ty, &tz}) b += capacity_bytes(*v);
   return b;
 }
 
 void CellList::clear() {
   for (auto* v : {&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) v->clear();
+  for (auto* v : {&fx, &fy, &fz, &fm}) v->clear();
 }
 
 void CellList::push(const TreeNode& node, const TreeMoments* q) {
@@ -186,6 +188,7 @@ void CellList::push(const TreeNode& node, const TreeMoments* q) {
 
 void CellList::reserve(std::size_t cells) {
   for (auto* v : {&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) v->reserve(cells);
+  for (auto* v : {&fx, &fy, &fz, &fm}) v->reserve(cells);
 }
 
 detail::CellSources CellList::sources() const {
@@ -193,9 +196,25 @@ detail::CellSources CellList::sources() const {
           qxz.data(), qyy.data(), qyz.data(), qzz.data(), qtr.data(), x.size()};
 }
 
+detail::FloatCells CellList::offsets_from(const std::array<double, 3>& origin) {
+  const std::size_t n = x.size();
+  fx.resize(n);
+  fy.resize(n);
+  fz.resize(n);
+  fm.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    fx[k] = static_cast<float>(x[k] - origin[0]);
+    fy[k] = static_cast<float>(y[k] - origin[1]);
+    fz[k] = static_cast<float>(z[k] - origin[2]);
+    fm[k] = static_cast<float>(m[k]);
+  }
+  return {fx.data(), fy.data(), fz.data(), fm.data(), n};
+}
+
 std::size_t CellList::bytes() const {
   std::size_t b = 0;
   for (const auto* v : {&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &qtr}) b += capacity_bytes(*v);
+  for (const auto* v : {&fx, &fy, &fz, &fm}) b += capacity_bytes(*v);
   return b;
 }
 
@@ -205,6 +224,7 @@ void WalkScratch::reserve(std::size_t cell_count, std::size_t body_ranges, std::
   cells.reserve(cell_count);
   ranges.reserve(body_ranges);
   for (auto* v : {&ax, &ay, &az, &phi}) v->reserve(targets);
+  for (auto* v : {&tx, &ty, &tz}) v->reserve(targets);
 }
 
 std::size_t ForceScratchData::bytes() const {

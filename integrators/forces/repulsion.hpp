@@ -70,9 +70,10 @@ inline constexpr std::size_t kAutoDirectMaxBodies = 2048;
 /// Barnes–Hut's default group size (RepulsionParams::group_size = 0). Measured with the fast
 /// kernels by bench/bench_forces.cpp (BarnesHutTuning, N = 100k): smaller groups do less pair work
 /// but walk the tree more often and were slower (64: 1.2–1.5× the time of 192) and less accurate
-/// (median error 4.2e-4 against 3.3e-4); 256 was as fast as 192 and more accurate (3.0e-4, p99
-/// unchanged), 384 and 512 slower.
-inline constexpr std::uint32_t kGroupSize = 256;
+/// (median error 4.2e-4 against 3.3e-4). With the far field in float (cells cost half as much),
+/// 384 is as fast as 256 (95 and 96 ms on an AMD EPYC) and more accurate (median 2.7e-4 against
+/// 3.0e-4, p99 2.17e-3 against 2.23e-3); at 1M bodies 256–512 are within the machine's noise.
+inline constexpr std::uint32_t kGroupSize = 384;
 
 /// Below this many bodies an evaluation runs on one thread whatever RepulsionParams::threads says:
 /// the work (at most about 1 ms with either evaluator) is too small to pay for waking a second
@@ -154,6 +155,7 @@ struct ForceStats {
   int threads = 1;                          ///< threads actually used
   std::uint64_t body_body = 0;   ///< body–body interactions evaluated (including a body with itself)
   std::uint64_t body_cell = 0;   ///< body–cell interactions (Barnes–Hut far field)
+  bool float_far_field = false;  ///< the monopole far field was summed in float (see barnes_hut.cpp)
   std::size_t nodes = 0;         ///< octree nodes
   std::size_t groups = 0;        ///< groups (tree walks)
   int depth = 0;                 ///< deepest octree level
