@@ -311,8 +311,8 @@ inline bool accepts(const Box& box, const TreeNode& node, double theta2) {
 /// θ ≥ kFloatFarFieldMinTheta), and every float quantity must stay normal and finite. An accepted
 /// cell lies within the root cube's diagonal, √3·side, and no nearer than b_max / θ, b_max being
 /// at least the half-diagonal of a cell at the deepest level, side·2⁻²¹·√3/2. With every such
-/// distance, and ε, in [1e-9, 1e9], r² stays in [1e-18, 4e18] and y³ in [1e-28, 1e27]: times a
-/// charge below 2³², still a normal float.
+/// distance in [1e-9, 1e9] and ε ≤ 1e9 (ε may be 0), r² stays in [1e-18, 4e18] and y³ in
+/// [1e-28, 1e27]: times a charge below 2³², still a normal float.
 bool float_far_field_fits(double side, double theta, double softening) {
   const double nearest = side * std::ldexp(std::sqrt(3.0) / 2.0, -kMaxLevel) / theta;
   const double farthest = std::sqrt(3.0) * side;
