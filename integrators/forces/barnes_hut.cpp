@@ -15,10 +15,13 @@
 //     and an opened leaf puts its bodies into the body list. The kernels then sum both lists for
 //     all bodies of the group, cells first, each list in walk order (the body list holds ranges of
 //     the sorted bodies, read in place). Threads share out the groups. Monopole cells are summed
-//     in single precision (the fast kernels, where float_far_field_fits): the group's bodies and
+//     in single precision (the fast kernels, where float_sums_fit): the group's bodies and
 //     the cells' centres as float offsets from the centre of the group's box, 16 lanes to a
-//     512-bit vector instead of 8; chunks of the float sums go into the double sums. Bodies are
-//     always summed in double.
+//     512-bit vector instead of 8; chunks of the float sums go into the double sums. So are the
+//     near bodies of a group that has a far field, each offset in two float parts (the rounded
+//     offset and what the rounding lost), so that a difference of two close bodies keeps its
+//     digits; a group in which a pair comes closer than float's range allows is summed again in
+//     double (kFloatNearMaxY). A group without far cells is a direct sum and stays in double.
 //
 // Refit (RepulsionParams::reuse_tree, for the later stages of a step): steps 1 and 2 are skipped.
 // The bodies are gathered in the kept curve order and step 3 runs on the kept tree with each
@@ -45,7 +48,12 @@ namespace {
 constexpr int kMaxLevel = 21;  ///< Morton key bits per axis = deepest level
 constexpr std::uint32_t kCellsPerAxis = 1U << kMaxLevel;
 constexpr std::size_t kBlock = kTargetBlock;
-constexpr double kFloatFarFieldMinTheta = 0.05;  ///< see float_far_field_fits
+constexpr double kFloatMinTheta = 0.05;  ///< see float_sums_fit
+/// The largest 1/r (layout units) the float body kernel may meet, 2⁴⁰: y³ ≤ 2¹²⁰ and each term
+/// |d| y³ ≤ y² ≤ 2⁸⁰ stay finite floats, and r² ≥ 2⁻⁸⁰ is normal, so the seed holds. A group in
+/// which a pair comes closer (r < 2⁻⁴⁰ ≈ 9e-13, possible only with a softening below that) is
+/// summed again with its bodies in double.
+constexpr float kFloatNearMaxY = 0x1p40F;
 
 /// Spreads the low 21 bits of v so that bit i lands on bit 3i.
 std::uint64_t spread_bits(std::uint32_t v) {
@@ -306,25 +314,27 @@ inline bool accepts(const Box& box, const TreeNode& node, double theta2) {
   return theta2 * (dx * dx + dy * dy + dz * dz) > node.bmax * node.bmax;
 }
 
-/// Whether the monopole far field may be summed in float (KernelMath::Fast tables): its rounding, a
-/// few parts in 10⁷ per term, must stay far below the monopole's own error, of order θ² (hence
-/// θ ≥ kFloatFarFieldMinTheta), and every float quantity must stay normal and finite. An accepted
-/// cell lies within the root cube's diagonal, √3·side, and no nearer than b_max / θ, b_max being
-/// at least the half-diagonal of a cell at the deepest level, side·2⁻²¹·√3/2. With every such
-/// distance in [1e-9, 1e9] and ε ≤ 1e9 (ε may be 0), r² stays in [1e-18, 4e18] and y³ in
-/// [1e-28, 1e27]: times a charge below 2³², still a normal float.
-bool float_far_field_fits(double side, double theta, double softening) {
+/// Whether the monopole far field and the near bodies may be summed in float (KernelMath::Fast
+/// tables): the rounding, a few parts in 10⁷ per term, must stay far below the monopole's own
+/// error, of order θ² (hence θ ≥ kFloatMinTheta), and every float quantity must stay normal and
+/// finite. An accepted cell lies within the root cube's diagonal, √3·side, and no nearer than
+/// b_max / θ, b_max being at least the half-diagonal of a cell at the deepest level,
+/// side·2⁻²¹·√3/2. With every such distance in [1e-9, 1e9] and ε ≤ 1e9 (ε may be 0), r² stays in
+/// [1e-18, 4e18] and y³ in [1e-28, 1e27]: times a charge below 2³², still a normal float. Near
+/// bodies are no farther apart than the diagonal either; how near they come is checked as they
+/// are summed (kFloatNearMaxY).
+bool float_sums_fit(double side, double theta, double softening) {
   const double nearest = side * std::ldexp(std::sqrt(3.0) / 2.0, -kMaxLevel) / theta;
   const double farthest = std::sqrt(3.0) * side;
-  return theta >= kFloatFarFieldMinTheta && nearest >= 1e-9 && farthest <= 1e9 && softening <= 1e9;
+  return theta >= kFloatMinTheta && nearest >= 1e-9 && farthest <= 1e9 && softening <= 1e9;
 }
 
 /// Builds the group's interaction list with one walk from the root and sums it, cells first, then
-/// bodies, for the group's bodies into d.ax/ay/az/phi. Returns (body–body, body–cell) interaction
-/// counts.
-std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std::uint32_t group, double theta2,
+/// bodies, for the group's bodies into d.ax/ay/az/phi. Returns the body–body and body–cell
+/// interaction counts, and 1 if the near field was meant for float but summed in double.
+std::array<std::uint64_t, 3> walk_group(ForceScratchData& d, WalkScratch& w, std::uint32_t group, double theta2,
                                         double eps2, bool quadrupole, bool potential, bool float_far_field,
-                                        TreeFault fault, const KernelTable& kernels) {
+                                        bool float_near_field, TreeFault fault, const KernelTable& kernels) {
   const std::uint32_t gb = d.nodes[group].begin;
   const std::uint32_t ge = d.nodes[group].end;
   const Box box = bounding_box(d, gb, ge);
@@ -367,35 +377,62 @@ std::array<std::uint64_t, 2> walk_group(ForceScratchData& d, WalkScratch& w, std
   const std::size_t n = ge - gb;
   const std::size_t padded = (n + kBlock - 1) / kBlock * kBlock;
   w.peak_targets = std::max(w.peak_targets, padded);
-  for (auto* v : {&w.ax, &w.ay, &w.az}) v->assign(padded, 0.0);
-  if (potential) w.phi.assign(padded, 0.0);
+  w.peak_bodies = std::max(w.peak_bodies, w.body_count);
+  auto zero_sums = [&] {
+    for (auto* v : {&w.ax, &w.ay, &w.az}) v->assign(padded, 0.0);
+    if (potential) w.phi.assign(padded, 0.0);
+  };
+  zero_sums();
   const TargetBlock targets{d.x.data() + gb, d.y.data() + gb, d.z.data() + gb, padded};
   const Accumulators acc{w.ax.data(), w.ay.data(), w.az.data(), potential ? w.phi.data() : nullptr};
-  if (w.cells.size() > 0 && float_far_field) {
-    // Offsets from the box's centre: the group's bodies are near it, so a difference body − cell
-    // centre keeps float's relative precision wherever the group sits.
-    const std::array<double, 3> origin{0.5 * (box.lox + box.hix), 0.5 * (box.loy + box.hiy),
-                                       0.5 * (box.loz + box.hiz)};
-    for (auto* v : {&w.tx, &w.ty, &w.tz}) v->assign(padded, 0.0F);
-    for (std::size_t k = 0; k < n; ++k) {
-      w.tx[k] = static_cast<float>(d.x[gb + k] - origin[0]);
-      w.ty[k] = static_cast<float>(d.y[gb + k] - origin[1]);
-      w.tz[k] = static_cast<float>(d.z[gb + k] - origin[2]);
-    }
-    kernels.float_monopoles(FloatTargets{w.tx.data(), w.ty.data(), w.tz.data(), padded}, w.cells.offsets_from(origin),
-                            static_cast<float>(eps2), acc);
-  } else if (w.cells.size() > 0) {
-    (quadrupole ? kernels.quadrupoles : kernels.monopoles)(targets, w.cells.sources(), eps2, acc);
+  // Offsets from the box's centre: the group's bodies are near it, so a difference body − cell
+  // centre keeps float's relative precision wherever the group sits.
+  const std::array<double, 3> origin{0.5 * (box.lox + box.hix), 0.5 * (box.loy + box.hiy),
+                                     0.5 * (box.loz + box.hiz)};
+  // A group whose list has no far cell is a direct sum: it stays in double (only the multipole
+  // error, orders of magnitude larger, lets float's rounding go unnoticed).
+  const bool near_in_float = float_near_field && w.body_count > 0 && w.cells.size() > 0;
+  if ((float_far_field && w.cells.size() > 0) || near_in_float) {
+    w.targets.clear();
+    w.targets.append(d.x, d.y, d.z, gb, ge, origin);
+    w.targets.pad_to(padded);
   }
-  for (const auto& [first, last] : w.ranges) {
-    kernels.bodies(targets, BodySources{d.x.data() + first, d.y.data() + first, d.z.data() + first, last - first}, eps2,
-                   acc);
+  auto sum_cells = [&] {
+    if (w.cells.size() == 0) return;
+    if (float_far_field) {
+      kernels.float_monopoles(w.targets.targets(), w.cells.offsets_from(origin), static_cast<float>(eps2), acc);
+    } else {
+      (quadrupole ? kernels.quadrupoles : kernels.monopoles)(targets, w.cells.sources(), eps2, acc);
+    }
+  };
+  auto sum_bodies_in_double = [&] {
+    for (const auto& [first, last] : w.ranges) {
+      kernels.bodies(targets, BodySources{d.x.data() + first, d.y.data() + first, d.z.data() + first, last - first},
+                     eps2, acc);
+    }
+  };
+  sum_cells();
+  bool near_in_double = false;
+  if (near_in_float) {
+    w.near.clear();
+    for (const auto& [first, last] : w.ranges) w.near.append(d.x, d.y, d.z, first, last, origin);
+    const float y_max = kernels.float_bodies(w.targets.targets(), w.near.bodies(), static_cast<float>(eps2), acc);
+    if (!(y_max <= kFloatNearMaxY)) {
+      // A pair closer than float's range allows: the group's sums again, the bodies in double.
+      near_in_double = true;
+      zero_sums();
+      sum_cells();
+      sum_bodies_in_double();
+    }
+  } else {
+    sum_bodies_in_double();
   }
   std::copy_n(w.ax.begin(), n, d.ax.begin() + gb);
   std::copy_n(w.ay.begin(), n, d.ay.begin() + gb);
   std::copy_n(w.az.begin(), n, d.az.begin() + gb);
   if (potential) std::copy_n(w.phi.begin(), n, d.phi.begin() + gb);
-  return {static_cast<std::uint64_t>(n) * w.body_count, static_cast<std::uint64_t>(n) * w.cells.size()};
+  return {static_cast<std::uint64_t>(n) * w.body_count, static_cast<std::uint64_t>(n) * w.cells.size(),
+          near_in_double ? 1U : 0U};
 }
 
 /// Splits the groups (in curve order) into `parts` runs of about equal work, the work of a body
@@ -522,9 +559,11 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   if (d.walk.size() < static_cast<std::size_t>(threads)) d.walk.resize(static_cast<std::size_t>(threads));
   const double theta2 = params.theta * params.theta;
   const double eps2 = params.softening * params.softening;
-  const bool float_far_field = kernels.float_monopoles != nullptr && !quadrupole &&
-                               float_far_field_fits(d.root_side, params.theta, params.softening);
+  const bool float_fits = kernels.float_monopoles != nullptr && float_sums_fit(d.root_side, params.theta, params.softening);
+  const bool float_far_field = float_fits && !quadrupole;
+  const bool float_near_field = float_fits;
   stats.float_far_field = float_far_field;
+  stats.float_near_field = float_near_field;
   Partition* partition = params.partition;
   std::int64_t first_group = 0, last_group = static_cast<std::int64_t>(d.groups.size());
   if (partition != nullptr) {
@@ -534,18 +573,20 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
     last_group = static_cast<std::int64_t>(d.part_groups[part + 1]);
     d.cost.resize(n);
   }
-  std::uint64_t body_body = 0, body_cell = 0;
+  std::uint64_t body_body = 0, body_cell = 0, near_in_double = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (last_group - first_group > 1) \
-    reduction(+ : body_body, body_cell)
+    reduction(+ : body_body, body_cell, near_in_double)
   for (std::int64_t g = first_group; g < last_group; ++g) {
     // A signal abandons the remaining groups (an exception must not leave the parallel region);
     // the calling thread throws below.
     if (interrupt_requested()) continue;
     WalkScratch& w = d.walk[static_cast<std::size_t>(omp_get_thread_num())];
     const std::uint32_t group = d.groups[static_cast<std::size_t>(g)];
-    const auto counts = walk_group(d, w, group, theta2, eps2, quadrupole, potential, float_far_field, fault, kernels);
+    const auto counts = walk_group(d, w, group, theta2, eps2, quadrupole, potential, float_far_field,
+                                   float_near_field, fault, kernels);
     body_body += counts[0];
     body_cell += counts[1];
+    near_in_double += counts[2];
     if (partition != nullptr) {
       // The group's work per body (list length), for the next evaluation's split.
       const auto work = static_cast<double>(w.body_count + w.cells.size());
@@ -555,6 +596,7 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   check_interrupt();
   stats.body_body = body_body;
   stats.body_cell = body_cell;
+  stats.near_field_in_double = near_in_double;
   if (partition != nullptr) {
     share_sums(d, *partition, d.part_bounds, potential, true);
     for (std::size_t k = 0; k < n; ++k) d.body_cost[d.order[k]] = d.cost[k];
@@ -563,14 +605,15 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   // Which thread walks which group changes from call to call: give every thread room for the
   // longest lists any thread needed, plus a quarter for bodies that move, so that later calls do
   // not allocate.
-  std::size_t cells = 0, ranges = 0, targets = 0, stack = 0;
+  std::size_t cells = 0, ranges = 0, bodies = 0, targets = 0, stack = 0;
   for (const WalkScratch& w : d.walk) {
     cells = std::max(cells, w.peak_cells);
     ranges = std::max(ranges, w.peak_ranges);
+    bodies = std::max(bodies, w.peak_bodies);
     targets = std::max(targets, w.peak_targets);
     stack = std::max(stack, w.peak_stack);
   }
-  for (WalkScratch& w : d.walk) w.reserve(cells * 5 / 4, ranges * 5 / 4 + 16, targets, stack * 5 / 4 + 64);
+  for (WalkScratch& w : d.walk) w.reserve(cells * 5 / 4, ranges * 5 / 4 + 16, bodies * 5 / 4, targets, stack * 5 / 4 + 64);
   if (keep && fault == TreeFault::None) {
     d.tree_kept = true;
     d.tree_bodies = n;

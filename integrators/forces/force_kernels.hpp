@@ -74,6 +74,10 @@ struct FloatTargets {
   const float* x;
   const float* y;
   const float* z;
+  /// The low parts, offset − (double) x etc. rounded to float: read by the body kernel only.
+  const float* lx;
+  const float* ly;
+  const float* lz;
   std::size_t count;  ///< a multiple of kTargetBlock
 };
 
@@ -86,7 +90,19 @@ struct FloatCells {
   std::size_t count;
 };
 
-/// The float kernel sums at most this many cells in float before adding the partial sums to the
+/// Bodies of charge 1 for the float kernel, as offsets from the targets' origin in two parts: x the
+/// offset rounded to float, lx what that rounding lost, rounded to float (see FloatBodyKernel).
+struct FloatBodies {
+  const float* x;
+  const float* y;
+  const float* z;
+  const float* lx;
+  const float* ly;
+  const float* lz;
+  std::size_t count;
+};
+
+/// The float kernels sum at most this many cells in float before adding the partial sums to the
 /// double accumulators, which bounds the rounding a long list can gather.
 inline constexpr std::size_t kFloatChunk = 64;
 
@@ -98,6 +114,11 @@ using CellKernel = void (*)(const TargetBlock& t, const CellSources& s, double e
 /// Monopole cells in single precision: m d y³ (and m y) summed in float, kFloatChunk cells at a
 /// time, each chunk's sums added to the double accumulators.
 using FloatCellKernel = void (*)(const FloatTargets& t, const FloatCells& s, float eps2, const Accumulators& acc);
+/// Bodies of charge 1 in single precision, d y³ (and y) summed as the float cells are, with each
+/// difference taken in two parts, (x_t − x_s) + (lx_t − lx_s): it keeps about 48 bits of the
+/// offsets, so near pairs lose no more than float's rounding of d itself. Returns the largest y met
+/// (over padding lanes too), from which the caller tells whether a pair came too close for float.
+using FloatBodyKernel = float (*)(const FloatTargets& t, const FloatBodies& s, float eps2, const Accumulators& acc);
 
 /// The kernels of one instruction set.
 struct KernelTable {
@@ -105,6 +126,7 @@ struct KernelTable {
   CellKernel monopoles;
   CellKernel quadrupoles;
   FloatCellKernel float_monopoles;  ///< KernelMath::Fast only (null in the Exact tables)
+  FloatBodyKernel float_bodies;     ///< KernelMath::Fast only (null in the Exact tables)
 };
 
 /// Plain C++ (compiled without extra target flags; std::fma for the fused operations).

@@ -52,6 +52,8 @@ struct Avx2Float {
     return _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_set1_epi32(0x5F375A86), bits));
   }
   static T zero_where_zero(T r2, T y) { return _mm256_and_ps(y, _mm256_cmp_ps(r2, _mm256_setzero_ps(), _CMP_NEQ_UQ)); }
+  static void store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static T max(T a, T b) { return _mm256_max_ps(a, b); }
   static void add_to(double* p, T v) {
     const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
     const __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));

@@ -57,6 +57,9 @@ struct Avx512Float {
     return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(r2, _mm512_setzero_ps(), _CMP_NEQ_UQ), y);
   }
   // (Zero-masked with every lane selected, for the same GCC 12 false warning.)
+  static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  // (Zero-masked with every lane selected, for the same GCC 12 false warning.)
+  static T max(T a, T b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   static void add_to(double* p, T v) {
     const __m512d as_pd = _mm512_castps_pd(v);
     const __m512d lo = _mm512_maskz_cvtps_pd(0xFF, _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, as_pd, 0)));

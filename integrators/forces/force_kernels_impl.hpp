@@ -20,10 +20,10 @@
 //          unit is the bottleneck of the exact kernels; these use only the FMA pipes.
 // Both are defined operation by operation, so each gives the same bits on every instruction set.
 //
-// The Fast tables add a single-precision monopole kernel for the far field (FloatCellKernel),
-// written over `F`, the same interface on floats (rsqrt_seed with the 32-bit constant 0x5F375A86),
-// plus add_to(p, v): p[i] += (double) v[i] for the `width` lanes (exact conversion, one double
-// add per lane).
+// The Fast tables add single-precision kernels for monopole cells (FloatCellKernel) and bodies
+// (FloatBodyKernel), written over `F`, the same interface on floats (rsqrt_seed with the 32-bit
+// constant 0x5F375A86), plus add_to(p, v): p[i] += (double) v[i] for the `width` lanes (exact
+// conversion, one double add per lane), store, and max(a, b) = a > b ? a : b per lane.
 #pragma once
 
 #include <cstddef>
@@ -79,22 +79,36 @@ inline typename F::T fast_inv_sqrt_or_zero_f32(typename F::T r2) {
   return F::zero_where_zero(r2, y);
 }
 
-/// Monopole cells in single precision: Σ_c d (y³ m) and Σ_c m y over kFloatChunk cells at a time in
-/// float registers, each chunk's sums then added to the double accumulators (in chunk order).
-template <class F, bool kPotential>
-void float_monopole_kernel(const FloatTargets& t, const FloatCells& s, float eps2_value, const Accumulators& acc) {
+/// Point sources in single precision, summed kFloatChunk sources at a time in float registers,
+/// each chunk's sums then added to the double accumulators (in chunk order):
+///   FloatCells   monopoles, Σ_c d (y³ m) and Σ_c m y, d = target − centre;
+///   FloatBodies  bodies of charge 1, Σ_s d y³ and Σ_s y, each difference taken in two parts,
+///                d = (hi_t − hi_s) + (lo_t − lo_s), so that it keeps the double offsets' digits
+///                (about 48 bits of the group's extent) however close the two bodies are.
+/// Returns the largest y met (bodies; 0 for cells), so that the caller can tell whether any
+/// pair was too close for float (see barnes_hut.cpp).
+template <class F, bool kPotential, class Sources>
+float float_point_kernel(const FloatTargets& t, const Sources& s, float eps2_value, const Accumulators& acc) {
   using T = typename F::T;
+  constexpr bool kCharged = requires { s.m; };
+  constexpr bool kSplit = requires { s.lx; };
   constexpr std::size_t kW = F::width;
   constexpr std::size_t kP = F::pass;
   const T eps2 = F::set1(eps2_value);
+  T y_max = F::set1(0.0F);
   for (std::size_t b = 0; b < t.count; b += kW * kP) {
-    T tx[kP], ty[kP], tz[kP];
+    T tx[kP], ty[kP], tz[kP], tlx[kP], tly[kP], tlz[kP];
     KANOKO_UNROLL_PASS
     for (std::size_t p = 0; p < kP; ++p) {
       const std::size_t o = b + p * kW;
       tx[p] = F::load(t.x + o);
       ty[p] = F::load(t.y + o);
       tz[p] = F::load(t.z + o);
+      if constexpr (kSplit) {
+        tlx[p] = F::load(t.lx + o);
+        tly[p] = F::load(t.ly + o);
+        tlz[p] = F::load(t.lz + o);
+      }
     }
     for (std::size_t first = 0; first < s.count; first += kFloatChunk) {
       const std::size_t last = first + kFloatChunk < s.count ? first + kFloatChunk : s.count;
@@ -110,19 +124,38 @@ void float_monopole_kernel(const FloatTargets& t, const FloatCells& s, float eps
         const T sx = F::set1(s.x[j]);
         const T sy = F::set1(s.y[j]);
         const T sz = F::set1(s.z[j]);
-        const T m = F::set1(s.m[j]);
+        T m{}, slx{}, sly{}, slz{};
+        if constexpr (kCharged) m = F::set1(s.m[j]);
+        if constexpr (kSplit) {
+          slx = F::set1(s.lx[j]);
+          sly = F::set1(s.ly[j]);
+          slz = F::set1(s.lz[j]);
+        }
         KANOKO_UNROLL_PASS
         for (std::size_t p = 0; p < kP; ++p) {
-          const T dx = F::sub(tx[p], sx);
-          const T dy = F::sub(ty[p], sy);
-          const T dz = F::sub(tz[p], sz);
+          T dx = F::sub(tx[p], sx);
+          T dy = F::sub(ty[p], sy);
+          T dz = F::sub(tz[p], sz);
+          if constexpr (kSplit) {
+            dx = F::add(dx, F::sub(tlx[p], slx));
+            dy = F::add(dy, F::sub(tly[p], sly));
+            dz = F::add(dz, F::sub(tlz[p], slz));
+          }
           const T r2 = F::fmadd(dz, dz, F::fmadd(dy, dy, F::fmadd(dx, dx, eps2)));
           const T y = fast_inv_sqrt_or_zero_f32<F>(r2);
-          const T w = F::mul(F::mul(F::mul(y, y), y), m);
+          T w = F::mul(F::mul(y, y), y);
+          if constexpr (kCharged) w = F::mul(w, m);
           ax[p] = F::fmadd(dx, w, ax[p]);
           ay[p] = F::fmadd(dy, w, ay[p]);
           az[p] = F::fmadd(dz, w, az[p]);
-          if constexpr (kPotential) ap[p] = F::fmadd(m, y, ap[p]);
+          if constexpr (kPotential) {
+            if constexpr (kCharged) {
+              ap[p] = F::fmadd(m, y, ap[p]);
+            } else {
+              ap[p] = F::add(ap[p], y);
+            }
+          }
+          if constexpr (kSplit) y_max = F::max(y_max, y);
         }
       }
       KANOKO_UNROLL_PASS
@@ -135,6 +168,11 @@ void float_monopole_kernel(const FloatTargets& t, const FloatCells& s, float eps
       }
     }
   }
+  float lanes[kW];
+  F::store(lanes, y_max);
+  float largest = 0.0F;
+  for (const float v : lanes) largest = v > largest ? v : largest;
+  return largest;
 }
 
 /// Point sources: Σ_s d y³ m_s and Σ_s m_s y, where m_s is the cell's charge for CellSources
@@ -314,13 +352,18 @@ void quadrupole_kernel(const TargetBlock& t, const CellSources& s, double eps2_v
 template <class V, class F, KernelMath kMath>
 KernelTable make_table() {
   FloatCellKernel float_monopoles = nullptr;
+  FloatBodyKernel float_bodies = nullptr;
   if constexpr (kMath == KernelMath::Fast) {
     float_monopoles = [](const FloatTargets& t, const FloatCells& s, float eps2, const Accumulators& acc) {
       if (acc.phi != nullptr) {
-        float_monopole_kernel<F, true>(t, s, eps2, acc);
+        float_point_kernel<F, true>(t, s, eps2, acc);
       } else {
-        float_monopole_kernel<F, false>(t, s, eps2, acc);
+        float_point_kernel<F, false>(t, s, eps2, acc);
       }
+    };
+    float_bodies = [](const FloatTargets& t, const FloatBodies& s, float eps2, const Accumulators& acc) {
+      return acc.phi != nullptr ? float_point_kernel<F, true>(t, s, eps2, acc)
+                                : float_point_kernel<F, false>(t, s, eps2, acc);
     };
   }
   return KernelTable{
@@ -346,6 +389,7 @@ KernelTable make_table() {
         }
       },
       float_monopoles,
+      float_bodies,
   };
 }
 

@@ -45,6 +45,8 @@ struct ScalarFloat {
     return std::bit_cast<float>(std::uint32_t{0x5F375A86} - (std::bit_cast<std::uint32_t>(x) >> 1U));
   }
   static T zero_where_zero(T r2, T y) { return r2 != 0.0F ? y : 0.0F; }
+  static T max(T a, T b) { return a > b ? a : b; }
+  static void store(float* p, T v) { *p = v; }
   static void add_to(double* p, T v) { *p += static_cast<double>(v); }
 };
 

@@ -50,6 +50,24 @@ struct CellList {
   [[nodiscard]] std::size_t bytes() const;
 };
 
+/// Points as float offsets from an origin in two parts (detail::FloatTargets, detail::FloatBodies):
+/// x = (float)(p − origin), lx = (float)((p − origin) − x), each difference taken in double.
+struct SplitFloats {
+  std::vector<float> x, y, z, lx, ly, lz;
+
+  /// Bodies [begin, end) of the curve-ordered d.x/y/z, appended.
+  void append(const std::vector<double>& px, const std::vector<double>& py, const std::vector<double>& pz,
+              std::size_t begin, std::size_t end, const std::array<double, 3>& origin);
+  /// Repeats the last point up to `count` points (so padding lanes behave as a real body).
+  void pad_to(std::size_t count);
+  void clear();
+  void reserve(std::size_t count);
+  [[nodiscard]] std::size_t size() const { return x.size(); }
+  [[nodiscard]] detail::FloatTargets targets() const;
+  [[nodiscard]] detail::FloatBodies bodies() const;
+  [[nodiscard]] std::size_t bytes() const;
+};
+
 /// Per-thread buffers of the tree walk: the interaction list of one group and its sums.
 struct WalkScratch {
   std::vector<std::uint32_t> stack;
@@ -61,13 +79,15 @@ struct WalkScratch {
   std::size_t body_count = 0;  ///< bodies in `ranges`
   // The group's sums, padded to a multiple of kTargetBlock.
   std::vector<double> ax, ay, az, phi;
-  // The group's bodies as float offsets from its centre, for the float far field.
-  std::vector<float> tx, ty, tz;
+  // The group's bodies (padded) and the bodies of the list as float offsets from the group's
+  // centre, for the float sums.
+  SplitFloats targets, near;
   // The longest lists and largest group this thread has met, for WalkScratch::reserve.
-  std::size_t peak_cells = 0, peak_ranges = 0, peak_targets = 0, peak_stack = 0;
+  std::size_t peak_cells = 0, peak_ranges = 0, peak_bodies = 0, peak_targets = 0, peak_stack = 0;
 
   /// Makes room for lists of these lengths, so that later walks do not allocate.
-  void reserve(std::size_t cell_count, std::size_t body_ranges, std::size_t targets, std::size_t stack_depth);
+  void reserve(std::size_t cell_count, std::size_t body_ranges, std::size_t bodies, std::size_t padded_targets,
+               std::size_t stack_depth);
 
   [[nodiscard]] std::size_t bytes() const;
 };

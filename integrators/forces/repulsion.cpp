@@ -161,7 +161,50 @@ ForceScratchData& ForceAccess::data(ForceScratch& s) { return *s.data_; }
 std::size_t WalkScratch::bytes() const {
   std::size_t b = capacity_bytes(stack) + capacity_bytes(ranges) + cells.bytes();
   for (const auto* v : {&ax, &ay, &az, &phi}) b += capacity_bytes(*v);
-  for (const auto* v : {&tx, &ty, &tz}) b += capacity_bytes(*v);
+  return b + targets.bytes() + near.bytes();
+}
+
+void SplitFloats::append(const std::vector<double>& px, const std::vector<double>& py, const std::vector<double>& pz,
+                         std::size_t begin, std::size_t end, const std::array<double, 3>& origin) {
+  for (std::size_t k = begin; k < end; ++k) {
+    const double ox = px[k] - origin[0];
+    const double oy = py[k] - origin[1];
+    const double oz = pz[k] - origin[2];
+    const auto hx = static_cast<float>(ox);
+    const auto hy = static_cast<float>(oy);
+    const auto hz = static_cast<float>(oz);
+    x.push_back(hx);
+    y.push_back(hy);
+    z.push_back(hz);
+    lx.push_back(static_cast<float>(ox - static_cast<double>(hx)));
+    ly.push_back(static_cast<float>(oy - static_cast<double>(hy)));
+    lz.push_back(static_cast<float>(oz - static_cast<double>(hz)));
+  }
+}
+
+void SplitFloats::pad_to(std::size_t count) {
+  for (auto* v : {&x, &y, &z, &lx, &ly, &lz}) v->resize(count, v->empty() ? 0.0F : v->back());
+}
+
+void SplitFloats::clear() {
+  for (auto* v : {&x, &y, &z, &lx, &ly, &lz}) v->clear();
+}
+
+void SplitFloats::reserve(std::size_t count) {
+  for (auto* v : {&x, &y, &z, &lx, &ly, &lz}) v->reserve(count);
+}
+
+detail::FloatTargets SplitFloats::targets() const {
+  return {x.data(), y.data(), z.data(), lx.data(), ly.data(), lz.data(), x.size()};
+}
+
+detail::FloatBodies SplitFloats::bodies() const {
+  return {x.data(), y.data(), z.data(), lx.data(), ly.data(), lz.data(), x.size()};
+}
+
+std::size_t SplitFloats::bytes() const {
+  std::size_t b = 0;
+  for (const auto* v : {&x, &y, &z, &lx, &ly, &lz}) b += capacity_bytes(*v);
   return b;
 }
 
@@ -218,13 +261,14 @@ std::size_t CellList::bytes() const {
   return b;
 }
 
-void WalkScratch::reserve(std::size_t cell_count, std::size_t body_ranges, std::size_t targets,
-                          std::size_t stack_depth) {
+void WalkScratch::reserve(std::size_t cell_count, std::size_t body_ranges, std::size_t bodies,
+                          std::size_t padded_targets, std::size_t stack_depth) {
   stack.reserve(stack_depth);
   cells.reserve(cell_count);
   ranges.reserve(body_ranges);
-  for (auto* v : {&ax, &ay, &az, &phi}) v->reserve(targets);
-  for (auto* v : {&tx, &ty, &tz}) v->reserve(targets);
+  near.reserve(bodies);
+  for (auto* v : {&ax, &ay, &az, &phi}) v->reserve(padded_targets);
+  targets.reserve(padded_targets);
 }
 
 std::size_t ForceScratchData::bytes() const {

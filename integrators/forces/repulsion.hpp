@@ -71,9 +71,12 @@ inline constexpr std::size_t kAutoDirectMaxBodies = 2048;
 /// kernels by bench/bench_forces.cpp (BarnesHutTuning, N = 100k): smaller groups do less pair work
 /// but walk the tree more often and were slower (64: 1.2–1.5× the time of 192) and less accurate
 /// (median error 4.2e-4 against 3.3e-4). With the far field in float (cells cost half as much),
-/// 384 is as fast as 256 (95 and 96 ms on an AMD EPYC) and more accurate (median 2.7e-4 against
-/// 3.0e-4, p99 2.17e-3 against 2.23e-3); at 1M bodies 256–512 are within the machine's noise.
-inline constexpr std::uint32_t kGroupSize = 384;
+/// 384 was as fast as 256 and more accurate. With the near bodies in float too (pairs cost about
+/// half as much), larger groups cost little more and are more accurate (AMD EPYC, 2 threads):
+/// at 100k 768 takes 74 ms against 72 for 384 and 1024 72–74 ms, with median error 2.24e-4
+/// against 2.72e-4 and p99 1.67e-3 against 2.17e-3; at 1M 768 takes 823 ms against 826, with
+/// p99 9.6e-4 against 1.42e-3.
+inline constexpr std::uint32_t kGroupSize = 768;
 
 /// Below this many bodies an evaluation runs on one thread whatever RepulsionParams::threads says:
 /// the work (at most about 1 ms with either evaluator) is too small to pay for waking a second
@@ -156,6 +159,8 @@ struct ForceStats {
   std::uint64_t body_body = 0;   ///< body–body interactions evaluated (including a body with itself)
   std::uint64_t body_cell = 0;   ///< body–cell interactions (Barnes–Hut far field)
   bool float_far_field = false;  ///< the monopole far field was summed in float (see barnes_hut.cpp)
+  bool float_near_field = false;  ///< near bodies summed in float (in groups with far cells, but those below)
+  std::uint64_t near_field_in_double = 0;  ///< groups whose near bodies came too close for float
   std::size_t nodes = 0;         ///< octree nodes
   std::size_t groups = 0;        ///< groups (tree walks)
   int depth = 0;                 ///< deepest octree level

@@ -139,7 +139,7 @@ struct InputHashes {
 /// v9: a timeline whose end a survey told adds states as they arrive (TimelineOptions::known_end_s):
 /// overlapping states of one entity add in another order, so their bins can change in the last bit.
 /// v10: the monopole far field is summed in float, and groups hold up to 384 bodies.
-constexpr const char* kInputVersion = "kanoko-input-v10";
+constexpr const char* kInputVersion = "kanoko-input-v11";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
   // The trace's files, each by name and bytes, length-prefixed so that no two lists hash alike.
