@@ -400,7 +400,7 @@ std::array<std::uint64_t, 3> walk_group(ForceScratchData& d, WalkScratch& w, std
   auto sum_cells = [&] {
     if (w.cells.size() == 0) return;
     if (float_far_field) {
-      kernels.float_monopoles(w.targets.targets(), w.cells.offsets_from(origin), static_cast<float>(eps2), acc);
+      kernels.float_monopoles(w.targets.points(), w.cells.offsets_from(origin), static_cast<float>(eps2), acc);
     } else {
       (quadrupole ? kernels.quadrupoles : kernels.monopoles)(targets, w.cells.sources(), eps2, acc);
     }
@@ -416,7 +416,7 @@ std::array<std::uint64_t, 3> walk_group(ForceScratchData& d, WalkScratch& w, std
   if (near_in_float) {
     w.near.clear();
     for (const auto& [first, last] : w.ranges) w.near.append(d.x, d.y, d.z, first, last, origin);
-    const float y_max = kernels.float_bodies(w.targets.targets(), w.near.bodies(), static_cast<float>(eps2), acc);
+    const float y_max = kernels.float_bodies(w.targets.points(), w.near.points(), static_cast<float>(eps2), acc);
     if (!(y_max <= kFloatNearMaxY)) {
       // A pair closer than float's range allows: the group's sums again, the bodies in double.
       near_in_double = true;

@@ -67,38 +67,31 @@ struct CellSources {
   std::size_t count;
 };
 
-/// The far field in single precision (KernelMath::Fast tables only): targets and cell centres as
-/// offsets from one origin near the targets (the group's centre), rounded to float, so that a
-/// difference target − centre keeps float's relative precision; charges as floats.
-struct FloatTargets {
+/// Points for the single-precision kernels (KernelMath::Fast tables only): targets and sources as
+/// offsets from one origin near the targets (the group's centre), in two float parts, x the offset
+/// rounded to float and lx what that rounding lost, rounded to float; so a difference target −
+/// source keeps float's relative precision (one part, cells) or about 48 bits of the offsets (two
+/// parts, bodies; see FloatBodyKernel). The cell kernel reads the targets' first parts only.
+struct FloatPoints {
   const float* x;
   const float* y;
   const float* z;
-  /// The low parts, offset − (double) x etc. rounded to float: read by the body kernel only.
   const float* lx;
   const float* ly;
   const float* lz;
-  std::size_t count;  ///< a multiple of kTargetBlock
+  std::size_t count;  ///< as targets, a multiple of kTargetBlock
 };
+/// The group's bodies, as targets of the float kernels.
+using FloatTargets = FloatPoints;
+/// Bodies of charge 1, as sources of the float body kernel.
+using FloatBodies = FloatPoints;
 
-/// Monopole cells for the float kernel (see FloatTargets).
+/// Monopole cells for the float kernel (see FloatPoints): centres in one part, charges as floats.
 struct FloatCells {
   const float* x;
   const float* y;
   const float* z;
   const float* m;
-  std::size_t count;
-};
-
-/// Bodies of charge 1 for the float kernel, as offsets from the targets' origin in two parts: x the
-/// offset rounded to float, lx what that rounding lost, rounded to float (see FloatBodyKernel).
-struct FloatBodies {
-  const float* x;
-  const float* y;
-  const float* z;
-  const float* lx;
-  const float* ly;
-  const float* lz;
   std::size_t count;
 };
 

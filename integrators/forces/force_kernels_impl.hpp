@@ -91,7 +91,7 @@ template <class F, bool kPotential, class Sources>
 float float_point_kernel(const FloatTargets& t, const Sources& s, float eps2_value, const Accumulators& acc) {
   using T = typename F::T;
   constexpr bool kCharged = requires { s.m; };
-  constexpr bool kSplit = requires { s.lx; };
+  constexpr bool kSplit = requires { s.lx; };  // FloatBodies; FloatCells have one part
   constexpr std::size_t kW = F::width;
   constexpr std::size_t kP = F::pass;
   const T eps2 = F::set1(eps2_value);

@@ -50,7 +50,7 @@ struct CellList {
   [[nodiscard]] std::size_t bytes() const;
 };
 
-/// Points as float offsets from an origin in two parts (detail::FloatTargets, detail::FloatBodies):
+/// Points as float offsets from an origin in two parts (detail::FloatPoints):
 /// x = (float)(p − origin), lx = (float)((p − origin) − x), each difference taken in double.
 struct SplitFloats {
   std::vector<float> x, y, z, lx, ly, lz;
@@ -63,8 +63,7 @@ struct SplitFloats {
   void clear();
   void reserve(std::size_t count);
   [[nodiscard]] std::size_t size() const { return x.size(); }
-  [[nodiscard]] detail::FloatTargets targets() const;
-  [[nodiscard]] detail::FloatBodies bodies() const;
+  [[nodiscard]] detail::FloatPoints points() const;
   [[nodiscard]] std::size_t bytes() const;
 };
 

@@ -194,11 +194,7 @@ void SplitFloats::reserve(std::size_t count) {
   for (auto* v : {&x, &y, &z, &lx, &ly, &lz}) v->reserve(count);
 }
 
-detail::FloatTargets SplitFloats::targets() const {
-  return {x.data(), y.data(), z.data(), lx.data(), ly.data(), lz.data(), x.size()};
-}
-
-detail::FloatBodies SplitFloats::bodies() const {
+detail::FloatPoints SplitFloats::points() const {
   return {x.data(), y.data(), z.data(), lx.data(), ly.data(), lz.data(), x.size()};
 }
 

@@ -112,6 +112,14 @@ TEST(FloatSums, StayInDoubleWhereFloatCannotHoldTheNumbers) {
   }
 }
 
+/// The Fast tables of the SIMD instruction sets this CPU has (to compare with the portable one).
+std::vector<const detail::KernelTable*> simd_fast_tables() {
+  std::vector<const detail::KernelTable*> tables;
+  if (simd_supported(Simd::Avx2)) tables.push_back(&detail::avx2_kernels(detail::KernelMath::Fast));
+  if (simd_supported(Simd::Avx512)) tables.push_back(&detail::avx512_kernels(detail::KernelMath::Fast));
+  return tables;
+}
+
 /// The float kernel on one target at distance r from a unit cell, for every instruction set.
 struct OneCell {
   double force = 0;  ///< x component of m d y³ with the cell at the origin, the target at (r, 0, 0)
@@ -157,9 +165,7 @@ TEST(FloatSums, InverseSquareRootWithinAFewUlpsOverTheWholeRangeOnEveryInstructi
   const detail::KernelTable& portable = detail::portable_kernels(detail::KernelMath::Fast);
   ASSERT_NE(portable.float_monopoles, nullptr);
   ASSERT_EQ(detail::portable_kernels(detail::KernelMath::Exact).float_monopoles, nullptr);
-  std::vector<const detail::KernelTable*> others;
-  if (simd_supported(Simd::Avx2)) others.push_back(&detail::avx2_kernels(detail::KernelMath::Fast));
-  if (simd_supported(Simd::Avx512)) others.push_back(&detail::avx512_kernels(detail::KernelMath::Fast));
+  const std::vector<const detail::KernelTable*> others = simd_fast_tables();
   const double tolerance = std::ldexp(1.0, -21);
   double worst_force = 0, worst_potential = 0;
   for (double log2r = std::log2(1e-9); log2r <= std::log2(1e9); log2r += 1.0 / 64) {
@@ -189,9 +195,7 @@ TEST(FloatSums, TwoCloseBodiesKeepTheDigitsOfTheirDifferenceOnEveryInstructionSe
   const detail::KernelTable& portable = detail::portable_kernels(detail::KernelMath::Fast);
   ASSERT_NE(portable.float_bodies, nullptr);
   ASSERT_EQ(detail::portable_kernels(detail::KernelMath::Exact).float_bodies, nullptr);
-  std::vector<const detail::KernelTable*> others;
-  if (simd_supported(Simd::Avx2)) others.push_back(&detail::avx2_kernels(detail::KernelMath::Fast));
-  if (simd_supported(Simd::Avx512)) others.push_back(&detail::avx512_kernels(detail::KernelMath::Fast));
+  const std::vector<const detail::KernelTable*> others = simd_fast_tables();
   const double tolerance = std::ldexp(1.0, -21);
   double worst_force = 0, worst_potential = 0;
   for (double log2r = -38; log2r <= 1; log2r += 1.0 / 16) {
