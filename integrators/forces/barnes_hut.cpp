@@ -49,7 +49,7 @@ constexpr int kMaxLevel = 21;  ///< Morton key bits per axis = deepest level
 constexpr std::uint32_t kCellsPerAxis = 1U << kMaxLevel;
 constexpr std::size_t kBlock = kTargetBlock;
 constexpr double kFloatMinTheta = 0.05;  ///< see float_sums_fit
-/// The largest 1/r (layout units) the float body kernel may meet, 2⁴⁰: y³ ≤ 2¹²⁰ and each term
+/// The largest 1/r (scene units) the float body kernel may meet, 2⁴⁰: y³ ≤ 2¹²⁰ and each term
 /// |d| y³ ≤ y² ≤ 2⁸⁰ stay finite floats, and r² ≥ 2⁻⁸⁰ is normal, so the seed holds. A group in
 /// which a pair comes closer (r < 2⁻⁴⁰ ≈ 9e-13, possible only with a softening below that) is
 /// summed again with its bodies in double.
@@ -559,9 +559,9 @@ void barnes_hut_sums(const Eigen::Ref<const Eigen::Matrix3Xd>& positions, const 
   if (d.walk.size() < static_cast<std::size_t>(threads)) d.walk.resize(static_cast<std::size_t>(threads));
   const double theta2 = params.theta * params.theta;
   const double eps2 = params.softening * params.softening;
-  const bool float_fits = kernels.float_monopoles != nullptr && float_sums_fit(d.root_side, params.theta, params.softening);
-  const bool float_far_field = float_fits && !quadrupole;
-  const bool float_near_field = float_fits;
+  const bool float_fits = float_sums_fit(d.root_side, params.theta, params.softening);
+  const bool float_far_field = float_fits && kernels.float_monopoles != nullptr && !quadrupole;
+  const bool float_near_field = float_fits && kernels.float_bodies != nullptr;
   stats.float_far_field = float_far_field;
   stats.float_near_field = float_near_field;
   Partition* partition = params.partition;

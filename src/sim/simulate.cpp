@@ -139,6 +139,7 @@ struct InputHashes {
 /// v9: a timeline whose end a survey told adds states as they arrive (TimelineOptions::known_end_s):
 /// overlapping states of one entity add in another order, so their bins can change in the last bit.
 /// v10: the monopole far field is summed in float, and groups hold up to 384 bodies.
+/// v11: the near bodies are summed in float too, and groups hold up to 768 bodies.
 constexpr const char* kInputVersion = "kanoko-input-v11";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
