@@ -62,7 +62,6 @@ struct SplitFloats {
   void pad_to(std::size_t count);
   void clear();
   void reserve(std::size_t count);
-  [[nodiscard]] std::size_t size() const { return x.size(); }
   [[nodiscard]] detail::FloatPoints points() const;
   [[nodiscard]] std::size_t bytes() const;
 };
