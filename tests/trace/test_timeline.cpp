@@ -395,6 +395,36 @@ TEST(Timeline, BusyFractionsOfABinAreEachEntitysBusyFraction) {
   }
 }
 
+TEST(Timeline, AKnownEndReservesTheArraysOnce) {
+  // Ten bins of three nodes, reached one by one: told the end, the arrays are reserved for all
+  // of them at the first (no doubling, no copies); the bins themselves are the same.
+  std::string text = nodes(3);
+  for (int b = 0; b < 10; ++b) {
+    text += "load " + std::to_string(b) + ".05 1 " + std::to_string(b + 1) + "\n";
+    text += "state " + std::to_string(b) + ".1 2 0.5 compute\n";
+    text += "msg " + std::to_string(b) + ".2 0 1 " + std::to_string(100 * (b + 1)) + "\n";
+  }
+  text += "end 10\n";
+  const auto read = [&](std::optional<double> end) {
+    TimelineOptions o;
+    o.interval_s = 1;
+    o.busy_states = {"compute"};
+    o.known_end_s = end;
+    TimelineBuilder b(o);
+    read_native_trace_text(text, "ten.kntr", b);
+    return b.take();
+  };
+  const Timeline streamed = read(std::nullopt);
+  const Timeline told = read(10.0);
+  ASSERT_EQ(told.bin_count, 10U);
+  expect_same_timeline(streamed, told, 0);
+  EXPECT_EQ(told.load.capacity(), 30U);
+  EXPECT_EQ(told.busy_s.capacity(), 30U);
+  EXPECT_GT(streamed.load.capacity(), 30U);  // grown by doubling: the case the reservation avoids
+  EXPECT_EQ(told.busy_s[9 * 3 + 2], 0.5);
+  EXPECT_NEAR(told.load[4 * 3 + 1], 0.95 * 5 + 0.05 * 4, 1e-12);
+}
+
 TEST(Timeline, AnEndOtherThanTheKnownOneIsAnError) {
   TimelineOptions o;
   o.interval_s = 0.1;
