@@ -421,7 +421,7 @@ TEST(Timeline, AKnownEndReservesTheArraysOnce) {
   EXPECT_EQ(told.load.capacity(), 30U);
   EXPECT_EQ(told.busy_s.capacity(), 30U);
   EXPECT_GT(streamed.load.capacity(), 30U);  // grown by doubling: the case the reservation avoids
-  EXPECT_EQ(told.busy_s[9 * 3 + 2], 0.5);
+  EXPECT_NEAR(told.busy_s[9 * 3 + 2], 0.5, 1e-12);
   EXPECT_NEAR(told.load[4 * 3 + 1], 0.95 * 5 + 0.05 * 4, 1e-12);
 }
 
