@@ -240,10 +240,18 @@ TimelineBuilder::TimelineBuilder(TimelineOptions options)
   tl_.pairs.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(options_.expected_messages, kMaxReservedPairs)));
   recent_pairs_.resize(std::size_t{1} << kRecentPairBits);
   compact_at_ = kMinCompaction;
+  if (options_.known_end_s && *options_.known_end_s > 0) {
+    const double planned = std::ceil(bin_position(*options_.known_end_s, tl_.interval_s));
+    if (planned <= static_cast<double>(kMaxBins)) planned_bins_ = static_cast<std::size_t>(planned);
+  }
+}
+
+bool TimelineBuilder::fits(std::size_t bins, std::size_t entities) {
+  return bins <= kMaxBins && (entities == 0 || bins <= kMaxCells / entities);
 }
 
 void TimelineBuilder::check_size(std::size_t bins, std::size_t entities) const {
-  if (bins <= kMaxBins && (entities == 0 || bins <= kMaxCells / entities)) return;
+  if (fits(bins, entities)) return;
   throw InputError(FileLoc{}, "the trace is too long for an interval of " + format_seconds(tl_.interval_s) +
                                   " s: " + std::to_string(entities) + " nodes over " + std::to_string(bins) +
                                   "+ intervals, where at most " + std::to_string(kMaxBins) + " intervals and " +
@@ -290,13 +298,7 @@ void TimelineBuilder::ensure_bins(std::size_t count) {
   // read of a 1 GB trace at 10,000 ranks, most of it the kernel clearing fresh pages). Only
   // reserved: the pages are touched as the bins are reached, and an entity declared late still
   // re-lays only the bins so far.
-  std::size_t whole = 0;
-  if (options_.known_end_s && *options_.known_end_s > 0) {
-    const double planned = std::ceil(bin_position(*options_.known_end_s, tl_.interval_s));
-    if (planned <= static_cast<double>(kMaxBins) && (n == 0 || planned <= static_cast<double>(kMaxCells / n))) {
-      whole = static_cast<std::size_t>(planned) * n;
-    }
-  }
+  const std::size_t whole = fits(planned_bins_, n) ? planned_bins_ * n : 0;
   for (auto* v : per_bin_arrays()) {
     if (whole > v->capacity()) v->reserve(whole);
     v->resize(count * n, 0.0);

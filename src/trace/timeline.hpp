@@ -254,6 +254,8 @@ class TimelineBuilder final : public TraceSink {
   bool has_idle_ = false;
   [[nodiscard]] std::size_t bin_index(double t) const;
   [[nodiscard]] std::size_t bins_covering(double t) const;
+  /// Whether `bins` bins of `entities` entities stay within kMaxBins and kMaxCells.
+  [[nodiscard]] static bool fits(std::size_t bins, std::size_t entities);
   void check_size(std::size_t bins, std::size_t entities) const;
   void close_states_until(double now_s);
   void ensure_bins(std::size_t count);
@@ -270,6 +272,9 @@ class TimelineBuilder final : public TraceSink {
   StateClassifier classifier_;
   Timeline tl_;
   bool ended_ = false;
+  /// The bins up to the known end (0 when it is not known or past kMaxBins): the per-bin arrays
+  /// are reserved for them at once.
+  std::size_t planned_bins_ = 0;
   // Traffic of the bin being filled, keyed by (src << 32 | dst); merged and flushed in sorted
   // order. A pair may have several entries (its messages the recent pairs missed): merged when
   // the bin closes, or when the entries pass compact_at_.
