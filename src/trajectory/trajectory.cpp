@@ -202,18 +202,14 @@ class ByteReader {
   }
   std::string str() {
     const auto n = pod<std::uint32_t>();
-    need(n);
-    std::string s(data_.substr(pos_, n));
-    pos_ += n;
-    return s;
+    return std::string(bytes(n));
   }
-  /// Fills `out` with the next out.size() values, stored in the file as they are in memory.
-  template <class T>
-  void pods(std::span<T> out) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    if (out.size() > (data_.size() - pos_) / sizeof(T)) need(data_.size() - pos_ + 1);  // throws: too few left
-    if (!out.empty()) std::memcpy(out.data(), data_.data() + pos_, out.size_bytes());
-    pos_ += out.size_bytes();
+  /// The next n bytes, in place.
+  std::string_view bytes(std::size_t n) {
+    need(n);
+    const std::string_view b = data_.substr(pos_, n);
+    pos_ += n;
+    return b;
   }
   [[nodiscard]] bool done() const { return pos_ == data_.size(); }
 
@@ -426,7 +422,11 @@ std::string encode_traffic_head(const std::vector<std::uint64_t>& begin) {
   return w.take();
 }
 
-void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m, const FileLoc& loc) {
+/// The traffic section `data`, which lies in memory that `keep` holds (the file's mapping): the
+/// pair records are used in place when they are aligned as PairTraffic (every file this build
+/// writes), else copied.
+void decode_traffic(std::string_view data, const std::shared_ptr<const void>& keep, std::uint32_t body_count,
+                    Metadata& m, const FileLoc& loc) {
   ByteReader br(data, loc);
   const auto bins = br.pod<std::uint64_t>();
   const auto pairs = br.pod<std::uint64_t>();
@@ -438,9 +438,15 @@ void decode_traffic(std::string_view data, std::uint32_t body_count, Metadata& m
       !std::is_sorted(m.traffic_begin.begin(), m.traffic_begin.end())) {
     throw InputError(loc, "interval offsets are not increasing from 0 to the pair count");
   }
-  m.traffic.resize(pairs);
-  br.pods(std::span<PairTraffic>(m.traffic));
+  const std::string_view records = br.bytes(pairs * sizeof(PairTraffic));
   if (!br.done()) throw InputError(loc, "section has trailing bytes");
+  if (reinterpret_cast<std::uintptr_t>(records.data()) % alignof(PairTraffic) == 0) {
+    m.traffic = PairRecords(keep, {reinterpret_cast<const PairTraffic*>(records.data()), pairs});
+  } else {
+    std::vector<PairTraffic> copy(pairs);
+    if (pairs > 0) std::memcpy(copy.data(), records.data(), records.size());
+    m.traffic = PairRecords(std::move(copy));
+  }
   // Checked in one branch-light pass; the first bad record is then found and named.
   constexpr double kMaxFinite = std::numeric_limits<double>::max();  // (a NaN fails every comparison)
   bool valid = true;
@@ -741,6 +747,9 @@ struct Reader::Impl {
   int fd = -1;
   const unsigned char* base = nullptr;
   std::size_t size = 0;  ///< bytes mapped
+  /// Owns the mapping at `base` (unmaps it when the last holder lets go: the traffic records are
+  /// read in place, and may outlive a refresh's new mapping or the reader).
+  std::shared_ptr<const void> mapping;
   unsigned version = 0;
   std::uint32_t body_count = 0;
   std::uint32_t stat_count = 0;
@@ -759,7 +768,7 @@ struct Reader::Impl {
   ~Impl() { unmap(); if (fd >= 0) ::close(fd); }
 
   void unmap() {
-    if (base != nullptr) ::munmap(const_cast<unsigned char*>(base), size);
+    mapping.reset();
     base = nullptr;
   }
   [[nodiscard]] FileLoc loc(const std::string& record, std::int64_t byte = -1) const {
@@ -875,6 +884,7 @@ void map_file(Reader::Impl& r) {
   void* p = ::mmap(nullptr, r.size, PROT_READ, MAP_SHARED, r.fd, 0);
   if (p == MAP_FAILED) throw InputError(FileLoc{r.path}, std::string("cannot map: ") + std::strerror(errno));
   r.base = static_cast<const unsigned char*>(p);
+  r.mapping = std::shared_ptr<const void>(p, [bytes = r.size](const void* q) { ::munmap(const_cast<void*>(q), bytes); });
 }
 
 std::unique_ptr<Reader::Impl> open_file(const std::filesystem::path& path) {
@@ -984,7 +994,7 @@ void read_sections(Reader::Impl& r, std::size_t pos, std::uint32_t section_count
     } else if (name == "mapping") {
       m.mapping_text = std::string(data);
     } else if (name == "traffic") {
-      decode_traffic(data, r.body_count, m, loc);
+      decode_traffic(data, r.mapping, r.body_count, m, loc);
     } else if (name == "groups") {
       groups = data;
       groups_loc = loc;

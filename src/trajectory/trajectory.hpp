@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -52,6 +53,53 @@ struct PairTraffic {
   double messages = 0;
 };
 
+/// The traffic section's pair records: built in memory (a run being written, a test), or read
+/// in place from a trajectory file's mapping, which they keep alive, so that opening a run does not
+/// copy its records (hundreds of MB for a long run of 10,000 ranks) into fresh memory. Building
+/// onto records read in place copies them first.
+class PairRecords {
+ public:
+  PairRecords() = default;
+  PairRecords(std::initializer_list<PairTraffic> pairs) : owned_(pairs) {}
+  explicit PairRecords(std::vector<PairTraffic> pairs) : owned_(std::move(pairs)) {}
+  /// The records at `in_place`, in memory that `keep` holds (a file's mapping).
+  PairRecords(std::shared_ptr<const void> keep, std::span<const PairTraffic> in_place)
+      : keep_(std::move(keep)), in_place_(in_place) {}
+
+  [[nodiscard]] std::size_t size() const { return keep_ ? in_place_.size() : owned_.size(); }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  [[nodiscard]] const PairTraffic* data() const { return keep_ ? in_place_.data() : owned_.data(); }
+  [[nodiscard]] const PairTraffic* begin() const { return data(); }
+  [[nodiscard]] const PairTraffic* end() const { return data() + size(); }
+  [[nodiscard]] const PairTraffic& operator[](std::size_t i) const { return data()[i]; }
+  /// True when the records are read in place from a file rather than held in memory of their own.
+  [[nodiscard]] bool in_place() const { return keep_ != nullptr; }
+
+  void push_back(const PairTraffic& p) { owned().push_back(p); }
+  void append(std::span<const PairTraffic> pairs) {
+    std::vector<PairTraffic>& v = owned();
+    v.insert(v.end(), pairs.begin(), pairs.end());
+  }
+  void clear() {
+    keep_.reset();
+    in_place_ = {};
+    owned_.clear();
+  }
+
+ private:
+  std::vector<PairTraffic>& owned() {
+    if (keep_) {
+      owned_.assign(in_place_.begin(), in_place_.end());
+      keep_.reset();
+      in_place_ = {};
+    }
+    return owned_;
+  }
+  std::vector<PairTraffic> owned_;
+  std::shared_ptr<const void> keep_;
+  std::span<const PairTraffic> in_place_;
+};
+
 /// Everything in the file except the frames.
 struct Metadata {
   std::vector<BodyInfo> bodies;
@@ -73,7 +121,7 @@ struct Metadata {
   /// Per-interval traffic between bodies (section `traffic`, format 1.1): the pairs of interval b
   /// are traffic[traffic_begin[b] .. traffic_begin[b + 1]). Empty in files without the section.
   std::vector<std::uint64_t> traffic_begin;
-  std::vector<PairTraffic> traffic;
+  PairRecords traffic;
 
   /// Number of intervals with traffic records (0 without the section).
   [[nodiscard]] std::size_t traffic_intervals() const {

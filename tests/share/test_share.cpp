@@ -47,7 +47,7 @@ fs::path write_run(const fs::path& path, std::size_t bodies, std::size_t frames,
   meta.trace_end_s = 0.5 + dt * static_cast<double>(frames);
   if (!traffic.empty()) meta.traffic_begin.push_back(0);
   for (const auto& interval : traffic) {
-    meta.traffic.insert(meta.traffic.end(), interval.begin(), interval.end());
+    meta.traffic.append(interval);
     meta.traffic_begin.push_back(meta.traffic.size());
   }
   std::mt19937_64 rng(seed);

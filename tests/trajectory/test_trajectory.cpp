@@ -241,6 +241,49 @@ TEST(Trajectory, TrafficWrittenAheadMakesTheSameFile) {
   EXPECT_EQ(r.meta().bodies.size(), 7U);
 }
 
+TEST(Trajectory, TrafficIsReadInPlaceAndOutlivesItsReader) {
+  // Opening a run does not copy its traffic (hundreds of MB for a long run of 10,000 ranks) into
+  // memory of its own: the records are read in place from the file's mapping, which they keep,
+  // through a reader's refreshes of a growing run and after the reader is gone.
+  test::TempDir dir;
+  Metadata meta = sample_meta(5, {stat::kMass});
+  meta.traffic.clear();
+  meta.traffic_begin = {0};
+  for (std::uint32_t bin = 0; bin < 4; ++bin) {
+    for (std::uint32_t k = 0; k < 1000; ++k) meta.traffic.push_back({k % 5, (k + bin) % 5, 1.0 + k, 1.0 + bin});
+    meta.traffic_begin.push_back(meta.traffic.size());
+  }
+  const std::vector<Frame> frames = random_frames(256, 5, 1, 3);  // four blocks of 64 frames
+  Metadata kept;
+  {
+    Writer w(dir.path() / "run.kntj", meta);
+    std::optional<Reader> r;
+    std::uint64_t first_bytes = 0;
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+      w.append_frame(frames[k].t, frames[k].pos, frames[k].vel, frames[k].stats);
+      if (k == 0) {
+        r.emplace(w.temporary_path(), Open::partial);
+        kept = r->meta();  // taken before the reader maps the file again
+        EXPECT_TRUE(kept.traffic.in_place());
+        first_bytes = r->file_bytes();
+      } else if ((k + 1) % 64 == 0) {
+        EXPECT_EQ(r->refresh(), k + 1);
+      }
+    }
+    EXPECT_GT(r->file_bytes(), first_bytes);  // mapped again, grown
+    r.reset();
+    w.commit();
+  }
+  ASSERT_EQ(kept.traffic.size(), meta.traffic.size());
+  EXPECT_EQ(std::memcmp(kept.traffic.data(), meta.traffic.data(), meta.traffic.size() * sizeof(PairTraffic)), 0);
+  // Building onto records read in place copies them first; the copy then stands alone.
+  kept.traffic.push_back({1, 2, 3, 4});
+  EXPECT_FALSE(kept.traffic.in_place());
+  ASSERT_EQ(kept.traffic.size(), meta.traffic.size() + 1);
+  EXPECT_EQ(std::memcmp(kept.traffic.data(), meta.traffic.data(), meta.traffic.size() * sizeof(PairTraffic)), 0);
+  EXPECT_EQ(kept.traffic[meta.traffic.size()].bytes, 3.0);
+}
+
 TEST(Trajectory, AWriterThatNeverStartsLeavesNothing) {
   // A calibration that fails or is interrupted ends the writer before start(): its traffic
   // thread stops and the temporary file goes, as for any unfinished writer.
