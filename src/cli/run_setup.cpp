@@ -12,6 +12,7 @@
 #include "src/ingest/survey.hpp"
 #include "src/mapping/mapping.hpp"
 #include "src/sim/mpi_run.hpp"
+#include "src/sim/trace_hash.hpp"
 #include "src/trace/event_log.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -80,6 +81,9 @@ void choose_mapping(const po::variables_map& vm, const std::string& trace, const
   // The timeline read replays the survey's stream (unless the run is cached); the processes of
   // an MPI run on one machine share the copy's budget.
   io.keep_events_bytes = trace::EventLog::default_budget() / static_cast<std::size_t>(sim::mpi_local_processes());
+  // The simulation's input hash reads every byte of the trace again: done meanwhile, on what the
+  // survey leaves of the cores.
+  sim::prefetch_trace_files_hash(trace);
   const ingest::InferredMapping inferred = ingest::infer_mapping(trace, io);
   if (!quiet) {
     std::cerr << "kanoko " << command << ": " << inferred.summary << " (kanoko init writes it)\n";

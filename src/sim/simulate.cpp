@@ -27,6 +27,7 @@
 #include "src/base/progress.hpp"
 #include "src/base/suggest.hpp"
 #include "src/ingest/schema.hpp"
+#include "src/sim/trace_hash.hpp"
 #include "src/trace/readers.hpp"
 #include "src/trajectory/palette.hpp"
 #include "src/trajectory/trajectory.hpp"
@@ -143,21 +144,11 @@ struct InputHashes {
 constexpr const char* kInputVersion = "kanoko-input-v11";
 
 InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapping& m) {
-  // The trace's files, each by name and bytes, length-prefixed so that no two lists hash alike.
-  Xxh3_64 trace_h;
-  std::vector<char> buf(1 << 20);
-  for (const std::filesystem::path& file : ingest::body_trace_files(trace, m)) {
-    note_command_input(file);  // the run must not replace any file of its trace
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(FileLoc{file.string()}, "cannot open trace");
-    const std::string name = file.filename().string();
-    trace_h.update_value(static_cast<std::uint64_t>(name.size()));
-    trace_h.update(name);
-    while (in) {
-      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-      trace_h.update(buf.data(), static_cast<std::size_t>(in.gcount()));
-    }
-  }
+  // The trace's files, each by name and bytes, length-prefixed so that no two lists hash alike
+  // (perhaps computed already while the inference read the trace).
+  const std::vector<std::filesystem::path> files = ingest::body_trace_files(trace, m);
+  for (const std::filesystem::path& file : files) note_command_input(file);  // the run must not replace them
+  const std::uint64_t trace_digest = trace_files_hash(files);
   // The mapping and the effective settings, after command-line overrides. Each string is
   // length-prefixed so that no two different lists hash alike.
   Xxh3_64 settings_h;
@@ -174,7 +165,7 @@ InputHashes input_hashes(const std::filesystem::path& trace, const mapping::Mapp
     settings_h.update_value(m.repulsion->theta);
     update_string(integrators::to_string(m.repulsion->multipole));
   }
-  InputHashes out{0, trace_h.digest(), settings_h.digest()};
+  InputHashes out{0, trace_digest, settings_h.digest()};
   Xxh3_64 all;  // the cache key: the version, then both parts
   all.update(kInputVersion);
   all.update_value(trajectory::kVersionMajor);

@@ -1,0 +1,124 @@
+#include "src/sim/trace_hash.hpp"
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <compare>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "src/base/background.hpp"
+#include "src/base/error.hpp"
+#include "src/base/hash.hpp"
+
+namespace kanoko::sim {
+
+namespace {
+
+/// A file as it is now: where it is and which version of it (a write changes the size or the
+/// modification time).
+struct FileVersion {
+  std::string path;
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  std::int64_t modified_ns = 0;
+  auto operator<=>(const FileVersion&) const = default;
+};
+
+std::optional<FileVersion> version_of(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  return FileVersion{file.string(), st.st_dev, st.st_ino, st.st_size,
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+/// The versions of `files`, or nullopt when one cannot be examined.
+std::optional<std::vector<FileVersion>> versions_of(const std::vector<std::filesystem::path>& files) {
+  std::vector<FileVersion> out;
+  for (const auto& f : files) {
+    auto v = version_of(f);
+    if (!v) return std::nullopt;
+    out.push_back(std::move(*v));
+  }
+  return out;
+}
+
+/// Set at exit: a digest still being computed in the background stops (an error that ends the
+/// command must not wait for the rest of a 100 GB trace to be read).
+std::atomic<bool> g_stop{false};
+
+std::uint64_t compute(const std::vector<std::filesystem::path>& files) {
+  Xxh3_64 h;
+  std::vector<char> buf(std::size_t{1} << 20U);
+  for (const std::filesystem::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(FileLoc{file.string()}, "cannot open trace");
+    const std::string name = file.filename().string();
+    h.update_value(static_cast<std::uint64_t>(name.size()));
+    h.update(name);
+    while (in) {
+      if (g_stop.load(std::memory_order_relaxed)) throw std::runtime_error("stopped at exit");
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      h.update(buf.data(), static_cast<std::size_t>(in.gcount()));
+    }
+    if (in.bad()) throw InputError(FileLoc{file.string()}, "cannot read trace");
+  }
+  return h.digest();
+}
+
+/// The digests computed or under way in this process, by the files' versions. Destroyed at exit
+/// after waiting for a computation still under way.
+struct Known {
+  Known() = default;
+  ~Known() { g_stop.store(true, std::memory_order_relaxed); }  // then the futures wait for their threads
+  Known(const Known&) = delete;
+  Known& operator=(const Known&) = delete;
+  std::mutex mutex;
+  std::map<std::vector<FileVersion>, std::shared_future<std::uint64_t>> digests;
+};
+
+Known& known() {
+  static Known k;
+  return k;
+}
+
+}  // namespace
+
+std::uint64_t trace_files_hash(const std::vector<std::filesystem::path>& files) {
+  if (const auto versions = versions_of(files)) {
+    std::shared_future<std::uint64_t> digest;
+    {
+      Known& k = known();
+      const std::lock_guard lock(k.mutex);
+      if (const auto it = k.digests.find(*versions); it != k.digests.end()) digest = it->second;
+    }
+    if (digest.valid()) {
+      try {
+        return digest.get();
+      } catch (const std::exception&) {
+        // Failed in the background: computed again here, where its error is thrown.
+      }
+    }
+  }
+  return compute(files);
+}
+
+void prefetch_trace_files_hash(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return;  // a folder (an archive) is read as its files
+  std::vector<std::filesystem::path> files{file};
+  auto versions = versions_of(files);
+  if (!versions) return;
+  Known& k = known();
+  const std::lock_guard lock(k.mutex);
+  if (k.digests.count(*versions) != 0) return;
+  k.digests.emplace(std::move(*versions), background_async([files] { return compute(files); }).share());
+}
+
+}  // namespace kanoko::sim
