@@ -196,9 +196,11 @@ def viewer_rows(build, logdir, args):
         raise BenchError(f"bench_viewer --watch printed no BENCH line (see {logdir})")
     v = lines[-1]
     mapping = f", {Path(args[args.index('--mapping') + 1]).relative_to(SOURCE)}" if "--mapping" in args else ""
-    return [("time to the first frame of `kanoko view TRACE` while it simulates (s)",
-             f"{count(int(v['ranks']))} ranks, {fmt(float(v['mb']))} MB{mapping}", float(v["first_frame_s"]),
-             "`kanoko info TRACE` (reading the trace alone)", float(v["info_s"]))]
+    size = f"{count(int(v['ranks']))} ranks, {fmt(float(v['mb']))} MB{mapping}"
+    return [("time to the first frame of `kanoko view TRACE` while it simulates (s)", size, float(v["first_frame_s"]),
+             "`kanoko info TRACE` (reading the trace alone)", float(v["info_s"])),
+            ("time to the first frame, first use on the machine (GL shader cache empty) (s)", size,
+             float(v["first_frame_cold_s"]), "`kanoko info TRACE` (reading the trace alone)", float(v["info_s"]))]
 
 
 def trajectory_rows(build, logdir, args):

@@ -26,7 +26,7 @@ EXPECTED = (
        ("relative force error against direct summation, 99th percentile", "N = 10 000")]
     + [(f"ingest: {f}", "MB") for f in ("Pajé, a real SimGrid SMPI trace", "Pajé, generated in the SMPI shape",
                                          "Paraver", "OTF2", "Chrome trace-event JSON", "native (.kntr)")]
-    + [("time to the first frame", "ranks"), ("replay:", "bodies"), ("trajectory bytes per body per frame", "bodies")]
+    + [("time to the first frame of", "ranks"), ("time to the first frame, first use", "ranks"), ("replay:", "bodies"), ("trajectory bytes per body per frame", "bodies")]
 )
 
 failures = []
