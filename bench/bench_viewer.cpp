@@ -24,9 +24,9 @@
 //
 // --watch ends with one machine-readable line (scripts/speed-table.py reads it):
 // `BENCH bench=viewer case=watch ranks=N mb=.. info_s=.. writing_s=.. first_frames_s=.. first_frame_s=..
-// first_frame_cold_s=..`. The session runs twice, Mesa's shader cache first empty (cold: the first
-// use on a machine), then as that session left it (warm: every later use); the other figures are
-// the warm session's.
+// first_frame_cold_s=.. info_cold_s=..`. The session runs twice, Mesa's shader cache first empty (cold: the first
+// use on a machine), then as that session left it (warm: every later use), each after its own
+// `kanoko info`; the other figures are the warm session's.
 //
 // With --levels (issue 15, point 4) it measures the levels of detail: a run of 100,000 ranks in
 // hosts of 32 (a 3-D lattice of hosts, the ranks around each, a halo of springs, 40 frames of
@@ -286,10 +286,13 @@ int watch(const Options& o, const fs::path& dir, const fs::path& kanoko, const s
   const fs::path trace = dir / ("halo-" + std::to_string(o.ranks) + "-" + std::to_string(o.messages) + ".kntr");
   write_once(trace, "trace: " + std::to_string(o.ranks) + " ranks, ~" + std::to_string(o.messages) + " messages",
              [&] { write_trace(trace, o.ranks, o.messages); });
-  // Baseline from the same run: reading the trace alone (the reader and the summary, no model).
-  const double info_s = run(sh(kanoko) + " info " + sh(trace) + " > /dev/null 2>&1");
-  std::printf("kanoko info (read the trace): %.2f s, %.0f MB/s\n", info_s,
-              static_cast<double>(fs::file_size(trace)) / 1e6 / info_s);
+  // Baseline from the same run: reading the trace alone (the reader and the summary, no model),
+  // timed just before each session (on a shared machine the speed changes within minutes).
+  const auto info = [&] {
+    const double s = run(sh(kanoko) + " info " + sh(trace) + " > /dev/null 2>&1");
+    std::printf("kanoko info (read the trace): %.2f s, %.0f MB/s\n", s, static_cast<double>(fs::file_size(trace)) / 1e6 / s);
+    return s;
+  };
   if (!x.empty()) {
     std::fprintf(stderr, "bench_viewer: --watch needs a display (run it under xvfb-run -a -s '-screen 0 1280x720x24')\n");
     return 2;
@@ -322,8 +325,10 @@ int watch(const Options& o, const fs::path& dir, const fs::path& kanoko, const s
     }
     return read_stats(stats);
   };
+  const double info_cold_s = info();
   const auto cold = session("watch-cold");
   if (!cold) return 1;
+  const double info_s = info();
   const auto warm = session("watch");
   if (!warm) return 1;
   const auto& v = *warm;
@@ -339,15 +344,16 @@ int watch(const Options& o, const fs::path& dir, const fs::path& kanoko, const s
   std::printf("  %-52s %8.2f %8.2f\n", "  of which after the first frames were there",
               cold->at("first_frame_s") - cold->at("simulation.first_frames_s"),
               v.at("first_frame_s") - v.at("simulation.first_frames_s"));
-  std::printf("  %-52s %8.2f %8.2f\n", "ratio: first frame drawn / kanoko info", cold->at("first_frame_s") / info_s,
+  std::printf("  %-52s %8.2f %8.2f\n", "kanoko info, just before the session", info_cold_s, info_s);
+  std::printf("  %-52s %8.2f %8.2f\n", "ratio: first frame drawn / kanoko info", cold->at("first_frame_s") / info_cold_s,
               v.at("first_frame_s") / info_s);
   both("median frame while simulating (ms)", "all.median_ms");
   both("p99 frame while simulating (ms)", "all.p99_ms");
   std::printf("  (cold: Mesa's shader cache empty, the first use on a machine; warm: as the first session left it)\n");
   std::printf("BENCH bench=viewer case=watch ranks=%d mb=%.6g info_s=%.6g writing_s=%.6g first_frames_s=%.6g "
-              "first_frame_s=%.6g first_frame_cold_s=%.6g\n",
+              "first_frame_s=%.6g first_frame_cold_s=%.6g info_cold_s=%.6g\n",
               o.ranks, static_cast<double>(fs::file_size(trace)) / 1e6, info_s, v.at("simulation.writing_s"),
-              v.at("simulation.first_frames_s"), v.at("first_frame_s"), cold->at("first_frame_s"));
+              v.at("simulation.first_frames_s"), v.at("first_frame_s"), cold->at("first_frame_s"), info_cold_s);
   return 0;
 }
 

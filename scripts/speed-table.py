@@ -200,7 +200,7 @@ def viewer_rows(build, logdir, args):
     return [("time to the first frame of `kanoko view TRACE` while it simulates (s)", size, float(v["first_frame_s"]),
              "`kanoko info TRACE` (reading the trace alone)", float(v["info_s"])),
             ("time to the first frame, first use on the machine (GL shader cache empty) (s)", size,
-             float(v["first_frame_cold_s"]), "`kanoko info TRACE` (reading the trace alone)", float(v["info_s"]))]
+             float(v["first_frame_cold_s"]), "`kanoko info TRACE` (reading the trace alone)", float(v["info_cold_s"]))]
 
 
 def trajectory_rows(build, logdir, args):
