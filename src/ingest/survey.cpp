@@ -6,9 +6,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <tuple>
 
 #include "src/base/error.hpp"
+#include "src/base/file_version.hpp"
 #include "src/trace/markers.hpp"
 
 namespace kanoko::ingest {
@@ -269,10 +269,10 @@ std::size_t auto_interval_count(std::uint64_t events, std::size_t entities) {
 
 namespace {
 
-/// What a survey was made of: the files (their sizes and modification times), the reader that
+/// What a survey was made of: the files (FileVersion), the reader that
 /// read them, its options (threads aside: they change the speed, not the events) and the window.
 struct SurveyKey {
-  std::vector<std::tuple<std::string, std::uintmax_t, std::filesystem::file_time_type>> files;
+  std::vector<FileVersion> files;
   std::string format;
   trace::ReaderOptions options;
   TimeWindow window;
@@ -287,12 +287,9 @@ std::optional<SurveyKey> survey_key(const std::filesystem::path& path, const std
     SurveyKey k;
     k.format = format.empty() || format == "auto" ? trace::detect_format(path) : format;
     for (const auto& f : trace::trace_files(path, k.format, options)) {
-      std::error_code ec;
-      const auto size = std::filesystem::file_size(f, ec);
-      if (ec) return std::nullopt;
-      const auto time = std::filesystem::last_write_time(f, ec);
-      if (ec) return std::nullopt;
-      k.files.emplace_back(std::filesystem::absolute(f).lexically_normal().string(), size, time);
+      auto version = file_version(f);
+      if (!version) return std::nullopt;
+      k.files.push_back(std::move(*version));
     }
     k.options = options;
     k.options.threads = 0;

@@ -1,9 +1,6 @@
 #include "src/sim/trace_hash.hpp"
 
-#include <sys/stat.h>
-
 #include <atomic>
-#include <compare>
 #include <fstream>
 #include <future>
 #include <map>
@@ -14,35 +11,18 @@
 
 #include "src/base/background.hpp"
 #include "src/base/error.hpp"
+#include "src/base/file_version.hpp"
 #include "src/base/hash.hpp"
 
 namespace kanoko::sim {
 
 namespace {
 
-/// A file as it is now: where it is and which version of it (a write changes the size or the
-/// modification time).
-struct FileVersion {
-  std::string path;
-  dev_t device = 0;
-  ino_t inode = 0;
-  off_t size = 0;
-  std::int64_t modified_ns = 0;
-  auto operator<=>(const FileVersion&) const = default;
-};
-
-std::optional<FileVersion> version_of(const std::filesystem::path& file) {
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
-  return FileVersion{file.string(), st.st_dev, st.st_ino, st.st_size,
-                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-}
-
 /// The versions of `files`, or nullopt when one cannot be examined.
 std::optional<std::vector<FileVersion>> versions_of(const std::vector<std::filesystem::path>& files) {
   std::vector<FileVersion> out;
   for (const auto& f : files) {
-    auto v = version_of(f);
+    auto v = file_version(f);
     if (!v) return std::nullopt;
     out.push_back(std::move(*v));
   }
