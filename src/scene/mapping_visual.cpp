@@ -157,9 +157,18 @@ BodyFormulas::BodyFormulas(const mapping::Mapping& m, const trajectory::Reader& 
     degree_[a] += 1;
     degree_[b] += 1;
   }
-  for (const auto& p : meta.traffic) {
-    peak_bytes_ = std::max(peak_bytes_, p.bytes);
-    peak_msgs_ = std::max(peak_msgs_, p.messages);
+  // The peaks pass over every pair record of the run (millions at 10,000 ranks, a tenth of a
+  // second before the first frame): only for a formula that reads them.
+  bool peaks_read = false;
+  for (const auto* spec : {&colour, &m.visual.scale}) {
+    peaks_read = peaks_read || (*spec && (reads(**spec, names[mapping::kBodyPeakBytes]) ||
+                                          reads(**spec, names[mapping::kBodyPeakMsgs])));
+  }
+  if (peaks_read) {
+    for (const auto& p : meta.traffic) {
+      peak_bytes_ = std::max(peak_bytes_, p.bytes);
+      peak_msgs_ = std::max(peak_msgs_, p.messages);
+    }
   }
   vars_[mapping::kBodyCount] = static_cast<double>(n);
   vars_[mapping::kBodyPeakBytes] = peak_bytes_;

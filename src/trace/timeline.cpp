@@ -299,9 +299,25 @@ void TimelineBuilder::ensure_bins(std::size_t count) {
   // reserved: the pages are touched as the bins are reached, and an entity declared late still
   // re-lays only the bins so far.
   const std::size_t whole = fits(planned_bins_, n) ? planned_bins_ * n : 0;
-  for (auto* v : per_bin_arrays()) {
+  const auto arrays = per_bin_arrays();
+  for (auto* v : arrays) {
     if (whole > v->capacity()) v->reserve(whole);
     v->resize(count * n, 0.0);
+  }
+  // A big timeline (hundreds of MB at 10,000 ranks) has its pages mapped ahead on a core the
+  // reading leaves idle: the kernel clearing them was half of this thread's time.
+  if (whole > 0 && !prefault_ && !prefault_considered_) {
+    prefault_considered_ = true;
+    std::vector<Prefaulter::Range> ranges{{tl_.pairs.data(), tl_.pairs.capacity() * sizeof(PairTraffic)}};
+    std::size_t bytes = ranges[0].bytes;
+    for (const auto* v : arrays) {
+      ranges.push_back({v->data(), v->capacity() * sizeof(double)});
+      bytes += ranges.back().bytes;
+    }
+    if (bytes >= kPrefaultFrom) prefault_ = std::make_unique<Prefaulter>(std::move(ranges));
+  }
+  if (prefault_) {
+    for (std::size_t i = 0; i < arrays.size(); ++i) prefault_->filled(i + 1, arrays[i]->size() * sizeof(double));
   }
 }
 
@@ -363,6 +379,7 @@ void TimelineBuilder::flush_traffic_until(std::size_t bin) {
     compact_at_ = kMinCompaction;
     tl_.pair_begin.push_back(tl_.pairs.size());
     ++open_bin_;
+    if (prefault_) prefault_->filled(0, tl_.pairs.size() * sizeof(PairTraffic));
   }
 }
 
@@ -564,6 +581,7 @@ void TimelineBuilder::on_end(double end_s) {
                                     format_seconds(*options_.known_end_s) + " s: did it change while it was read?");
   }
   ended_ = true;
+  prefault_.reset();  // the filling is over (and the pair records may be shrunk below)
   tl_.begin_s = 0;
   tl_.end_s = end_s;
   const std::size_t bins = std::max<std::size_t>(1, bins_covering(end_s));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/base/prefault.hpp"
 #include "src/trace/event.hpp"
 #include "src/trace/mpi_calls.hpp"
 
@@ -275,6 +277,12 @@ class TimelineBuilder final : public TraceSink {
   /// The bins up to the known end (0 when it is not known or past kMaxBins): the per-bin arrays
   /// are reserved for them at once.
   std::size_t planned_bins_ = 0;
+  /// Maps the reserved arrays and pair records a little ahead of the filling (a hint: see
+  /// src/base/prefault.hpp); range 0 the pair records, then the per-bin arrays.
+  std::unique_ptr<Prefaulter> prefault_;
+  bool prefault_considered_ = false;  ///< decided once, when the arrays are first reserved whole
+  /// Reserved memory from which mapping it ahead pays for a thread: 64 MiB.
+  static constexpr std::size_t kPrefaultFrom = std::size_t{64} << 20U;
   // Traffic of the bin being filled, keyed by (src << 32 | dst); merged and flushed in sorted
   // order. A pair may have several entries (its messages the recent pairs missed): merged when
   // the bin closes, or when the entries pass compact_at_.

@@ -10,6 +10,7 @@
 #include <osgDB/WriteFile>
 #include <osgText/Text>
 #include <string>
+#include <utility>
 
 #include "src/base/error.hpp"
 #include "src/scene/mapping_visual.hpp"
@@ -112,6 +113,19 @@ TEST(MappingVisual, ColoursFollowTheStatisticsOfEachFrameOverTheRunsRange) {
   bool evaluated = false;
   EXPECT_EQ(test::allocations_in([&] { evaluated = formulas->update(*run.reader, 4.5); }), 0U);
   EXPECT_TRUE(evaluated);
+}
+
+TEST(MappingVisual, PeakTrafficIsTheLargestPairRecordOfTheRun) {
+  // The tiny run's largest record: red -> green 10,000 bytes (interval 9); most messages: red ->
+  // blue, 2 a record. The scan over the records is made only for a formula that reads them.
+  for (const auto& [formula, expected] : std::initializer_list<std::pair<const char*, double>>{
+           {"peak_bytes", 10000.0}, {"peak_msgs", 2.0}, {"peak_bytes + 1000 * peak_msgs", 12000.0}}) {
+    const VisualRun run(std::string("colour_map = \"grey\"\ncolour = \"") + formula + "\"\n");
+    TrajectoryScene scene(*run.reader, 320, 240);
+    scene.use_mapping_formulas(*run.mapping, "run.kntj");
+    ASSERT_NE(scene.formulas(), nullptr) << formula;
+    EXPECT_EQ(scene.formulas()->colour_range(), (std::array<double, 2>{expected, expected})) << formula;
+  }
 }
 
 /// Pixels of the picture close to a pure colour (one channel high, the others low).
