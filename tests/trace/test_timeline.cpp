@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <tuple>
 #include <filesystem>
 #include <cstdio>
 #include <map>
@@ -423,6 +424,44 @@ TEST(Timeline, AKnownEndReservesTheArraysOnce) {
   EXPECT_GT(streamed.load.capacity(), 30U);  // grown by doubling: the case the reservation avoids
   EXPECT_NEAR(told.busy_s[9 * 3 + 2], 0.5, 1e-12);
   EXPECT_NEAR(told.load[4 * 3 + 1], 0.95 * 5 + 0.05 * 4, 1e-12);
+}
+
+TEST(Timeline, ABigTimelineMappedAheadIsTheSameAsOneWithout) {
+  // Reserved for three million messages (72 MB of pair records: from 64 MiB the pages are mapped
+  // ahead of the filling on a thread of their own, src/base/prefault.hpp): the bins are exactly
+  // those of the same read with nothing reserved.
+  constexpr int kNodes = 400;
+  constexpr int kBins = 200;
+  std::string text = nodes(kNodes);
+  for (int b = 0; b < kBins; ++b) {
+    for (int e = 0; e < kNodes; e += 3) {
+      const std::string t = std::to_string(b + 0.1 + 0.002 * e);  // in time order
+      text += "state " + t + " " + std::to_string(e) + " 0.15 compute\n";
+      text += "msg " + t + " " + std::to_string(e) + " " + std::to_string((e * 7 + b) % kNodes) + " " +
+              std::to_string(64 * (e + b + 1)) + "\n";
+    }
+  }
+  text += "end " + std::to_string(kBins) + "\n";
+  const auto read = [&](std::uint64_t expected_messages) {
+    TimelineOptions o;
+    o.interval_s = 1;
+    o.busy_states = {"compute"};
+    o.known_end_s = kBins;
+    o.expected_messages = expected_messages;
+    TimelineBuilder b(o);
+    read_native_trace_text(text, "big.kntr", b);
+    return b.take();
+  };
+  const Timeline plain = read(0);
+  const Timeline ahead = read(3'000'000);
+  ASSERT_EQ(ahead.bin_count, static_cast<std::size_t>(kBins));
+  ASSERT_GT(ahead.pairs.size(), 20'000U);
+  expect_same_timeline(plain, ahead, 0);
+  for (std::size_t i = 0; i < plain.pairs.size(); ++i) {
+    ASSERT_EQ(std::tie(plain.pairs[i].src, plain.pairs[i].dst, plain.pairs[i].messages),
+              std::tie(ahead.pairs[i].src, ahead.pairs[i].dst, ahead.pairs[i].messages))
+        << i;
+  }
 }
 
 TEST(Timeline, AnEndOtherThanTheKnownOneIsAnError) {
