@@ -1,12 +1,13 @@
 #include "src/base/prefault.hpp"
 
-#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+
+#include "src/base/background.hpp"
 
 namespace kanoko {
 
@@ -42,12 +43,11 @@ void Prefaulter::filled(std::size_t i, std::size_t bytes) {
 }
 
 void Prefaulter::run() {
-#ifdef SCHED_IDLE
-  // Only a core that nothing else wants runs this thread (a failure leaves it at normal priority,
-  // where it still only maps what the filler is about to write).
-  sched_param param{};
-  (void)::sched_setscheduler(0, SCHED_IDLE, &param);  // 0: this thread (Linux)
-#endif
+  // Lowered like the other background work (nice +10, src/base/background.hpp): an idle core
+  // runs it at full speed, a busy one gives it about a tenth. Not SCHED_IDLE: a thread that gets
+  // almost nothing while both cores are busy would hold up the destructor, which waits for the
+  // slice under way.
+  (void)lower_thread_priority();
 #ifdef MADV_POPULATE_WRITE
   const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE) > 0 ? ::sysconf(_SC_PAGESIZE) : 4096);
   // Per range: the page-aligned part inside it, and how far it is mapped.

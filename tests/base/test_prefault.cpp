@@ -40,7 +40,7 @@ struct Region {
   std::size_t bytes;
 };
 
-/// Waits (up to a minute: the mapper runs on idle time only, and the tests may share a busy
+/// Waits (up to a minute: the mapper runs at a lowered priority, and the tests may share a busy
 /// machine) until `p` has mapped at least `bytes` or stopped working.
 void wait_mapped(const Prefaulter& p, std::size_t bytes) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(1);
