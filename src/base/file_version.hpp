@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 namespace kanoko {
 
@@ -33,6 +35,17 @@ inline std::optional<FileVersion> file_version(const std::filesystem::path& file
   return FileVersion{absolute.lexically_normal().string(), static_cast<std::uint64_t>(st.st_dev),
                      static_cast<std::uint64_t>(st.st_ino), static_cast<std::int64_t>(st.st_size),
                      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+/// The versions of `files`, in order, or nullopt when one of them cannot be examined.
+inline std::optional<std::vector<FileVersion>> file_versions(const std::vector<std::filesystem::path>& files) {
+  std::vector<FileVersion> out;
+  for (const auto& f : files) {
+    auto v = file_version(f);
+    if (!v) return std::nullopt;
+    out.push_back(std::move(*v));
+  }
+  return out;
 }
 
 }  // namespace kanoko

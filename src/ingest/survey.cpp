@@ -286,11 +286,9 @@ std::optional<SurveyKey> survey_key(const std::filesystem::path& path, const std
   try {
     SurveyKey k;
     k.format = format.empty() || format == "auto" ? trace::detect_format(path) : format;
-    for (const auto& f : trace::trace_files(path, k.format, options)) {
-      auto version = file_version(f);
-      if (!version) return std::nullopt;
-      k.files.push_back(std::move(*version));
-    }
+    auto versions = file_versions(trace::trace_files(path, k.format, options));
+    if (!versions) return std::nullopt;
+    k.files = std::move(*versions);
     k.options = options;
     k.options.threads = 0;
     k.options.paje.read.threads = 0;

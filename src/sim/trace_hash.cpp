@@ -18,17 +18,6 @@ namespace kanoko::sim {
 
 namespace {
 
-/// The versions of `files`, or nullopt when one cannot be examined.
-std::optional<std::vector<FileVersion>> versions_of(const std::vector<std::filesystem::path>& files) {
-  std::vector<FileVersion> out;
-  for (const auto& f : files) {
-    auto v = file_version(f);
-    if (!v) return std::nullopt;
-    out.push_back(std::move(*v));
-  }
-  return out;
-}
-
 /// Set at exit: a digest still being computed in the background stops (an error that ends the
 /// command must not wait for the rest of a 100 GB trace to be read).
 std::atomic<bool> g_stop{false};
@@ -71,7 +60,7 @@ Known& known() {
 }  // namespace
 
 std::uint64_t trace_files_hash(const std::vector<std::filesystem::path>& files) {
-  if (const auto versions = versions_of(files)) {
+  if (const auto versions = file_versions(files)) {
     std::shared_future<std::uint64_t> digest;
     {
       Known& k = known();
@@ -93,7 +82,7 @@ void prefetch_trace_files_hash(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) return;  // a folder (an archive) is read as its files
   std::vector<std::filesystem::path> files{file};
-  auto versions = versions_of(files);
+  auto versions = file_versions(files);
   if (!versions) return;
   Known& k = known();
   const std::lock_guard lock(k.mutex);

@@ -306,7 +306,7 @@ void TimelineBuilder::ensure_bins(std::size_t count) {
   }
   // A big timeline (hundreds of MB at 10,000 ranks) has its pages mapped ahead on a core the
   // reading leaves idle: the kernel clearing them was half of this thread's time.
-  if (whole > 0 && !prefault_ && !prefault_considered_) {
+  if (whole > 0 && !prefault_considered_) {
     prefault_considered_ = true;
     std::vector<Prefaulter::Range> ranges{{tl_.pairs.data(), tl_.pairs.capacity() * sizeof(PairTraffic)}};
     std::size_t bytes = ranges[0].bytes;
