@@ -29,12 +29,6 @@ std::string number_text(double x) {
   return buf;
 }
 
-std::string dims_text(const std::vector<int>& dims) {
-  std::string s;
-  for (int d : dims) s += (s.empty() ? "" : "×") + std::to_string(d);
-  return s;
-}
-
 /// Checks every edge and merges duplicate pairs (summing weights): a < b, sorted by (a, b).
 std::vector<WeightedEdge> merged_edges(std::size_t n, std::span<const WeightedEdge> edges) {
   if (n == 0) throw std::invalid_argument("graph layout: no bodies (n = 0)");

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "models/graph_layout.hpp"
+#include "models/topology.hpp"
 #include "src/base/error.hpp"
 #include "src/base/suggest.hpp"
 #include "src/mapping/pattern.hpp"
@@ -30,12 +31,6 @@ std::size_t product(const std::vector<int>& d) {
     p *= f;
   }
   return p;
-}
-
-std::string dims_text(const std::vector<int>& d) {
-  std::string s;
-  for (int x : d) s += (s.empty() ? "" : "×") + std::to_string(x);
-  return s;
 }
 
 /// "topology \"X\" has N nodes but the trace has M bodies", at `key`.

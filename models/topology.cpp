@@ -41,13 +41,13 @@ Eigen::Vector3d on_circle(std::size_t k, std::size_t n, double radius) {
   return {radius * std::cos(a), radius * std::sin(a), 0.0};
 }
 
-std::string join_dims(const std::vector<int>& dims) {
+}  // namespace
+
+std::string dims_text(const std::vector<int>& dims) {
   std::string s;
   for (int d : dims) s += (s.empty() ? "" : "×") + std::to_string(d);
   return s;
 }
-
-}  // namespace
 
 Topology ring_topology(std::size_t n, double spacing) {
   Topology t;
@@ -111,7 +111,7 @@ Topology grid_topology(const std::vector<int>& dims_in, bool wrap, double spacin
     }
   }
   t.edges = edges.take();
-  t.description = std::to_string(dimensionality) + "-D " + (wrap ? "torus " : "mesh ") + join_dims(dims_in);
+  t.description = std::to_string(dimensionality) + "-D " + (wrap ? "torus " : "mesh ") + dims_text(dims_in);
   return t;
 }
 
@@ -164,7 +164,7 @@ Topology fat_tree_topology(const std::vector<int>& levels, double spacing) {
     extent = stack ? std::max(extent, static_cast<double>(a) * (extent + spacing)) : r + extent;
   }
   t.edges = edges.take();
-  t.description = "fat tree " + join_dims(levels) + " (" + std::to_string(n) + " leaves)";
+  t.description = "fat tree " + dims_text(levels) + " (" + std::to_string(n) + " leaves)";
   return t;
 }
 

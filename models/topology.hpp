@@ -31,6 +31,8 @@ Topology ring_topology(std::size_t n, double spacing);
 /// into a ring around the z axis (short x wrap-around springs), y and z form a lattice cross
 /// section whose wrap-around springs span it.
 Topology grid_topology(const std::vector<int>& dims, bool wrap, double spacing);
+/// "4×4×2": a lattice's or a tree's dimensions as messages print them.
+std::string dims_text(const std::vector<int>& dims);
 /// Hypercube of dimension d (2^d nodes). Bit b of the slot moves the node along axis b mod 3 by
 /// spacing × 2.5^(b div 3): dimensions 0–2 form a unit cube, 3–5 a cube of such cubes 2.5 times
 /// larger, and so on. Every spring is axis-parallel, lower dimensions are shorter, and no two

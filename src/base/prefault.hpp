@@ -4,10 +4,10 @@
 // fills a big reserved buffer (the timeline's per-bin arrays and pair records) pays that on its
 // own time. A Prefaulter has the kernel map such memory a little ahead of the thread that fills
 // it, on a thread of lowered priority (the background jobs' nice +10), so that the clearing moves
-// to the idle share of the machine. It is a hint: the memory's contents never
-// change (MADV_POPULATE_WRITE maps pages as a write would, without writing), a kernel without it
-// (before Linux 5.14) or a range no longer mapped just ends the work, and the filling thread
-// never waits for it.
+// to the idle share of the machine. It is a hint: the memory's contents never change
+// (MADV_POPULATE_WRITE maps pages as a write would, without writing), a kernel without it (before
+// Linux 5.14) or a range it cannot map (gone, or not writable) just ends the work, and the
+// filling thread never waits for it.
 #pragma once
 
 #include <atomic>

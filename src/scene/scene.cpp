@@ -18,6 +18,7 @@
 #include "src/scene/layers/hud_layer.hpp"
 #include "src/scene/layers/labels_layer.hpp"
 #include "src/scene/layers/legend_layer.hpp"
+#include "src/scene/layers/scene_graph.hpp"
 #include "src/scene/layers/springs_layer.hpp"
 #include "src/scene/layers/trails_layer.hpp"
 #include "src/scene/mapping_visual.hpp"
@@ -27,8 +28,6 @@ namespace kanoko::scene {
 
 namespace {
 
-constexpr double kPi = std::numbers::pi;
-constexpr double kDegToRad = kPi / 180.0;
 // At most this many stored frames are read to bound the run for the home view.
 constexpr std::size_t kBoundSampleFrames = 64;
 

@@ -27,16 +27,16 @@ constexpr std::size_t kMaxNesting = 1000;
 constexpr std::size_t kMaxSeries = 1000;  ///< counter series kept per C event
 
 /// Where the bytes come from: a file read in chunks, or text in memory.
-class Source {
+class ChromeSource {
  public:
-  virtual ~Source() = default;
+  virtual ~ChromeSource() = default;
   /// The next chunk; empty at the end of the input.
   virtual std::string_view next() = 0;
 };
 
-class TextSource final : public Source {
+class ChromeTextSource final : public ChromeSource {
  public:
-  explicit TextSource(std::string_view text) : text_(text) {}
+  explicit ChromeTextSource(std::string_view text) : text_(text) {}
   std::string_view next() override { return std::exchange(text_, std::string_view{}); }
 
  private:
@@ -44,9 +44,9 @@ class TextSource final : public Source {
 };
 
 /// A file read in chunks, decompressed when it is gzip, xz or zstd.
-class FileSource final : public Source {
+class ChromeFileSource final : public ChromeSource {
  public:
-  explicit FileSource(const std::filesystem::path& path) : input_(path), buffer_(kChunkBytes) {}
+  explicit ChromeFileSource(const std::filesystem::path& path) : input_(path), buffer_(kChunkBytes) {}
 
   std::string_view next() override {
     if (++chunks_ % 64 == 0) check_interrupt();
@@ -59,11 +59,11 @@ class FileSource final : public Source {
   std::size_t chunks_ = 0;
 };
 
-/// A rapidjson input stream over a Source that knows the line and column of every byte.
+/// A rapidjson input stream over a ChromeSource that knows the line and column of every byte.
 class JsonStream {
  public:
   using Ch = char;
-  explicit JsonStream(Source& source) : source_(source) {
+  explicit JsonStream(ChromeSource& source) : source_(source) {
     refill();
     if (size_ >= 3 && std::string_view(data_, 3) == "\xEF\xBB\xBF") pos_ = 3;  // a UTF-8 byte order mark
   }
@@ -98,7 +98,7 @@ class JsonStream {
     size_ = chunk.size();
     pos_ = 0;
   }
-  Source& source_;
+  ChromeSource& source_;
   const char* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t pos_ = 0;
@@ -201,7 +201,7 @@ class ChromeParser {
     }
   }
 
-  void run(Source& source, bool names_only) {
+  void run(ChromeSource& source, bool names_only) {
     names_only_ = names_only;
     frames_.clear();
     args_depth_.clear();
@@ -827,7 +827,7 @@ class ChromeParser {
 void FlowPointSink::on_collective(const Collective& c) { parser_.on_flow_point(c); }
 
 ChromeSummary read_with(const std::string& name, TraceSink& sink, const ChromeOptions& options,
-                        const std::function<std::unique_ptr<Source>()>& open) {
+                        const std::function<std::unique_ptr<ChromeSource>()>& open) {
   ChromeParser parser(name, sink, options);
   {
     const auto source = open();
@@ -844,12 +844,12 @@ ChromeSummary read_with(const std::string& name, TraceSink& sink, const ChromeOp
 }  // namespace
 
 ChromeSummary read_chrome_trace(const std::filesystem::path& path, TraceSink& sink, const ChromeOptions& options) {
-  return read_with(path.string(), sink, options, [&] { return std::make_unique<FileSource>(path); });
+  return read_with(path.string(), sink, options, [&] { return std::make_unique<ChromeFileSource>(path); });
 }
 
 ChromeSummary read_chrome_trace_text(std::string_view text, const std::string& name, TraceSink& sink,
                                      const ChromeOptions& options) {
-  return read_with(name, sink, options, [&] { return std::make_unique<TextSource>(text); });
+  return read_with(name, sink, options, [&] { return std::make_unique<ChromeTextSource>(text); });
 }
 
 bool looks_like_chrome_json(std::string_view head) {

@@ -24,10 +24,9 @@
 namespace kanoko::trace {
 namespace {
 
-constexpr std::size_t kMaxLineBytes = 16 << 20;
 constexpr int kSupportedMajor = 1;
 
-struct Token {
+struct NativeToken {
   std::string_view text;   ///< unquoted content
   std::size_t column = 0;  ///< 1-based column of the token's first character
   std::size_t end_column = 0;  ///< 1-based column just past its last character (quotes included)
@@ -216,7 +215,7 @@ class NativeParser {
 
   void parse_line(std::string_view line) {
     ++line_number_;
-    if (line.size() > kMaxLineBytes) fail_at(line_number_, 1, "line is longer than 16 MiB: not a native trace (binary file?)");
+    if (line.size() > kMaxTextLineBytes) fail_at(line_number_, 1, "line is longer than 16 MiB: not a native trace (binary file?)");
     const void* nul = nul_free_ ? nullptr : std::memchr(line.data(), '\0', line.size());
     if (nul != nullptr) {
       const auto column = static_cast<std::size_t>(static_cast<const char*>(nul) - line.data()) + 1;
@@ -334,7 +333,7 @@ class NativeParser {
   }
 
   /// Records a time the run reaches, and where, for the observed end.
-  void note_time(const Token& t, double time) { note_time_at(t.column, time); }
+  void note_time(const NativeToken& t, double time) { note_time_at(t.column, time); }
   void note_time_at(std::size_t column, double time) {
     if (time > max_time_) {
       max_time_ = time;
@@ -346,7 +345,7 @@ class NativeParser {
   [[noreturn]] void fail_at(std::int64_t line, std::size_t column, const std::string& msg) const {
     throw InputError(FileLoc{name_, line, static_cast<std::int64_t>(column)}, msg);
   }
-  [[noreturn]] void fail(const Token& t, const std::string& msg) const { fail_at(line_number_, t.column, msg); }
+  [[noreturn]] void fail(const NativeToken& t, const std::string& msg) const { fail_at(line_number_, t.column, msg); }
 
   /// Parses a quoted string starting at line[open] == '"'; returns the index after the closing
   /// quote and appends the unescaped text to `out`.
@@ -392,7 +391,7 @@ class NativeParser {
       }
       if (c == '#') break;
       if (c == '\0') fail_at(line_number_, i + 1, "binary content (NUL byte): not a text trace");
-      Token t;
+      NativeToken t;
       t.column = i + 1;
       if (c == '"') {
         // A quoted positional string. Unescaped text lives in a per-line arena.
@@ -443,7 +442,7 @@ class NativeParser {
 
   // ---- field parsers ----
 
-  double time_field(const Token& t) const {
+  double time_field(const NativeToken& t) const {
     double v = 0;
     if (!t.quoted) {
       // Entries often repeat the last time stamp: reuse its value.
@@ -466,7 +465,7 @@ class NativeParser {
     return v;
   }
 
-  double number_field(const Token& t, const char* what) const {
+  double number_field(const NativeToken& t, const char* what) const {
     double v = 0;
     if (t.quoted || !parse_double(t.text, v) || !std::isfinite(v)) {
       fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
@@ -474,7 +473,7 @@ class NativeParser {
     return v;
   }
 
-  std::int64_t integer_field(const Token& t, const char* what, std::int64_t min_value = 0) const {
+  std::int64_t integer_field(const NativeToken& t, const char* what, std::int64_t min_value = 0) const {
     // Fast path: 1 to 18 digits cannot overflow.
     if (!t.quoted && !t.text.empty() && t.text.size() <= 18) {
       // Unsigned: a non-digit byte makes garbage (discarded), never an overflow.
@@ -499,7 +498,7 @@ class NativeParser {
     return v;
   }
 
-  EntityIndex node_field(const Token& t) const {
+  EntityIndex node_field(const NativeToken& t) const {
     const std::int64_t id = integer_field(t, "node id");
     const std::uint32_t* index = node_index_.find(static_cast<std::uint64_t>(id));
     if (index == nullptr) fail(t, "node " + std::to_string(id) + " is not declared (declare it with a 'node' entry first)");
@@ -523,10 +522,10 @@ class NativeParser {
 
   /// Parses key=value options after the positional fields. `allowed` lists valid keys.
   template <std::size_t K>
-  std::array<const Token*, K> options(const std::array<const char*, K>& allowed, std::array<Token, K>& values) {
-    std::array<const Token*, K> found{};
+  std::array<const NativeToken*, K> options(const std::array<const char*, K>& allowed, std::array<NativeToken, K>& values) {
+    std::array<const NativeToken*, K> found{};
     for (std::size_t i = positional_; i < tokens_.size(); ++i) {
-      const Token& t = tokens_[i];
+      const NativeToken& t = tokens_[i];
       const std::size_t eq = t.quoted ? std::string_view::npos : t.eq;
       if (t.quoted || eq == std::string_view::npos) fail(t, "expected key=value after the fields, found '" + shown(t.text) + "'");
       const std::string_view key = t.text.substr(0, eq);
@@ -540,7 +539,7 @@ class NativeParser {
         fail(t, "unknown option '" + shown(key) + "'" + did_you_mean(key, names) + "; valid options: " + valid);
       }
       if (found[k] != nullptr) fail(t, "option '" + shown(key) + "' given twice");
-      Token v;
+      NativeToken v;
       v.column = t.column + eq + 1;
       v.quoted = t.quoted_value;
       v.text = t.text.substr(eq + 1);
@@ -551,7 +550,7 @@ class NativeParser {
     return found;
   }
 
-  void advance_clock(const Token& t, double time) {
+  void advance_clock(const NativeToken& t, double time) {
     if (time < last_time_) {
       fail(t, "time goes backwards: " + shown(t.text) + " after " + format_time(last_time_) +
                   " (entries must be sorted by time)");
@@ -567,7 +566,7 @@ class NativeParser {
   }
 
   void dispatch() {
-    const Token& type = tokens_[0];
+    const NativeToken& type = tokens_[0];
     if (!seen_header_) {
       if (type.quoted || type.text != "kntr") fail(type, "expected 'kntr 1' as the first entry, found '" + shown(type.text) + "' (is this a Kanoko native trace?)");
       expect_positional(2, "kntr VERSION");
@@ -617,7 +616,7 @@ class NativeParser {
     advance_clock(tokens_[1], t);
     Entity e;
     e.id = integer_field(tokens_[2], "node id");
-    std::array<Token, 3> values;
+    std::array<NativeToken, 3> values;
     const auto opt = options<3>({"name", "host", "rank"}, values);
     if (node_index_.find(static_cast<std::uint64_t>(e.id)) != nullptr) {
       fail(tokens_[2], "node " + std::to_string(e.id) + " is declared twice");
@@ -642,7 +641,7 @@ class NativeParser {
     l.a = node_field(tokens_[3]);
     l.b = node_field(tokens_[4]);
     if (l.a == l.b) fail(tokens_[4], "a link must join two different nodes");
-    std::array<Token, 1> values;
+    std::array<NativeToken, 1> values;
     const auto opt = options<1>({"name"}, values);
     if (!link_ids_.emplace(l.id).second) fail(tokens_[2], "link " + std::to_string(l.id) + " is declared twice");
     l.name = opt[0] != nullptr ? std::string(opt[0]->text) : "link" + std::to_string(l.id);
@@ -655,7 +654,7 @@ class NativeParser {
     const double t = time_field(tokens_[1]);
     advance_clock(tokens_[1], t);
     const std::int64_t id = integer_field(tokens_[2], "location id");
-    std::array<Token, 4> values;
+    std::array<NativeToken, 4> values;
     const auto opt = options<4>({"file", "line", "function", "caller"}, values);
     if (location_ids_.count(id) != 0) fail(tokens_[2], "location " + std::to_string(id) + " is declared twice");
     const std::int64_t line = opt[1] != nullptr ? integer_field(*opt[1], "line") : 0;
@@ -665,7 +664,7 @@ class NativeParser {
   }
 
   /// A loc= value: a declared location id → its index (0 for a location with no part known).
-  LocationIndex location_field(const Token& t) const {
+  LocationIndex location_field(const NativeToken& t) const {
     const std::int64_t id = integer_field(t, "location id");
     const auto it = location_ids_.find(id);
     if (it == location_ids_.end()) fail(t, "location " + std::to_string(id) + " is not declared (declare it with a 'loc' entry first)");
@@ -680,7 +679,7 @@ class NativeParser {
     m.src = node_field(tokens_[2]);
     m.dst = node_field(tokens_[3]);
     m.bytes = static_cast<std::uint64_t>(integer_field(tokens_[4], "byte count"));
-    std::array<Token, 3> values;
+    std::array<NativeToken, 3> values;
     const auto opt = options<3>({"tag", "recv", "loc"}, values);
     if (opt[0] != nullptr) m.tag = integer_field(*opt[0], "tag", std::numeric_limits<std::int64_t>::min());
     if (opt[2] != nullptr) m.location = location_field(*opt[2]);
@@ -716,7 +715,7 @@ class NativeParser {
     if (!std::isfinite(s.end_s)) fail(tokens_[3], "state end time overflows");
     if (tokens_[4].text.empty()) fail(tokens_[4], "state name is empty");
     s.name = tokens_[4].text;
-    std::array<Token, 1> values;
+    std::array<NativeToken, 1> values;
     const auto opt = options<1>({"loc"}, values);
     if (opt[0] != nullptr) s.location = location_field(*opt[0]);
     note_time(tokens_[3], s.end_s);
@@ -736,7 +735,7 @@ class NativeParser {
     if (tokens_[4].text.empty()) fail(tokens_[4], "collective name is empty");
     c.name = tokens_[4].text;
     c.bytes = static_cast<std::uint64_t>(integer_field(tokens_[5], "byte count"));
-    std::array<Token, 2> values;
+    std::array<NativeToken, 2> values;
     const auto opt = options<2>({"root", "group"}, values);
     if (opt[0] != nullptr) c.root = static_cast<std::int64_t>(node_field(*opt[0]));
     if (opt[1] != nullptr) c.group = opt[1]->text;
@@ -750,10 +749,10 @@ class NativeParser {
   bool nul_free_ = false;
   mutable std::string time_text_;  ///< the last valid time field (up to 32 bytes) and its value
   mutable double time_value_ = 0;
-  std::vector<Token> tokens_;
+  std::vector<NativeToken> tokens_;
   std::vector<std::string> unescaped_;
   std::size_t positional_ = 0;
-  std::array<Token, 0> empty_values_{};
+  std::array<NativeToken, 0> empty_values_{};
   bool seen_header_ = false;
   double last_time_ = 0;
   double max_time_ = 0;
@@ -767,9 +766,9 @@ class NativeParser {
 };
 
 /// Feeds complete lines from successive chunks to the parser, keeping the partial last line.
-class LineSplitter {
+class NativeLineSplitter {
  public:
-  explicit LineSplitter(NativeParser& p, std::string name) : parser_(p), name_(std::move(name)) {}
+  explicit NativeLineSplitter(NativeParser& p, std::string name) : parser_(p), name_(std::move(name)) {}
 
   void feed(std::string_view chunk) {
     std::size_t pos = 0;
@@ -811,7 +810,7 @@ class LineSplitter {
  private:
   void check_length() const {
     // Bounds memory while a line is still being read; parse_line checks complete lines.
-    if (carry_.size() > kMaxLineBytes) {
+    if (carry_.size() > kMaxTextLineBytes) {
       throw InputError(FileLoc{name_, parser_.next_line_number(), 1},
                        "line is longer than 16 MiB: not a native trace (binary file?)");
     }
@@ -825,7 +824,7 @@ class LineSplitter {
 
 FileLoc read_native_trace_text(std::string_view text, const std::string& name, TraceSink& sink) {
   NativeParser parser(name, sink);
-  LineSplitter splitter(parser, name);
+  NativeLineSplitter splitter(parser, name);
   splitter.feed(text);
   splitter.finish();
   return parser.end_at();
@@ -835,7 +834,7 @@ FileLoc read_native_trace(const std::filesystem::path& path, TraceSink& sink, co
   const std::string name = path.string();
   NativeParser parser(name, sink);
   read_line_batches<std::vector<ScannedLine>>(
-      path, options, kMaxLineBytes, scan_batch, "native trace",
+      path, options, kMaxTextLineBytes, scan_batch, "native trace",
       [&parser](const LineBatch& batch, const std::vector<ScannedLine>& lines, std::int64_t before) {
         std::int64_t line = before;
         for (const ScannedLine& r : lines) {

@@ -82,13 +82,13 @@ struct InstanceDef {
   std::uint64_t scope = 0;
 };
 
-struct PendingSend {
+struct Otf2PendingSend {
   double t;
   std::uint64_t bytes;
   LocationIndex location;  ///< the sender's code location
 };
 struct Pending {
-  std::deque<PendingSend> sends;
+  std::deque<Otf2PendingSend> sends;
   std::deque<double> receives;
 };
 struct MatchKey {
@@ -217,7 +217,7 @@ class Otf2Reader {
       p.receives.pop_front();
       message(t, recv, *src, *dst, bytes, tag, key, location);
     } else {
-      p.sends.push_back(PendingSend{t, bytes, location});
+      p.sends.push_back(Otf2PendingSend{t, bytes, location});
     }
   }
   void receive(OTF2_LocationRef loc, OTF2_TimeStamp time, std::uint32_t sender, OTF2_CommRef comm, std::uint32_t tag) {
@@ -233,7 +233,7 @@ class Otf2Reader {
     const MatchKey key{(std::uint64_t{*src} << 32U) | *dst, comm, tag};
     Pending& p = pending_[key];
     if (!p.sends.empty()) {
-      const PendingSend s = p.sends.front();
+      const Otf2PendingSend s = p.sends.front();
       p.sends.pop_front();
       message(s.t, t, *src, *dst, s.bytes, tag, key, s.location);
     } else {

@@ -30,7 +30,6 @@
 namespace kanoko::trace {
 namespace {
 
-constexpr std::size_t kMaxLineBytes = 16 << 20;
 constexpr std::size_t kMaxDepth = 100000;  ///< state nesting per container and type
 constexpr std::size_t kSmallIds = 4096;  ///< event ids below this are looked up in a vector
 constexpr std::size_t kMaxValueNames = std::size_t{1} << 22U;  ///< distinct state values (memory bound)
@@ -351,7 +350,7 @@ class PendingLinks {
 /// A field of a line: its text (unquoted) and 1-based column, and what a worker thread that
 /// split the line computed from it: the key of its name lookups and, for a time, its value. 32
 /// bytes (the worker writes and the parser reads a few per line: their size is memory traffic).
-struct Token {
+struct PajeToken {
   std::string_view text;
   /// FlatStringIndex::Key's number or digest (kKeyed, kKeyIsNumber), or the bits of a time's
   /// value (kScanned, kIsNumber).
@@ -387,7 +386,7 @@ struct Token {
     flags = static_cast<std::uint8_t>(kScanned | (number ? kIsNumber : 0));
   }
 };
-static_assert(sizeof(Token) == 32);
+static_assert(sizeof(PajeToken) == 32);
 
 /// What a worker computes of the words it splits (split_paje_line with `keys`): every word's
 /// lookup key and the value of every time (digits and a decimal point). The last such word read
@@ -448,7 +447,7 @@ std::size_t word_end(std::string_view text, std::size_t i, std::size_t& digits) 
 /// A worker's part of reading word `t`, whose first `digits` bytes are decimal digits: its lookup
 /// key, or, for digits and a decimal point (a time or other decimal: no name, it needs no key),
 /// its value. `time_field`: the word is the line's first field after the id.
-inline void scan_word(Token& t, std::size_t digits, bool time_field, KeyScan& keys) {
+inline void scan_word(PajeToken& t, std::size_t digits, bool time_field, KeyScan& keys) {
   if (digits == 0 || digits == t.text.size() || t.text[digits] != '.') {
     // key_of reads the value of a word of up to 7 digits only.
     std::size_t value = 0;
@@ -474,7 +473,7 @@ inline void scan_word(Token& t, std::size_t digits, bool time_field, KeyScan& ke
 /// first lexical error, with its column and message, or when the line has more than
 /// `max_tokens` tokens (error nullptr).
 bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, std::size_t shift,
-                     std::vector<Token>& out, std::size_t& stop, std::size_t& error_column, const char*& error,
+                     std::vector<PajeToken>& out, std::size_t& stop, std::size_t& error_column, const char*& error,
                      KeyScan* keys = nullptr, std::size_t max_tokens = std::numeric_limits<std::size_t>::max()) {
   const std::size_t line_first = out.size();  ///< this line's first token
   const std::size_t limit = max_tokens > std::numeric_limits<std::size_t>::max() - out.size()
@@ -510,7 +509,7 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
       if (const std::size_t nul = q.find('\0'); nul != std::string_view::npos) {
         return fail(i + 1 + nul, "binary content (NUL byte): not a text trace");
       }
-      Token& t = out.emplace_back();
+      PajeToken& t = out.emplace_back();
       t.text = q;
       t.column = static_cast<std::uint32_t>(i - begin + 1 + shift);
       i = close + 1;
@@ -523,7 +522,7 @@ bool split_paje_line(std::string_view text, std::size_t begin, std::size_t i, st
     if (j < n && (text[j] == '\0' || text[j] == '"')) {
       return fail(j, text[j] == '\0' ? "binary content (NUL byte): not a text trace" : "unexpected '\"' inside a word");
     }
-    Token& t = out.emplace_back();
+    PajeToken& t = out.emplace_back();
     t.text = text.substr(i, j - i);
     t.column = static_cast<std::uint32_t>(i - begin + 1 + shift);
     if (keys != nullptr) scan_word(t, digits, out.size() - line_first == 2, *keys);
@@ -543,7 +542,7 @@ constexpr std::size_t kPlainLineTokens = 32;
 /// keys and values as split_paje_line, without a pass per word. Writes the tokens to out[0..],
 /// which has room for kPlainLineTokens, and returns their number; or returns -1 (nothing
 /// written) for any other line, which split_paje_line then reads. `stop` is the line's '\n'.
-int split_plain_line(std::string_view text, std::size_t pos, Token* out, KeyScan& keys, std::size_t& stop) {
+int split_plain_line(std::string_view text, std::size_t pos, PajeToken* out, KeyScan& keys, std::size_t& stop) {
 #if defined(__SSE2__)
   if (text.size() - pos < 64) return -1;
   const char* p = text.data() + pos;
@@ -580,7 +579,7 @@ int split_plain_line(std::string_view text, std::size_t pos, Token* out, KeyScan
     const auto e = static_cast<unsigned>(std::countr_zero(ends)) + 1;
     starts &= starts - 1;
     ends &= ends - 1;
-    Token& t = out[count];
+    PajeToken& t = out[count];
     t.text = std::string_view(p + s, e - s);
     t.column = s + 1;
     scan_word(t, static_cast<std::size_t>(std::countr_zero(not_digit >> s)), count == 1, keys);
@@ -612,9 +611,9 @@ struct SplitLine {
 struct SplitBatch {
   /// The batch's tokens are tokens[0 .. used): the vector only grows (its size is its high-water
   /// mark), so that tokens are written once, not zeroed first.
-  std::vector<Token> tokens;
+  std::vector<PajeToken> tokens;
   std::size_t used = 0;
-  std::vector<Token> scratch;  ///< a line split_paje_line reads
+  std::vector<PajeToken> scratch;  ///< a line split_paje_line reads
   std::vector<SplitLine> lines;
 };
 
@@ -624,7 +623,7 @@ constexpr std::size_t kMaxSplitTokens = 4096;
 
 /// Makes `tokens` at least `size` long, with room to double: only the new tokens are written
 /// (a fresh page is touched when the batch's tokens reach it, not before).
-void grow_tokens(std::vector<Token>& tokens, std::size_t size) {
+void grow_tokens(std::vector<PajeToken>& tokens, std::size_t size) {
   if (tokens.capacity() < size) tokens.reserve(2 * size);
   tokens.resize(size);
 }
@@ -681,7 +680,7 @@ void split_paje_batch(const LineBatch& batch, SplitBatch& out) {
     if (!l.split) continue;
     if (l.count == 0) continue;
     // The id's key is its number when it is one without leading zeros (as writers write ids).
-    const Token& id_token = out.tokens[first];
+    const PajeToken& id_token = out.tokens[first];
     const FlatStringIndex::Key key = id_token.key();
     std::size_t id = 0;
     if (id_token.keyed() && key.is_number) {
@@ -735,7 +734,7 @@ class PajeParser {
 
   void parse_line(std::string_view line) {
     ++line_number_;
-    if (line.size() > kMaxLineBytes) fail_at(1, "line is longer than 16 MiB: not a Pajé trace (binary file?)");
+    if (line.size() > kMaxTextLineBytes) fail_at(1, "line is longer than 16 MiB: not a Pajé trace (binary file?)");
     bom_ = 0;
     if (line_number_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") {
       line.remove_prefix(3);
@@ -754,7 +753,7 @@ class PajeParser {
   }
 
   /// Reads line `number` from the tokens a worker split it into (split_paje_batch).
-  void parse_split(std::span<const Token> tokens, std::int32_t small_id, std::int64_t number) {
+  void parse_split(std::span<const PajeToken> tokens, std::int32_t small_id, std::int64_t number) {
     line_number_ = number;
     bom_ = 0;
     tokens_ = tokens;
@@ -866,7 +865,7 @@ class PajeParser {
   [[noreturn]] void fail_at(std::size_t column, const std::string& msg) const {
     throw InputError(FileLoc{name_, std::max<std::int64_t>(line_number_, 1), static_cast<std::int64_t>(column)}, msg);
   }
-  [[noreturn]] void fail(const Token& t, const std::string& msg) const { fail_at(t.column, msg); }
+  [[noreturn]] void fail(const PajeToken& t, const std::string& msg) const { fail_at(t.column, msg); }
 
   void warn_at(Warn w, std::int64_t line) {
     if (warn_count_[w]++ == 0) warn_line_[w] = line;
@@ -889,7 +888,7 @@ class PajeParser {
       if (in_def_ >= 0) return;  // a bare '%' line
       fail_at(1, "expected %EventDef or %EndEventDef");
     }
-    const Token& first = tokens_[0];
+    const PajeToken& first = tokens_[0];
     if (first.text == "EventDef") {
       if (in_def_ >= 0) fail(first, "%EventDef inside another %EventDef block (missing %EndEventDef?)");
       if (tokens_.size() < 3) fail_at(tokens_.back().column + tokens_.back().text.size(), "missing field: expected '%EventDef NAME ID'");
@@ -956,11 +955,11 @@ class PajeParser {
 
   // ---- body ----
 
-  const Token& field(const EventDef& d, Field f) const { return tokens_[static_cast<std::size_t>(d.pos[f]) + 1]; }
+  const PajeToken& field(const EventDef& d, Field f) const { return tokens_[static_cast<std::size_t>(d.pos[f]) + 1]; }
   bool has(const EventDef& d, Field f) const { return d.pos[f] >= 0 && static_cast<std::size_t>(d.pos[f]) < line_fields_; }
 
   double time_of(const EventDef& d) {
-    const Token& t = field(d, fTime);
+    const PajeToken& t = field(d, fTime);
     double v = 0;
     if (t.scanned()) {
       v = t.number();
@@ -998,7 +997,7 @@ class PajeParser {
     return v;
   }
 
-  double number(const Token& t, const char* what) const {
+  double number(const PajeToken& t, const char* what) const {
     double v = t.number();
     if (!(t.scanned() ? t.is_number() : parse_double(t.text, v)) || !std::isfinite(v)) {
       fail(t, std::string("expected ") + what + ", found '" + shown(t.text) + "'");
@@ -1008,8 +1007,8 @@ class PajeParser {
 
   /// `t` in a name index, with the key a worker computed when it did. A small number's lookup is
   /// inlined here; the rest is flattened (the index's find, alone, is not inlined).
-  static const std::uint32_t* lookup(const FlatStringIndex& index, const Token& t) {
-    if ((t.flags & (Token::kKeyed | Token::kKeyIsNumber)) == (Token::kKeyed | Token::kKeyIsNumber)) {
+  static const std::uint32_t* lookup(const FlatStringIndex& index, const PajeToken& t) {
+    if ((t.flags & (PajeToken::kKeyed | PajeToken::kKeyIsNumber)) == (PajeToken::kKeyed | PajeToken::kKeyIsNumber)) {
       // A small number (SimGrid's aliases): an array index, inlined here.
       FlatStringIndex::Key k;
       k.is_number = true;
@@ -1018,11 +1017,11 @@ class PajeParser {
     }
     return lookup_named(index, t);
   }
-  [[gnu::flatten, gnu::noinline]] static const std::uint32_t* lookup_named(const FlatStringIndex& index, const Token& t) {
+  [[gnu::flatten, gnu::noinline]] static const std::uint32_t* lookup_named(const FlatStringIndex& index, const PajeToken& t) {
     return t.keyed() ? index.find(t.text, t.key()) : index.find(t.text);
   }
 
-  int find_type(const Token& t) {
+  int find_type(const PajeToken& t) {
     const std::uint32_t* found = lookup(type_index_, t);
     if (found == nullptr) {
       warn(wUndeclaredType);
@@ -1030,7 +1029,7 @@ class PajeParser {
     }
     return static_cast<int>(*found);
   }
-  [[gnu::always_inline]] int find_container(const Token& t) {
+  [[gnu::always_inline]] int find_container(const PajeToken& t) {
     // An alias names a container before a name does: SimGrid's MSG traces call a host "3" by
     // alias and a network link "3" by name.
     const std::uint32_t* found = lookup(container_alias_, t);
@@ -1043,7 +1042,7 @@ class PajeParser {
   }
 
   void body_line() {
-    const Token& id = tokens_[0];
+    const PajeToken& id = tokens_[0];
     int index = 0;
     if (small_id_ >= 0) {
       index = small_ids_[static_cast<std::size_t>(small_id_)];
@@ -1066,7 +1065,7 @@ class PajeParser {
       // its header declares.
       warn(wMissingSize);
     } else if (have < d.field_count) {
-      const Token& last = tokens_.back();
+      const PajeToken& last = tokens_.back();
       fail_at(last.column + last.text.size(), "missing field: " + d.name + " takes " + std::to_string(d.field_count) +
                                                   " fields, found " + std::to_string(have));
     }
@@ -1091,7 +1090,7 @@ class PajeParser {
     }
     // A line at the time of the line before (SimGrid writes runs of them: 1000 distinct times in
     // the 850 880 lines of the halo trace) needs none of time_of's checks.
-    const Token& time = field(d, fTime);
+    const PajeToken& time = field(d, fTime);
     const double t = time.scanned() && time.is_number() && seen_time_ && time.number() == last_time_ ? last_time_
                                                                                                         : time_of(d);
     if (!decided_ && (d.ev == Ev::SetState || d.ev == Ev::PushState || d.ev == Ev::PopState || d.ev == Ev::ResetState)) {
@@ -1164,7 +1163,7 @@ class PajeParser {
   }
 
   /// The index of a value's text among the value names.
-  std::uint32_t intern(const Token& t) {
+  std::uint32_t intern(const PajeToken& t) {
     if (const std::uint32_t* id = lookup(value_ids_, t)) return *id;
     if (value_names_.size() >= kMaxValueNames) fail(t, "more than " + std::to_string(kMaxValueNames) + " distinct state values");
     const auto id = static_cast<std::uint32_t>(value_names_.size());
@@ -1174,7 +1173,7 @@ class PajeParser {
   }
 
   /// The name a state's Value field gives: an entity value's name when the field is its alias.
-  std::uint32_t state_value(int type, const Token& t) {
+  std::uint32_t state_value(int type, const PajeToken& t) {
     const std::uint32_t id = intern(t);
     if (entity_values_.size() == 0) return id;
     const std::uint32_t* name = entity_values_.find(value_key(type, id));
@@ -1749,8 +1748,8 @@ class PajeParser {
   std::int64_t end_line_ = 0;    ///< the first line at the latest time (0: no time past 0)
   std::size_t end_column_ = 0;
   std::size_t bom_ = 0;
-  std::span<const Token> tokens_;  ///< the line's tokens: token_store_'s or a worker's
-  std::vector<Token> token_store_;
+  std::span<const PajeToken> tokens_;  ///< the line's tokens: token_store_'s or a worker's
+  std::vector<PajeToken> token_store_;
   std::int32_t small_id_ = kIdUnknown;  ///< the line's event id as a worker read it
   std::size_t line_fields_ = 0;  ///< fields of the body line being read (after the id)
   std::vector<EventDef> defs_;
@@ -1794,9 +1793,9 @@ class PajeParser {
 };
 
 /// Feeds complete lines from successive chunks to the parser, keeping the partial last line.
-class LineSplitter {
+class PajeLineSplitter {
  public:
-  LineSplitter(PajeParser& p, std::string name) : parser_(p), name_(std::move(name)) {}
+  PajeLineSplitter(PajeParser& p, std::string name) : parser_(p), name_(std::move(name)) {}
 
   void feed(std::string_view chunk) {
     std::size_t pos = 0;
@@ -1804,7 +1803,7 @@ class LineSplitter {
       const char* nl = static_cast<const char*>(std::memchr(chunk.data() + pos, '\n', chunk.size() - pos));
       if (nl == nullptr) {
         carry_.append(chunk.substr(pos));
-        if (carry_.size() > kMaxLineBytes) {
+        if (carry_.size() > kMaxTextLineBytes) {
           throw InputError(FileLoc{name_, parser_.next_line_number(), 1},
                            "line is longer than 16 MiB: not a Pajé trace (binary file?)");
         }
@@ -1845,7 +1844,7 @@ std::uint64_t PajeSummary::warning_count() const {
 PajeSummary read_paje_trace_text(std::string_view text, const std::string& name, TraceSink& sink,
                                  const PajeOptions& options) {
   PajeParser parser(name, sink, options);
-  LineSplitter splitter(parser, name);
+  PajeLineSplitter splitter(parser, name);
   splitter.feed(text);
   return splitter.finish();
 }
@@ -1854,13 +1853,13 @@ PajeSummary read_paje_trace(const std::filesystem::path& path, TraceSink& sink, 
   const std::string name = path.string();
   PajeParser parser(name, sink, options);
   read_line_batches<SplitBatch>(
-      path, options.read, kMaxLineBytes, split_paje_batch, "Pajé trace",
+      path, options.read, kMaxTextLineBytes, split_paje_batch, "Pajé trace",
       [&parser](const LineBatch& batch, const SplitBatch& split, std::int64_t before) {
         std::int64_t line = before;
         for (const SplitLine& l : split.lines) {
           ++line;
           if (l.split) {
-            parser.parse_split(std::span<const Token>(split.tokens).subspan(l.first, l.count), l.small_id, line);
+            parser.parse_split(std::span<const PajeToken>(split.tokens).subspan(l.first, l.count), l.small_id, line);
           } else {
             parser.parse_line_numbered(std::string_view(batch.text).substr(l.offset, l.length), line);
           }

@@ -25,19 +25,18 @@
 namespace kanoko::trace {
 namespace {
 
-constexpr std::size_t kMaxLineBytes = 16 << 20;
 constexpr std::size_t kMaxRanks = std::size_t{1} << 20U;
 constexpr std::size_t kBufferBudget = std::size_t{16} << 20U;  ///< read buffers of all ranks together
 constexpr double kMaxVolume = 1e30;                            ///< flops or bytes an action may name
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-struct Token {
+struct TiToken {
   std::string_view text;
   std::size_t column;
 };
 
-void tokenize(std::string_view line, std::vector<Token>& out) {
+void tokenize(std::string_view line, std::vector<TiToken>& out) {
   out.clear();
   std::size_t i = 0;
   while (i < line.size()) {
@@ -47,7 +46,7 @@ void tokenize(std::string_view line, std::vector<Token>& out) {
     }
     std::size_t j = i;
     while (j < line.size() && !is_blank(line[j])) ++j;
-    out.push_back(Token{line.substr(i, j - i), i + 1});
+    out.push_back(TiToken{line.substr(i, j - i), i + 1});
     i = j;
   }
 }
@@ -99,9 +98,9 @@ bool find_action(std::string_view name, Act& out) {
 /// The lines of one rank: a whole file (index form) or the lines of one rank in a shared file.
 /// Reads through a small buffer with pread, reopening the file per refill, so that thousands of
 /// ranks need neither thousands of descriptors nor the whole file in memory.
-class Source {
+class TiSource {
  public:
-  Source(std::string name, std::filesystem::path path, std::string_view memory, std::int64_t only_rank,
+  TiSource(std::string name, std::filesystem::path path, std::string_view memory, std::int64_t only_rank,
          std::uint64_t offset, std::int64_t line, std::size_t buffer_bytes)
       : name_(std::move(name)), path_(std::move(path)), memory_(memory), only_rank_(only_rank), offset_(offset),
         line_(line - 1), buffer_bytes_(buffer_bytes) {}
@@ -156,7 +155,7 @@ class Source {
       }
       buffer_.erase(0, pos_);
       pos_ = 0;
-      if (buffer_.size() > kMaxLineBytes) {
+      if (buffer_.size() > kMaxTextLineBytes) {
         throw InputError(FileLoc{name_, line_ + 1, 1}, "line is longer than 16 MiB: not a TI trace (binary file?)");
       }
       refill();
@@ -207,7 +206,7 @@ struct Request {
 };
 
 /// A send waiting for its receive.
-struct PendingSend {
+struct TiPendingSend {
   std::int64_t tag;
   double arrival;
   std::uint64_t bytes;
@@ -229,7 +228,7 @@ enum class Status : std::uint8_t { Ready, Blocked, Done };
 
 struct Rank {
   std::int64_t id = 0;
-  std::unique_ptr<Source> source;
+  std::unique_ptr<TiSource> source;
   double clock = 0;
   Status status = Status::Ready;
   double block_start = 0;
@@ -276,7 +275,7 @@ class Replay {
     check(options_.latency_s, true, "a latency of");
   }
 
-  void add_rank(std::int64_t id, std::unique_ptr<Source> source) {
+  void add_rank(std::int64_t id, std::unique_ptr<TiSource> source) {
     Rank r;
     r.id = id;
     r.source = std::move(source);
@@ -334,14 +333,14 @@ class Replay {
  private:
   // ---- parsing helpers ----
 
-  [[noreturn]] void fail(const Token& t, const std::string& msg) const { throw InputError(loc(t), msg); }
-  [[nodiscard]] FileLoc loc(const Token& t) const {
+  [[noreturn]] void fail(const TiToken& t, const std::string& msg) const { throw InputError(loc(t), msg); }
+  [[nodiscard]] FileLoc loc(const TiToken& t) const {
     return FileLoc{cur_->source->name(), cur_->source->line(), static_cast<std::int64_t>(t.column)};
   }
   [[nodiscard]] FileLoc line_loc() const { return FileLoc{cur_->source->name(), cur_->source->line(), 1}; }
 
   double volume(std::size_t k, const char* what) const {
-    const Token& t = tokens_[k];
+    const TiToken& t = tokens_[k];
     double v = 0;
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size() || !std::isfinite(v)) {
@@ -352,7 +351,7 @@ class Replay {
   }
 
   std::int64_t integer(std::size_t k, const char* what) const {
-    const Token& t = tokens_[k];
+    const TiToken& t = tokens_[k];
     std::int64_t v = 0;
     const auto r = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
     if (r.ec != std::errc() || r.ptr != t.text.data() + t.text.size()) {
@@ -384,7 +383,7 @@ class Replay {
   void args(std::size_t min, std::size_t max, const char* usage) const {
     const std::size_t have = tokens_.size() - 2;
     if (have < min) {
-      const Token& last = tokens_.back();
+      const TiToken& last = tokens_.back();
       throw InputError(FileLoc{cur_->source->name(), cur_->source->line(), static_cast<std::int64_t>(last.column + last.text.size())},
                        "too few arguments: expected '" + std::string(usage) + "'");
     }
@@ -446,7 +445,7 @@ class Replay {
       cur_->status = Status::Done;
       return;
     }
-    if (line.size() > kMaxLineBytes) {
+    if (line.size() > kMaxTextLineBytes) {
       throw InputError(line_loc(), "line is longer than 16 MiB: not a TI trace (binary file?)");
     }
     if (const void* nul = std::memchr(line.data(), '\0', line.size())) {
@@ -680,7 +679,7 @@ class Replay {
         return arrival;
       }
     }
-    unmatched_[key].push_back(PendingSend{tag, arrival, b, line_loc()});
+    unmatched_[key].push_back(TiPendingSend{tag, arrival, b, line_loc()});
     return arrival;
   }
 
@@ -692,7 +691,7 @@ class Replay {
     auto uit = unmatched_.find(key);
     if (uit != unmatched_.end()) {
       auto& list = uit->second;
-      const auto m = std::find_if(list.begin(), list.end(), [&](const PendingSend& s) { return tags_match(s.tag, tag); });
+      const auto m = std::find_if(list.begin(), list.end(), [&](const TiPendingSend& s) { return tags_match(s.tag, tag); });
       if (m != list.end()) {
         request(i, id)->done = std::max(r.clock, m->arrival);
         list.erase(m);
@@ -879,7 +878,7 @@ class Replay {
     // Reported at the earliest unmatched send (the map's order is arbitrary).
     std::vector<const FileLoc*> sends;
     for (const auto& [key, list] : unmatched_) {
-      for (const PendingSend& s : list) sends.push_back(&s.where);
+      for (const TiPendingSend& s : list) sends.push_back(&s.where);
     }
     std::sort(sends.begin(), sends.end(), [](const FileLoc* a, const FileLoc* b) {
       return std::tie(a->file, a->line) < std::tie(b->file, b->line);
@@ -902,8 +901,8 @@ class Replay {
   using ReadyEntry = std::pair<double, std::size_t>;
   std::priority_queue<ReadyEntry, std::vector<ReadyEntry>, std::greater<>> ready_;
   Rank* cur_ = nullptr;
-  std::vector<Token> tokens_;
-  std::unordered_map<std::uint64_t, std::deque<PendingSend>> unmatched_;
+  std::vector<TiToken> tokens_;
+  std::unordered_map<std::uint64_t, std::deque<TiPendingSend>> unmatched_;
   std::unordered_map<std::uint64_t, std::deque<PostedRecv>> posted_;
   PendingCollective coll_;
   std::uint64_t next_request_ = 1;
@@ -916,12 +915,12 @@ std::vector<std::string_view> first_words(std::string_view text, std::size_t max
   while (pos < text.size() && lines.size() < max_lines) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
-    std::vector<Token> toks;
+    std::vector<TiToken> toks;
     tokenize(text.substr(pos, end - pos), toks);
     pos = end + 1;
     if (toks.empty()) continue;
     std::vector<std::string_view> words;
-    for (const Token& t : toks) words.push_back(t.text);
+    for (const TiToken& t : toks) words.push_back(t.text);
     lines.push_back(std::move(words));
   }
   return lines.empty() ? std::vector<std::string_view>{} : lines.front();
@@ -989,7 +988,7 @@ SimgridTiSummary replay_single(const std::string& name, const std::filesystem::p
   Replay replay(sink, options, name);
   const std::size_t buf = buffer_for(starts.size());
   for (const RankStart& s : starts) {
-    replay.add_rank(s.id, std::make_unique<Source>(name, path, memory, s.id, s.offset, s.line, buf));
+    replay.add_rank(s.id, std::make_unique<TiSource>(name, path, memory, s.id, s.offset, s.line, buf));
   }
   return replay.run(false);
 }
@@ -1003,7 +1002,7 @@ std::vector<std::pair<std::filesystem::path, std::string>> index_files(const std
   std::int64_t line = 0;
   for_each_file_line(index, [&](std::string_view l) {
     ++line;
-    std::vector<Token> toks;
+    std::vector<TiToken> toks;
     tokenize(l, toks);
     if (toks.empty()) return;
     if (toks.size() > 1) {
@@ -1035,14 +1034,14 @@ std::vector<std::pair<std::filesystem::path, std::string>> index_files(const std
 SimgridTiSummary replay_index(const std::filesystem::path& index, TraceSink& sink, const SimgridTiOptions& options) {
   const std::string name = index.string();
   const auto files = index_files(index);
-  // A compressed action file is read from a decompressed temporary copy (Source reads at offsets).
+  // A compressed action file is read from a decompressed temporary copy (TiSource reads at offsets).
   std::vector<PlainFile> plain;
   plain.reserve(files.size());
-  for (const auto& f : files) plain.emplace_back(f.first, kMaxLineBytes, "TI trace");
+  for (const auto& f : files) plain.emplace_back(f.first, kMaxTextLineBytes, "TI trace");
   Replay replay(sink, options, name);
   const std::size_t buf = buffer_for(files.size());
   for (std::size_t r = 0; r < files.size(); ++r) {
-    replay.add_rank(static_cast<std::int64_t>(r), std::make_unique<Source>(files[r].second, plain[r].path(),
+    replay.add_rank(static_cast<std::int64_t>(r), std::make_unique<TiSource>(files[r].second, plain[r].path(),
                                                                              std::string_view{}, -1, 0, 1, buf));
   }
   return replay.run(true);
@@ -1097,7 +1096,7 @@ SimgridTiSummary read_simgrid_ti_trace(const std::filesystem::path& path, TraceS
   if (is_ti_index(path)) return replay_index(path, sink, options);
   // A compressed action file is read from a decompressed temporary copy (its ranks are read at
   // independent offsets).
-  const PlainFile plain(path, kMaxLineBytes, "TI trace");
+  const PlainFile plain(path, kMaxTextLineBytes, "TI trace");
   return replay_single(path.string(), plain.path(), {}, sink, options);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -61,12 +62,16 @@ inline bool parse_double(std::string_view s, double& out) {
 /// User text for an error message: at most 40 bytes, control characters escaped (escaped_excerpt).
 std::string shown(std::string_view s);
 
+/// The longest line a text trace reader takes ("line is longer than 16 MiB: not a … (binary
+/// file?)"): a longer one is a file of another kind.
+inline constexpr std::size_t kMaxTextLineBytes = std::size_t{16} << 20U;
+
 /// Splits successive chunks of a text file into lines (without the '\n'; a '\r' before it is
 /// kept), carrying a partial last line over to the next chunk. A line longer than `max_bytes` is
 /// refused with an InputError at its line number.
 class ChunkLineSplitter {
  public:
-  ChunkLineSplitter(std::string name, std::function<void(std::string_view)> on_line, std::size_t max_bytes = 16 << 20);
+  ChunkLineSplitter(std::string name, std::function<void(std::string_view)> on_line, std::size_t max_bytes = kMaxTextLineBytes);
   void feed(std::string_view chunk);
   /// Passes the last line if the file does not end with a newline.
   void finish();

@@ -10,8 +10,6 @@ namespace kanoko::views {
 
 namespace {
 
-std::size_t cls_index(StateClass c) { return static_cast<std::size_t>(c); }
-
 // Column of time t in a window of `columns` columns starting at t0 (width cw): -1 before the
 // window, `columns` after it.
 std::int32_t column_of(double t, double t0, double t1, double cw, std::size_t columns) {

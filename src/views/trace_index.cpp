@@ -36,8 +36,6 @@ StateClass class_of(trace::StateCategory c) {
   }
 }
 
-std::size_t cls_index(StateClass c) { return static_cast<std::size_t>(c); }
-
 // Adds the traffic of `from` into the sorted list `into`.
 void merge_traffic(std::vector<PairAgg>& into, const std::vector<PairAgg>& from) {
   if (from.empty()) return;

@@ -33,6 +33,8 @@ using trace::EntityIndex;
 enum class StateClass : std::uint8_t { Busy = 0, Overhead = 1, Idle = 2, None = 3 };
 /// Classes with seconds in ClassSeconds (None is the range's remainder).
 inline constexpr std::size_t kClassCount = 3;
+/// A class's index into ClassSeconds and the per-class arrays.
+constexpr std::size_t cls_index(StateClass c) { return static_cast<std::size_t>(c); }
 /// "busy", "overhead", "idle", "no state".
 const char* class_name(StateClass c);
 

@@ -8,7 +8,7 @@
 #include "src/base/background.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 int own_nice() { return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())); }
 

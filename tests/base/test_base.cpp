@@ -22,7 +22,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // ------------------------------------------------------------------------------------------------
 // Suggestions

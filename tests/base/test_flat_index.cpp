@@ -10,7 +10,7 @@
 #include "src/base/flat_index.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(FlatIndex, AgreesWithUnorderedMapThroughGrowthAndClears) {
   std::mt19937_64 rng(7);

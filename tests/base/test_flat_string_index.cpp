@@ -9,7 +9,7 @@
 #include "src/base/flat_index.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Keys of up to 23 letters from `alphabet` (digits: decimal names, some with leading zeros or
 /// too large for the direct array).

@@ -9,7 +9,7 @@
 #include <string>
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(TestHarness, EveryTestGetsTheWholeEnvironmentOfTheSuite) {
   const char* drivers = std::getenv("ALSOFT_DRIVERS");

@@ -8,7 +8,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string be32(std::uint32_t v) {
   return {static_cast<char>(v >> 24U), static_cast<char>((v >> 16U) & 0xFFU), static_cast<char>((v >> 8U) & 0xFFU),

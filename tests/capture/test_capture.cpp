@@ -25,7 +25,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::test {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Open MPI refuses root and more ranks than cores unless told; CI runs as root on 2 cores.
 class MpiEnvironment : public ::testing::Environment {

@@ -15,7 +15,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::test {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;

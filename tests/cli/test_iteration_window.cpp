@@ -10,7 +10,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(IterationWindow, InitAndSimulateFollowTheMarkers) {
   test::TempDir dir;

@@ -19,7 +19,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::kanoko_binary;
 using test::run_program;

@@ -14,7 +14,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::test {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using Clock = std::chrono::steady_clock;
 

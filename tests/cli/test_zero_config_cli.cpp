@@ -9,7 +9,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string smpi(const std::string& name) { return (test::source_dir() / "traces" / "smpi" / (name + ".trace")).string(); }
 

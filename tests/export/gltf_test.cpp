@@ -17,7 +17,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::read_text;
 using test::run_kanoko;

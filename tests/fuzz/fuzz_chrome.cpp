@@ -11,10 +11,6 @@
 #include "src/trace/chrome_reader.hpp"
 #include "src/trace/timeline.hpp"
 
-namespace {
-volatile double g_sink;  // results go here so that the reads cannot be optimised away
-}  // namespace
-
 void kanoko::fuzz::run_chrome(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {

@@ -25,7 +25,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-volatile double g_sink;  // results go here so that the reads cannot be optimised away
 
 /// A private copy of the seed archive in a temporary folder, removed when the process exits.
 class ArchiveCopy {

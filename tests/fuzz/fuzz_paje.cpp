@@ -10,11 +10,6 @@
 #include "src/trace/paje_reader.hpp"
 #include "src/trace/timeline.hpp"
 
-// Results go here so that the reads cannot be optimised away.
-namespace {
-volatile double g_sink;
-}  // namespace
-
 void kanoko::fuzz::run_paje(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {

@@ -13,11 +13,6 @@
 #include "src/trace/timeline.hpp"
 #include "tests/trace/mutation.hpp"
 
-// Results go here so that the reads cannot be optimised away.
-namespace {
-volatile double g_sink;
-}  // namespace
-
 void kanoko::fuzz::run_paraver(const std::uint8_t* data, std::size_t size) {
   const auto [prv, pcf, row] =
       kanoko::trace::testing::split_paraver_bundle(std::string_view(reinterpret_cast<const char*>(data), size));

@@ -21,13 +21,6 @@
 #include "src/trajectory/trajectory.hpp"
 #include "tests/trajectory/reseal.hpp"
 
-namespace {
-
-// Results go here so that the reads cannot be optimised away.
-volatile double g_sink;
-
-}  // namespace
-
 void kanoko::fuzz::run_trajectory(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return;
   const std::uint8_t control = data[0];

@@ -14,17 +14,13 @@
 #include "src/views/trace_index.hpp"
 #include "src/views/view.hpp"
 
-namespace {
-volatile std::size_t g_sink;
-}  // namespace
-
 void kanoko::fuzz::run_views(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return;
   const std::uint8_t flags = data[0];
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   try {
     if ((flags & 1U) != 0U) {
-      g_sink = kanoko::views::parse_view_groups(text, "fuzz.toml").size();
+      g_count_sink = kanoko::views::parse_view_groups(text, "fuzz.toml").size();
       return;
     }
     kanoko::views::IndexOptions options;
@@ -36,7 +32,7 @@ void kanoko::fuzz::run_views(const std::uint8_t* data, std::size_t size) {
     if (index.entity_count() > 64) return;  // keep each input cheap
     const double t0 = index.begin_s;
     const double t1 = index.end_s > t0 ? index.end_s : t0 + 1;
-    g_sink = kanoko::views::state_columns(index, t0, t1, 7).cells.size() +
+    g_count_sink = kanoko::views::state_columns(index, t0, t1, 7).cells.size() +
              kanoko::views::bundle_messages(index, t0, t1, 7).messages +
              kanoko::views::compute_matrix(index, t0, t1).max_messages +
              kanoko::views::compute_summary(index).rows.size() +
@@ -45,8 +41,8 @@ void kanoko::fuzz::run_views(const std::uint8_t* data, std::size_t size) {
     state.selection.entity = 0;
     for (const auto& name : kanoko::views::view_names()) {
       const auto view = kanoko::views::make_view(name);
-      g_sink = g_sink + kanoko::views::render_view_image(*view, index, state, 64, 48).pixels.size();
-      g_sink = g_sink + (view->pick(20, 30, kanoko::views::Rect{0, 0, 64, 48}, index, state).has_entity() ? 1U : 0U);
+      g_count_sink = g_count_sink + kanoko::views::render_view_image(*view, index, state, 64, 48).pixels.size();
+      g_count_sink = g_count_sink + (view->pick(20, 30, kanoko::views::Rect{0, 0, 64, 48}, index, state).has_entity() ? 1U : 0U);
     }
   } catch (const kanoko::InputError&) {
   }

@@ -14,6 +14,10 @@
 
 namespace kanoko::fuzz {
 
+/// Where a target leaves what it read, so that the reads cannot be optimised away.
+inline volatile double g_sink = 0;
+inline volatile std::size_t g_count_sink = 0;
+
 /// A native trace (.kntr) into a timeline (fuzz_native_trace.cpp).
 void run_native_trace(const std::uint8_t* data, std::size_t size);
 /// A Pajé trace into a timeline (fuzz_paje.cpp).

@@ -17,7 +17,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::ingest {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 namespace fs = std::filesystem;
 

@@ -12,7 +12,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::ingest {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using mapping::parse_mapping_text;
 

@@ -15,7 +15,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::ingest {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// A native trace of two nodes and `messages` messages from 0 to 1, one every 0.1 s.
 std::string two_nodes(int messages) {

@@ -18,7 +18,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 using namespace ::kanoko::ingest;  // NOLINT
 
 const std::string kForce = "[forces.friction]\nbeta = 1\n";

@@ -13,7 +13,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::ingest {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// A healthy native trace: 4 ranks in a ring, each computing and sending every 10 ms for 2 s.
 std::string healthy_trace(bool sizes = true, bool states = true, double late_event_s = -1) {
@@ -185,7 +185,7 @@ TEST(IngestInference, TimeIndependentReplayRatesComeFromTheMapping) {
 }  // namespace kanoko::ingest
 
 namespace kanoko::ingest {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(InferredLabels, NamesShowOnSmallRunsAndStayOffOnBigOnes) {
   // 16 ranks keep their names on screen; 200 would cover the picture with text.

@@ -5,7 +5,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string mapping_file(const std::string& name) { return (test::source_dir() / "mappings" / name).string(); }
 std::string trace_file(const std::string& name) { return (test::source_dir() / "traces" / name).string(); }

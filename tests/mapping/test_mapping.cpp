@@ -12,7 +12,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 const std::string kName = "m.toml";
 // A force, so that a mapping is complete; appended where a test is about something else.

@@ -8,7 +8,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Keys documented in the reference: rows "| `key` |" under headings "## [section]".
 std::set<std::string> documented_keys() {

@@ -14,7 +14,7 @@
 #include "tests/trace/mutation.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 Mapping parse(const std::string& text) { return parse_mapping_text(text, "m.toml"); }
 

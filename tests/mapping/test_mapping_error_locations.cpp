@@ -10,7 +10,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(MappingErrorLocations, EveryErrorOnMutatedMappingsIsLocated) {
   std::vector<std::pair<std::string, std::string>> seeds;

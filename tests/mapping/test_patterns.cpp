@@ -11,7 +11,7 @@
 #include "tests/support/input_error.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 const std::string kForce = "\n[forces.friction]\nbeta = 1\n";
 

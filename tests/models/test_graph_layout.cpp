@@ -16,7 +16,7 @@
 #include "tests/support/graph_families.hpp"
 
 namespace kanoko::models {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::random_geometric_graph;
 using test::random_tree;

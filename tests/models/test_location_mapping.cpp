@@ -14,7 +14,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::models {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::filesystem::path late_trace() { return test::source_dir() / "traces" / "smpi" / "late4-locations.trace"; }
 

@@ -17,7 +17,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::models {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::node_lines;
 using test::timeline_from_text;

@@ -7,7 +7,7 @@
 #include "models/shape_metrics.hpp"
 
 namespace kanoko::models {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 Eigen::Matrix3Xd cube() {
   Eigen::Matrix3Xd x(3, 8);

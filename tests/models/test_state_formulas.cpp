@@ -11,7 +11,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::models {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // Intervals of 0.1 s. Body a: compute 0–0.02, send 0.02–0.07, idle 0.07–0.1, recv 0.1–0.2.
 // Body b: compute 0–0.2.

@@ -14,7 +14,7 @@
 #include "tests/support/model_fixtures.hpp"
 
 namespace kanoko::models {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::node_lines;
 using test::timeline_from_text;

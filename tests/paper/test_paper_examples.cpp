@@ -21,7 +21,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::test {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Simulates a shipped trace with a shipped mapping (optionally with extra mapping text appended
 /// to override parameters for a control run) and returns its shape summary. Results are cached

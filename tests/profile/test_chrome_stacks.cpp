@@ -10,7 +10,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::profile {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 struct Read {
   trace::ReadReport report;

@@ -9,7 +9,7 @@
 #include "src/profile/profile.hpp"
 
 namespace kanoko::profile {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 LocatedOptions options(std::size_t quantities, double interval_s) {
   LocatedOptions o;

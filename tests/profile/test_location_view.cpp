@@ -13,7 +13,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::profile {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::filesystem::path late4() { return test::source_dir() / "traces/smpi/late4-locations.trace"; }
 
@@ -126,7 +126,7 @@ TEST(LocationView, ATraceWithoutLocationsSaysHowToRecordThem) {
 }  // namespace kanoko::profile
 
 namespace kanoko::profile {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(LocationView, RowsSortByAnyColumnEitherWay) {
   Profile p;
@@ -159,7 +159,7 @@ TEST(LocationView, RowsSortByAnyColumnEitherWay) {
 }  // namespace kanoko::profile
 
 namespace kanoko::profile {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(LocationView, InspectLinesPutTheLocationFirstAndCutLongOnesWhole) {
   Profile p;

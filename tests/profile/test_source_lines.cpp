@@ -13,7 +13,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::profile {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 namespace fs = std::filesystem;
 using Status = SourceExcerpt::Status;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(Dial, FractionOfTheRun) {
   EXPECT_DOUBLE_EQ(dial_fraction(0.0, 0.0, 10.0), 0.0);

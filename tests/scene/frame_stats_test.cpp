@@ -10,7 +10,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(FrameStats, PercentilesByNearestRank) {
   EXPECT_EQ(percentile_s({}, 99), 0.0);

@@ -20,7 +20,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::scene::layers {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // Three bodies (red, green, blue) with a spring red–green and one green–blue.
 trajectory::Metadata three_bodies() {

@@ -14,7 +14,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::TempDir;
 
@@ -113,7 +113,7 @@ void expect_tiny_run_picture(const osg::Image& image, const CameraMatrices& cam,
 // Readable parameter values in test output ("egl" rather than a byte dump).
 void PrintTo(Backend b, std::ostream* out) { *out << backend_name(b); }
 
-namespace {
+namespace KANOKO_UNITY_ID {
 
 class RenderTest : public ::testing::TestWithParam<Backend> {
  protected:

@@ -6,7 +6,7 @@
 #include <vector>
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(ReplayClock, DefaultSpeedPlaysTheRunInAboutTwentySeconds) {
   EXPECT_DOUBLE_EQ(ReplayClock::default_speed(0.0, 40.0), 2.0);
@@ -145,7 +145,7 @@ TEST(ReplayClock, StepFramesMovesBetweenStoredFramesAndPauses) {
 }  // namespace kanoko::scene
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // A run still being simulated: frames only up to the frontier.
 TEST(ReplayClock, PlayingHoldsAtTheFrontierWithoutPausingAndGoesOnWhenItMoves) {

@@ -25,7 +25,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using mapping::tunables;
 using sim::Resimulation;

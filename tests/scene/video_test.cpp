@@ -13,7 +13,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::TempDir;
 

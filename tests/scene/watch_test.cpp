@@ -23,7 +23,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::TempDir;
 namespace fs = std::filesystem;
@@ -268,7 +268,7 @@ TEST(WatchView, AnIncompleteRunWithoutItsWriterIsSaidToHaveStoppedAfterTheTimeOu
 }  // namespace kanoko::scene
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(WatchView, BadOptionsAndScriptLinesAreOneLocatedLine) {
   const auto r = test::run_kanoko({"view", "x.kntj", "--stall-timeout", "0"});
@@ -292,7 +292,7 @@ TEST(WatchView, BadOptionsAndScriptLinesAreOneLocatedLine) {
 }  // namespace kanoko::scene
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // The cache of `kanoko view TRACE` never takes a run left incomplete for a finished one.
 TEST(WatchView, AnIncompleteCachedRunIsSimulatedAgain) {

@@ -18,7 +18,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::share {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 namespace fs = std::filesystem;
 using test::run_kanoko;

@@ -18,7 +18,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 
 /// The ring mapping with `dt` (line 4, value at column 6) and `settle` (line 6, column 10).

@@ -14,7 +14,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// A ring of 4 ranks, 0.5 s traced and 8 s of settling: 171 frames, blocks of 64, 64 and 43.
 struct LongRun {

@@ -14,7 +14,7 @@
 #include "tests/support/sim_fixture.hpp"
 
 namespace kanoko::sim {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// A ring of `n` bodies with traffic for 1 s of trace time and `settle` s of settling.
 test::SimFixture ring_run(int n, double settle_s) {

@@ -13,7 +13,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sim {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 

@@ -8,7 +8,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::mapping {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string error_of(const std::string& audio) {
   try {

@@ -9,7 +9,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sonify {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 CueRule load_rule(double lo, double hi, double refractory_s,
                   mapping::CueEdge edge = mapping::CueEdge::Enter) {

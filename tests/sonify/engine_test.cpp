@@ -9,7 +9,7 @@
 #include "tests/sonify/sonify_fixtures.hpp"
 
 namespace kanoko::sonify {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 constexpr int kRate = 48000;
 

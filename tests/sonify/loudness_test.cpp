@@ -9,7 +9,7 @@
 #include "sonify/loudness.hpp"
 
 namespace kanoko::sonify {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // `seconds` of a 997 Hz sine of peak `amplitude` on both channels (left only with `left_only`).
 std::vector<float> sine(double amplitude, double seconds, bool left_only = false) {

@@ -10,7 +10,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::sonify {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // Body 0's load jumps at t = 1.5 s; body 1 never changes. Frames every 0.1 s up to 4 s.
 test::RunSpec one_cue_run() {

@@ -16,7 +16,7 @@
 
 #if KANOKO_TEST_HAVE_SCENE
 namespace kanoko::sonify {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // Body 0's load jumps at t = 2 s (frames every 0.1 s to 4 s); its [audio] is stored in the run.
 void write_cue_run(const std::filesystem::path& path) {
@@ -175,7 +175,7 @@ TEST(RenderAudio, BadRequestsAreRefused) {
 }  // namespace kanoko::sonify
 
 namespace kanoko::sonify {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // Standard error without LeakSanitizer's "Suppressions used" summary (sanitizer builds).
 std::string without_sanitizer_report(const std::string& err) {

@@ -17,7 +17,7 @@
 #include "tests/trace/stream_recorder.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using testing::StreamRecorder;
 
@@ -378,7 +378,7 @@ TEST(ChromeReader, FeedsATimeline) {
 }  // namespace kanoko::trace
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(ChromeReader, SinkRefusalNamesTheFile) {
   TimelineOptions options;
@@ -398,7 +398,7 @@ TEST(ChromeReader, SinkRefusalNamesTheFile) {
 }  // namespace kanoko::trace
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(ChromeReader, ByteOrderMarkAndId2Flows) {
   StreamRecorder rec;

@@ -23,7 +23,7 @@
 #include "tests/trace/stream_recorder.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 namespace fs = std::filesystem;
 using testing::StreamRecorder;

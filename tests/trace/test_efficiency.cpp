@@ -13,7 +13,7 @@
 #include "src/trace/timeline.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Bins a native trace with the native format's default state classes.
 Timeline bin(const std::string& text, double interval_s = 0.5) {
@@ -98,7 +98,7 @@ TEST(Efficiency, BalancedRunIsFullyBalancedWithNoOutliers) {
   EXPECT_NEAR(e.metrics.load_balance, 1.0, 1e-12);
   EXPECT_NEAR(e.metrics.communication_efficiency, 0.8, 1e-12);  // 8 s useful of 10 s
   EXPECT_NEAR(e.metrics.parallel_efficiency, 0.8, 1e-12);
-  EXPECT_TRUE(e.outliers.empty()) << testing::PrintToString(described(e, 4));
+  EXPECT_TRUE(e.outliers.empty()) << ::testing::PrintToString(described(e, 4));
 }
 
 TEST(Efficiency, NoiseOnABalancedRunIsNoOutlier) {
@@ -111,13 +111,13 @@ TEST(Efficiency, NoiseOnABalancedRunIsNoOutlier) {
   const Efficiency e = timeline_efficiency(bin(s + "end 1.1\n", 0.1));
   ASSERT_TRUE(e.metrics.available);
   EXPECT_GT(e.metrics.load_balance, 0.99);
-  EXPECT_TRUE(e.outliers.empty()) << testing::PrintToString(described(e, 16));
+  EXPECT_TRUE(e.outliers.empty()) << ::testing::PrintToString(described(e, 16));
   // Fifteen ranks at exactly 1 s and one at 1.02 s: the MAD is 0, so 1.02 stands out, but 2 %
   // of the median does not matter.
   std::string exact = nodes(16);
   for (int r = 0; r < 16; ++r) exact += "state 0 " + std::to_string(r) + (r == 9 ? " 1.02" : " 1") + " compute\n";
   const Efficiency x = timeline_efficiency(bin(exact + "end 1.1\n", 0.1));
-  EXPECT_TRUE(x.outliers.empty()) << testing::PrintToString(described(x, 16));
+  EXPECT_TRUE(x.outliers.empty()) << ::testing::PrintToString(described(x, 16));
 }
 
 TEST(Efficiency, OneOverloadedRank) {
@@ -132,7 +132,7 @@ TEST(Efficiency, OneOverloadedRank) {
   EXPECT_NEAR(e.entities[0].waiting_s, 3.0, 1e-12);
   EXPECT_NEAR(e.entities[3].waiting_s, 0.0, 1e-12);
   // Computing: median 3, MAD 0, rank 3 at 6 = 2x. Waiting: median 3, MAD 0, rank 3 at 0.
-  ASSERT_EQ(e.outliers.size(), 2U) << testing::PrintToString(described(e, 4));
+  ASSERT_EQ(e.outliers.size(), 2U) << ::testing::PrintToString(described(e, 4));
   EXPECT_EQ(e.outliers[0].quantity, OutlierQuantity::Computing);
   EXPECT_EQ(e.outliers[0].entity, 3U);
   EXPECT_DOUBLE_EQ(e.outliers[0].value, 6.0);
@@ -234,7 +234,7 @@ TEST(Efficiency, TheLargestOfARampIsListed) {
   std::string s = nodes(8);
   for (int r = 0; r < 8; ++r) s += "state 0 " + std::to_string(r) + " " + std::to_string(r + 1) + " compute\n";
   const Efficiency e = timeline_efficiency(bin(s + "end 8\n"));
-  ASSERT_EQ(e.outliers.size(), 1U) << testing::PrintToString(described(e, 8));
+  ASSERT_EQ(e.outliers.size(), 1U) << ::testing::PrintToString(described(e, 8));
   EXPECT_TRUE(e.outliers[0].largest);
   EXPECT_EQ(e.outliers[0].entity, 7U);
   EXPECT_EQ(describe_outlier(e.outliers[0], names(8)),
@@ -248,7 +248,7 @@ TEST(Efficiency, NearlyTiedMaximaAreNotNamed) {
   const double useful[] = {1, 2, 3, 4, 7.99, 8};
   for (int r = 0; r < 6; ++r) s += "state 0 " + std::to_string(r) + " " + std::to_string(useful[r]) + " compute\n";
   const Efficiency e = timeline_efficiency(bin(s + "end 8\n"));
-  EXPECT_TRUE(e.outliers.empty()) << testing::PrintToString(described(e, 6));
+  EXPECT_TRUE(e.outliers.empty()) << ::testing::PrintToString(described(e, 6));
 }
 
 TEST(Efficiency, AtMostAHandfulPerQuantityFarthestFirst) {

@@ -19,7 +19,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::InputKind;
 

@@ -19,7 +19,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Every call and every field as text (times as hexadecimal floats: exact).
 class Transcript final : public TraceSink {

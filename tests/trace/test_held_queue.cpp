@@ -10,7 +10,7 @@
 #include "src/trace/held_queue.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 struct Ev {
   double t;

@@ -13,7 +13,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 struct Lines {
   std::vector<std::string> lines;

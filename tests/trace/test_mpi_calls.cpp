@@ -9,7 +9,7 @@
 #include "src/trace/timeline.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(MpiCalls, EveryFormatsSpellingFindsTheSameRow) {
   for (const char* name : {"PMPI_Waitall", "MPI_Waitall", "mpi_waitall", "MPI_WAITALL", "waitall", "pmpi_WaitAll"}) {

@@ -12,7 +12,7 @@
 #include "src/trace/timeline.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Keeps collectives (with copies of their strings) and counts the other events.
 class CollectiveRecorder final : public TraceSink {

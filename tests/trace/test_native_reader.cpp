@@ -18,7 +18,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string hex(double v) {
   char buf[64];

@@ -15,7 +15,7 @@
 #include "src/trace/tee.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string hexd(double v) {
   char buf[64];

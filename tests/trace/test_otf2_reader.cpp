@@ -29,7 +29,7 @@ extern "C" const char* __lsan_default_suppressions();
 extern "C" const char* __lsan_default_suppressions() { return "leak:libopen-trace-format2.so\n"; }
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 namespace fs = std::filesystem;
 using testing::StreamRecorder;
@@ -389,7 +389,7 @@ TEST(Otf2Reader, RegistryDetectsAnchorAndDirectoryAndInfoReads) {
 }  // namespace kanoko::trace
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(Otf2Reader, SinkRefusalNamesTheFile) {
   TimelineOptions options;

@@ -20,7 +20,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using NamePair = std::pair<std::string, std::string>;
 

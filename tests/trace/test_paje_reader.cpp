@@ -24,7 +24,7 @@
 #include "tests/trace/mutation.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string hex(double v) {
   char buf[64];
@@ -994,7 +994,7 @@ TEST(PajeReaderFile, RealSmpiTracesReadOnTheFastPathAsLineByLine) {
 }  // namespace kanoko::trace
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(PajeReaderHostile, FuzzSeedsRead) {
   const auto dir = test::source_dir() / "tests" / "fuzz" / "seeds" / "paje";

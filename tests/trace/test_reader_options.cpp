@@ -10,7 +10,7 @@
 #include "tests/trace/stream_recorder.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 const std::string kPrv =
     "#Paraver (01/01/24 at 10:00):1000_ms:1(2):1:2(1:1,1:1)\n"

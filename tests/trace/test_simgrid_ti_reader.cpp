@@ -22,7 +22,7 @@
 #include "tests/trace/stream_recorder.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using Replayed = testing::StreamRecorder;
 

@@ -24,7 +24,7 @@
 #include "tests/trace/stream_recorder.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using testing::StreamRecorder;
 

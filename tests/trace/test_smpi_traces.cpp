@@ -21,7 +21,7 @@
 #include "tests/trace/mutation.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::filesystem::path data(const char* name) { return test::source_dir() / "tests" / "trace" / "data" / name; }
 

@@ -9,7 +9,7 @@
 #include "src/trace/timeline.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(StateCategories, GlobPatterns) {
   EXPECT_TRUE(glob_match("MPI_*", "MPI_Send"));

@@ -12,7 +12,7 @@
 #include "src/trace/text_input.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(TextInput, ParseDoubleGivesFromCharsResultBitForBit) {
   std::mt19937_64 rng(20261126);

@@ -20,7 +20,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 Timeline bin(const std::string& text, double interval_s = 0.1, std::vector<std::string> busy = {"compute"}) {
   TimelineOptions o;

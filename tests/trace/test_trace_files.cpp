@@ -11,7 +11,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::trace {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 namespace fs = std::filesystem;
 

@@ -11,7 +11,7 @@
 #include "src/trajectory/trajectory.hpp"
 
 namespace kanoko::trajectory {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 // 8 ranks: node-0 holds 0, 1, 2; node-1 holds 3, 4, 5; node-2 holds 6, 7. Racks: node-0 and
 // node-1 in rack-a, node-2 in rack-b.

@@ -20,7 +20,7 @@
 #include "tests/trajectory/reseal.hpp"
 
 namespace kanoko::trajectory {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using testing::peek;
 using testing::poke;

@@ -23,7 +23,7 @@
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TraceIndex index_run(const testing::GeneratedRun& run) {
   TraceIndexBuilder b;

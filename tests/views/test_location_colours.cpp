@@ -15,7 +15,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::filesystem::path late4() { return test::source_dir() / "traces/smpi/late4-locations.trace"; }
 

@@ -17,7 +17,7 @@
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 TEST(ViewModels, RingWithSlowRankSharesToThePercent) {
   const TraceIndex ix = index_text(ring_trace(5, true));

@@ -10,7 +10,7 @@
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::run_kanoko;
 

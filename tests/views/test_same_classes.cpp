@@ -14,7 +14,7 @@
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Whole-run fractions of one entity from a timeline: computing, communicating, waiting.
 ClassSeconds timeline_fractions(const trace::Timeline& t, EntityIndex e) {

@@ -14,7 +14,7 @@
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Rank 3 computes 6 s; ranks 0-2 compute 3 s, then wait (idle) 3 s; each sends rank 3 100 bytes
 /// at 4 s.

@@ -10,7 +10,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::string error_of(const std::string& text) {
   try {

@@ -19,7 +19,7 @@
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::scene {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using views::Selection;
 

@@ -16,7 +16,7 @@
 #include "tests/views/view_test_traces.hpp"
 
 namespace kanoko::views {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 constexpr int kW = 480;
 constexpr int kH = 360;

@@ -18,7 +18,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// The gain factor the calibration noted ("gain scaled by F so that ...").
 double gain_factor(const sim::SimulateSummary& s) {

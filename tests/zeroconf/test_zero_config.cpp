@@ -24,7 +24,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 std::filesystem::path shipped(const std::string& name) { return test::source_dir() / "traces" / "smpi" / (name + ".trace"); }
 

@@ -11,8 +11,6 @@ namespace kanoko::scene::layers {
 
 namespace {
 
-constexpr double kPi = std::numbers::pi;
-constexpr double kDegToRad = kPi / 180.0;
 constexpr unsigned kSegments = 96;
 const osg::Vec4 kDialFace{0.11F, 0.12F, 0.15F, 0.88F};
 const osg::Vec4 kDialElapsed{0.24F, 0.31F, 0.44F, 0.95F};

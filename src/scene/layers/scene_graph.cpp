@@ -14,7 +14,6 @@ namespace {
 using layers::make;
 using layers::to_f;
 
-constexpr double kPi = std::numbers::pi;
 // Low-poly sphere, 128 triangles: llvmpipe's cost grows with triangles (headless.md §5), and
 // per-pixel lighting keeps the spheres looking round anyway.
 constexpr unsigned kSphereDivisions = 4;

@@ -14,12 +14,16 @@
 #include <osg/Vec3>
 #include <osg/Vec4>
 #include <osgText/Font>
+#include <numbers>
 #include <osgText/Text>
 #include <utility>
 
 #include "src/trajectory/spring_colour.hpp"
 
 namespace kanoko::scene {
+
+inline constexpr double kPi = std::numbers::pi;
+inline constexpr double kDegToRad = kPi / 180.0;
 
 /// Clear colour behind the scene (dark blue-grey, so dark body colours still read).
 [[nodiscard]] osg::Vec4 background_colour();

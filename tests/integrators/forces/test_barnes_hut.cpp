@@ -33,7 +33,7 @@
 #include "integrators/forces/forces_testing.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 constexpr std::size_t kTargets = 1000;
 

@@ -20,7 +20,7 @@
 #include "integrators/forces/repulsion.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Current evaluator and barnes-hut-v1 on the same tree and lists (same group size, no refit):
 /// they differ only in the kernels (the float sums and the fast double kernels, against the exact

@@ -13,7 +13,7 @@
 #include "integrators/steppers/steppers.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Two bodies of mass 2 at (0, 0, 0) and (2, 0, 0), at rest, with no term.
 ForceTerms two_bodies() {

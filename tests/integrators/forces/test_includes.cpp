@@ -12,7 +12,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::test {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// "file:line: #include ..." for every project include of the files in `folder` (relative to the
 /// source root) that names neither src/base nor `folder` itself.

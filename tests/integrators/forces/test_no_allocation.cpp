@@ -8,7 +8,7 @@
 #include "tests/support/allocation_counter.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 using test::allocations_in;
 

@@ -13,7 +13,7 @@
 #include "integrators/forces/forces.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// The parts' shared memory: share() copies this part's items in, waits for all, copies all out.
 struct Board {

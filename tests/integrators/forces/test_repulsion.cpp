@@ -10,7 +10,7 @@
 #include "integrators/forces/repulsion.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// R Σ_{j≠i} d / (|d|² + ε²)^{3/2}, straight from the definition (no shared code with the kernels).
 Eigen::Matrix3Xd naive_repulsion(const Eigen::Matrix3Xd& x, double strength, double softening) {

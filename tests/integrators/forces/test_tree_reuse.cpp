@@ -17,7 +17,7 @@
 #include "integrators/forces/repulsion.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 RepulsionParams tree_params(bool reuse, int threads = 0) {
   RepulsionParams p;

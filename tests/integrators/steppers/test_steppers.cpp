@@ -13,7 +13,7 @@
 #include "integrators/steppers/steppers.hpp"
 
 namespace kanoko::integrators {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// Per-integrator settings and tolerances for the analytic problems.
 struct Tolerances {

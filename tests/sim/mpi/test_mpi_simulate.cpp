@@ -13,7 +13,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace kanoko::test {
-namespace {
+namespace KANOKO_UNITY_ID {
 
 /// mpirun for `ranks` ranks: as root and more ranks than cores (CI runs as root on 2 cores),
 /// shared memory and loopback only (no network in tests). Under the sanitizers the ranks run
