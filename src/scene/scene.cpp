@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <osg/BlendFunc>
 #include <osg/Geode>
 #include <osg/Uniform>

@@ -1,7 +1,6 @@
 #include "src/scene/layers/dial_layer.hpp"
 
 #include <cmath>
-#include <numbers>
 #include <osg/Geode>
 #include <osgText/Font>
 

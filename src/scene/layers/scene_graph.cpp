@@ -1,7 +1,6 @@
 #include "src/scene/layers/scene_graph.hpp"
 
 #include <cmath>
-#include <numbers>
 #include <osg/Shader>
 #include <osg/Uniform>
 #include <osgText/Font>

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <numbers>
 #include <osg/Geometry>
 #include <osg/Image>
 #include <osg/Program>
@@ -14,7 +15,6 @@
 #include <osg/Vec3>
 #include <osg/Vec4>
 #include <osgText/Font>
-#include <numbers>
 #include <osgText/Text>
 #include <utility>
 
@@ -22,6 +22,7 @@
 
 namespace kanoko::scene {
 
+/// π, and degrees to radians, for the layers' circles and angles.
 inline constexpr double kPi = std::numbers::pi;
 inline constexpr double kDegToRad = kPi / 180.0;
 
