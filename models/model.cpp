@@ -94,7 +94,11 @@ double Model::load_of(std::size_t bin, trace::EntityIndex e) const {
 void Model::loads_of(std::size_t bin, std::span<double> out) const {
   if (load_from_samples_) {
     const std::size_t n = body_count();
-    std::copy_n(timeline_.load.begin() + static_cast<std::ptrdiff_t>(bin * n), n, out.begin());
+    if (timeline_.load.empty()) {
+      std::fill_n(out.begin(), n, 0.0);  // no load samples
+    } else {
+      std::copy_n(timeline_.load.begin() + static_cast<std::ptrdiff_t>(bin * n), n, out.begin());
+    }
   } else {
     timeline_.busy_fractions(bin, out);
   }

@@ -14,6 +14,10 @@
 namespace kanoko::ingest {
 
 void EventHistogram::add(double t) {
+  if (t >= fast_lo_s && t < fast_hi_s) {
+    ++counts[fast_bin];
+    return;
+  }
   if (!(t >= 0) || !std::isfinite(t)) t = 0;
   // Coarsen by merging neighbours until t fits; events arrive in time order, so a coarsening
   // never has to split a bin.
@@ -22,7 +26,15 @@ void EventHistogram::add(double t) {
     std::fill(counts.begin() + kBins / 2, counts.end(), 0);
     width_s *= 2;
   }
-  ++counts[std::min(kBins - 1, static_cast<std::size_t>(t / width_s))];
+  const std::size_t k = std::min(kBins - 1, static_cast<std::size_t>(t / width_s));
+  ++counts[k];
+  // t / width_s rounds by about 1e-16: inside these bounds it is k point something, exactly as
+  // computed. (The last bin also takes every later time: left to the division.)
+  if (k + 1 < kBins) {
+    fast_lo_s = static_cast<double>(k) * width_s * (1 + 1e-12);
+    fast_hi_s = static_cast<double>(k + 1) * width_s * (1 - 1e-12);
+    fast_bin = k;
+  }
 }
 
 double EventHistogram::busiest_share(double interval_s, std::size_t intervals) const {
@@ -84,10 +96,23 @@ void SurveySink::on_load(const trace::LoadSample& s) {
 void SurveySink::on_state(const trace::StateInterval& s) {
   ++out_.state_count;
   saw(s.begin_s, "state", s.entity);
-  auto it = out_.states.find(s.name);
-  if (it == out_.states.end()) it = out_.states.emplace(std::string(s.name), StateTotal{}).first;
-  ++it->second.count;
-  if (s.end_s > s.begin_s) it->second.seconds += s.end_s - s.begin_s;
+  StateTotal* total = nullptr;
+  for (const RecentState& r : recent_states_) {
+    // Sizes and first characters first: the full comparison runs on a (near-certain) match.
+    if (r.total != nullptr && r.name.size() == s.name.size() && (s.name.empty() || r.name[0] == s.name[0]) &&
+        r.name == s.name) {
+      total = r.total;
+      break;
+    }
+  }
+  if (total == nullptr) {
+    auto it = out_.states.find(s.name);
+    if (it == out_.states.end()) it = out_.states.emplace(std::string(s.name), StateTotal{}).first;
+    total = &it->second;
+    recent_states_[next_recent_++ % recent_states_.size()] = RecentState{it->first, total};
+  }
+  ++total->count;
+  if (s.end_s > s.begin_s) total->seconds += s.end_s - s.begin_s;
 }
 
 void SurveySink::on_collective(const trace::Collective& c) {

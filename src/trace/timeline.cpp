@@ -1,5 +1,6 @@
 #include "src/trace/timeline.hpp"
 
+#include "src/trace/bins.hpp"
 #include "src/trace/time_split.hpp"
 
 #include <algorithm>
@@ -18,20 +19,6 @@
 
 namespace kanoko::trace {
 namespace {
-
-// Trace times are decimals and binary floating point cannot hold most of them: 0.3 / 0.1 is
-// 2.9999999999999996. A time within this relative distance of a boundary counts as on it, so a
-// message sent at "0.3" with an interval of 0.1 lands in bin 3 as a person expects.
-constexpr double kBoundarySnap = 1e-9;
-
-/// t in units of bins from 0, snapped onto a boundary when within rounding of it.
-double bin_position(double t, double interval_s) {
-  const double q = t / interval_s;
-  // Nearest integer without a libm call: floor(q + 0.5) can differ from round(q) only for q
-  // within an ulp of k + 0.5, which no boundary snaps to either way.
-  const double r = q >= 0 && q < 4e15 ? static_cast<double>(static_cast<std::int64_t>(q + 0.5)) : std::round(q);
-  return std::abs(q - r) <= kBoundarySnap * std::max(1.0, r) ? r : q;
-}
 
 /// Sorts a bin's pair entries by key (src << 32 | dst), stably (entries of one key keep their
 /// order). A bin with at least as many entries as sources (a busy bin) is sorted by counting its
@@ -234,6 +221,7 @@ TimelineBuilder::TimelineBuilder(TimelineOptions options)
       classifier_(options_.busy_states, options_.communicating_states, options_.idle_states, options_.mpi_call_table) {
   KANOKO_ASSERT(options_.interval_s > 0, "interval must be positive (validated by the mapping)");
   tl_.interval_s = options_.interval_s;
+  bins_ = BinFinder(options_.interval_s);
   tl_.pair_begin.push_back(0);
   // At most one record per message: reserved (address space; pages are touched as records come)
   // instead of grown by doubling, which copied hundreds of MB at 10,000 ranks.
@@ -261,14 +249,14 @@ void TimelineBuilder::check_size(std::size_t bins, std::size_t entities) const {
 
 std::size_t TimelineBuilder::bin_index(double t) const {
   if (!(t > 0)) return 0;
-  const double pos = std::floor(bin_position(t, tl_.interval_s));
+  const double pos = bins_.floor_position(t);
   if (!(pos < static_cast<double>(kMaxBins))) check_size(kMaxBins + 1, tl_.entity_count());
   return static_cast<std::size_t>(pos);
 }
 
 std::size_t TimelineBuilder::bins_covering(double t) const {
   if (!(t > 0)) return 0;
-  const double pos = std::ceil(bin_position(t, tl_.interval_s));
+  const double pos = bins_.ceil_position(t);
   if (!(pos <= static_cast<double>(kMaxBins))) check_size(kMaxBins + 1, tl_.entity_count());
   return static_cast<std::size_t>(pos);
 }
@@ -282,7 +270,8 @@ std::vector<double>& TimelineBuilder::seconds_of(StateCategory c) {
 }
 
 std::vector<std::vector<double>*> TimelineBuilder::per_bin_arrays() {
-  std::vector<std::vector<double>*> out{&tl_.load, &tl_.busy_s};
+  std::vector<std::vector<double>*> out{&tl_.busy_s};
+  if (has_load_) out.push_back(&tl_.load);
   if (has_comm_) out.push_back(&tl_.comm_s);
   if (has_idle_) out.push_back(&tl_.idle_s);
   return out;
@@ -452,6 +441,12 @@ void TimelineBuilder::close_states_until(double now_s) {
 void TimelineBuilder::on_load(const LoadSample& s) {
   close_states_until(s.time_s);
   seen(s.entity, s.time_s);
+  if (!has_load_) {
+    // The load array appears with the first sample: most traces have none (a trace of 10,000
+    // ranks binned into 1,000 intervals would otherwise clear 80 MB of zeros for it).
+    has_load_ = true;
+    tl_.load.assign(tl_.bin_count * tl_.entity_count(), 0.0);
+  }
   integrate_load(s.entity, s.time_s);
   last_load_value_[s.entity] = s.value;
   ++tl_.load_sample_count;
@@ -591,7 +586,9 @@ void TimelineBuilder::on_end(double end_s) {
     add_interval(seconds_of(s.category), s.entity, s.begin_s, std::min(s.end_s, end_s), 1.0);
   }
   open_states_.clear();
-  for (EntityIndex e = 0; e < tl_.entity_count(); ++e) integrate_load(e, end_s);
+  if (has_load_) {
+    for (EntityIndex e = 0; e < tl_.entity_count(); ++e) integrate_load(e, end_s);
+  }
   flush_traffic_until(tl_.bin_count);
   const std::size_t n = tl_.entity_count();
   if (tl_.bin_count > bins) {
@@ -626,7 +623,7 @@ void TimelineBuilder::on_end(double end_s) {
   }
   // Loads were integrated as value × seconds; turn them into time means per bin (the last bin
   // may be partial). A bin of no width (a run that ends at 0) takes the value in effect.
-  for (std::size_t b = 0; b < tl_.bin_count; ++b) {
+  for (std::size_t b = 0; has_load_ && b < tl_.bin_count; ++b) {
     const double width = tl_.bin_width_s(b);
     for (std::size_t e = 0; e < n; ++e) {
       double& v = tl_.load[b * n + e];

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/base/prefault.hpp"
+#include "src/trace/bins.hpp"
 #include "src/trace/event.hpp"
 #include "src/trace/mpi_calls.hpp"
 
@@ -35,7 +36,8 @@ struct Timeline {
   std::vector<Entity> entities;
   std::vector<Link> links;
   std::size_t bin_count = 0;
-  /// Time-mean of the sampled load over each bin, [bin * entity_count + entity].
+  /// Time-mean of the sampled load over each bin, [bin * entity_count + entity]; empty when the
+  /// trace has no load samples (load_at is then 0 everywhere).
   std::vector<double> load;
   /// Seconds spent in a busy (computing) state during each bin, [bin * entity_count + entity].
   std::vector<double> busy_s;
@@ -72,7 +74,9 @@ struct Timeline {
   [[nodiscard]] std::span<const PairTraffic> traffic(std::size_t bin) const {
     return {pairs.data() + pair_begin[bin], pair_begin[bin + 1] - pair_begin[bin]};
   }
-  [[nodiscard]] double load_at(std::size_t bin, EntityIndex e) const { return load[bin * entity_count() + e]; }
+  [[nodiscard]] double load_at(std::size_t bin, EntityIndex e) const {
+    return load.empty() ? 0.0 : load[bin * entity_count() + e];
+  }
   /// Seconds of one bin an entity spent computing, communicating and idle.
   struct BinTime {
     double busy_s = 0;
@@ -250,8 +254,10 @@ class TimelineBuilder final : public TraceSink {
   };
   /// The per-bin seconds array of a category.
   std::vector<double>& seconds_of(StateCategory c);
-  /// The per-bin arrays in use (load, busy_s, and comm_s / idle_s once such a state occurred).
+  /// The per-bin arrays in use (busy_s, and load / comm_s / idle_s once such a sample or state
+  /// occurred).
   std::vector<std::vector<double>*> per_bin_arrays();
+  bool has_load_ = false;
   bool has_comm_ = false;
   bool has_idle_ = false;
   [[nodiscard]] std::size_t bin_index(double t) const;
@@ -273,6 +279,8 @@ class TimelineBuilder final : public TraceSink {
   TimelineOptions options_;
   StateClassifier classifier_;
   Timeline tl_;
+  /// bin_index and bins_covering of times that come in order (set to the interval on construction).
+  mutable BinFinder bins_{1.0};
   bool ended_ = false;
   /// The bins up to the known end (0 when it is not known or past kMaxBins): the per-bin arrays
   /// are reserved for them at once.

@@ -267,8 +267,21 @@ TEST(Timeline, EndComesFromTheEndEntryOrTheLatestTime) {
   EXPECT_EQ(tl.interval_s, 0.25);
   EXPECT_EQ(tl.end_s, 0.5);
   EXPECT_EQ(tl.bin_count, 2U);
-  EXPECT_EQ(tl.load.size(), 4U);
+  EXPECT_TRUE(tl.load.empty());  // no load samples: no array of zeros (load_at is 0)
+  EXPECT_EQ(tl.load_at(1, 1), 0.0);
   EXPECT_EQ(tl.busy_s.size(), 4U);
+}
+
+TEST(Timeline, TheLoadArrayAppearsWithTheFirstSample) {
+  // A sample after two bins exist: the bins before it read 0, as they would have without it.
+  const Timeline tl = bin(nodes(2) + "state 0 0 0.6 compute\nload 0.5 1 2\nend 1\n", 0.25);
+  ASSERT_EQ(tl.bin_count, 4U);
+  ASSERT_EQ(tl.load.size(), 8U);
+  EXPECT_EQ(tl.load_at(0, 1), 0.0);
+  EXPECT_EQ(tl.load_at(1, 1), 0.0);
+  EXPECT_NEAR(tl.load_at(2, 1), 2.0, 1e-12);
+  EXPECT_NEAR(tl.load_at(3, 1), 2.0, 1e-12);
+  for (std::size_t b = 0; b < 4; ++b) EXPECT_EQ(tl.load_at(b, 0), 0.0) << b;
 }
 
 TEST(Timeline, NothingLandsInABinPastTheEnd) {
