@@ -192,7 +192,15 @@ StateCategory StateClassifier::classify(std::string_view name) {
     if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
   }
   if (patterns_.empty() && !mpi_call_table_) return StateCategory::None;
-  if (const auto it = cache_.find(name); it != cache_.end()) return it->second;
+  for (const Recent& r : recent_) {
+    if (r.used && r.name.size() == name.size() && (name.empty() || r.name[0] == name[0]) && r.name == name) {
+      return r.category;
+    }
+  }
+  if (const auto it = cache_.find(name); it != cache_.end()) {
+    recent_[next_recent_++ % recent_.size()] = Recent{true, it->first, it->second};
+    return it->second;
+  }
   StateCategory found = StateCategory::None;
   for (const Pattern& p : patterns_) {
     if (glob_match(p.glob, name)) {

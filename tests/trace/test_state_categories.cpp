@@ -2,6 +2,9 @@
 // patterns, and computing / communicating / idle seconds binned per interval (checked by hand).
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,33 @@ TEST(StateCategories, GlobPatterns) {
   EXPECT_FALSE(glob_match("compute", "computes"));
   // Many stars on a long name that does not match: linear backtracking, no blow-up.
   EXPECT_FALSE(glob_match("*a*a*a*a*a*a*a*a*b", std::string(5000, 'a')));
+}
+
+TEST(StateCategories, NamesSeenLatelyAreClassifiedAsAFreshClassifierDoes) {
+  // The classifier remembers the last few names its patterns and the MPI table classified: names
+  // that share a length and a first character, more of them than it remembers, an empty one,
+  // and a copy of the classifier used after the original is gone must all come out as a fresh
+  // classifier has them.
+  const std::vector<std::string> computing{"comp*", "main"}, communicating{"MPI_S*", "MPI_R*"}, idle{"MPI_W*"};
+  const std::vector<std::string> names{"MPI_Send", "MPI_Recv", "MPI_Wait", "MPI_Sent", "compute", "compact", "",
+                                       "MPI_Bcast", "MPI_Allreduce", "main", "mainx", "c", "PMPI_Send", "idle"};
+  auto c = std::make_unique<StateClassifier>(computing, communicating, idle);
+  std::optional<StateClassifier> copy;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<std::size_t> pick(0, names.size() - 1);
+  for (int i = 0; i < 5000; ++i) {
+    const std::string& name = i % 2 == 0 ? names[pick(rng)] : names[static_cast<std::size_t>(i / 5) % 3];
+    StateClassifier fresh(computing, communicating, idle);
+    // A buffer rewritten for each name, as a reader's line is.
+    std::string buffer = name + "zzzz";
+    const std::string_view view(buffer.data(), name.size());
+    StateClassifier& used = copy ? *copy : *c;
+    ASSERT_EQ(used.classify(view), fresh.classify(name)) << "'" << name << "' at " << i;
+    if (i == 2500) {
+      copy.emplace(*c);
+      c.reset();
+    }
+  }
 }
 
 TEST(StateCategories, ExactNamesBeatPatternsAndLongerPatternsBeatShorter) {
