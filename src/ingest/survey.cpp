@@ -97,19 +97,13 @@ void SurveySink::on_state(const trace::StateInterval& s) {
   ++out_.state_count;
   saw(s.begin_s, "state", s.entity);
   StateTotal* total = nullptr;
-  for (const RecentState& r : recent_states_) {
-    // Sizes and first characters first: the full comparison runs on a (near-certain) match.
-    if (r.total != nullptr && r.name.size() == s.name.size() && (s.name.empty() || r.name[0] == s.name[0]) &&
-        r.name == s.name) {
-      total = r.total;
-      break;
-    }
-  }
-  if (total == nullptr) {
+  if (StateTotal* const* seen = recent_states_.find(s.name)) {
+    total = *seen;
+  } else {
     auto it = out_.states.find(s.name);
     if (it == out_.states.end()) it = out_.states.emplace(std::string(s.name), StateTotal{}).first;
     total = &it->second;
-    recent_states_[next_recent_++ % recent_states_.size()] = RecentState{it->first, total};
+    recent_states_.remember(s.name, total);
   }
   ++total->count;
   if (s.end_s > s.begin_s) total->seconds += s.end_s - s.begin_s;

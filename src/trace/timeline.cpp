@@ -192,13 +192,9 @@ StateCategory StateClassifier::classify(std::string_view name) {
     if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
   }
   if (patterns_.empty() && !mpi_call_table_) return StateCategory::None;
-  for (const Recent& r : recent_) {
-    if (r.used && r.name.size() == name.size() && (name.empty() || r.name[0] == name[0]) && r.name == name) {
-      return r.category;
-    }
-  }
+  if (const StateCategory* seen = recent_.find(name)) return *seen;
   if (const auto it = cache_.find(name); it != cache_.end()) {
-    recent_[next_recent_++ % recent_.size()] = Recent{true, it->first, it->second};
+    recent_.remember(name, it->second);
     return it->second;
   }
   StateCategory found = StateCategory::None;
@@ -226,10 +222,10 @@ bool gaps_are_computing(std::uint64_t states, std::uint64_t computing_states) {
 
 TimelineBuilder::TimelineBuilder(TimelineOptions options)
     : options_(std::move(options)),
-      classifier_(options_.busy_states, options_.communicating_states, options_.idle_states, options_.mpi_call_table) {
+      classifier_(options_.busy_states, options_.communicating_states, options_.idle_states, options_.mpi_call_table),
+      bins_(options_.interval_s) {
   KANOKO_ASSERT(options_.interval_s > 0, "interval must be positive (validated by the mapping)");
   tl_.interval_s = options_.interval_s;
-  bins_ = BinFinder(options_.interval_s);
   tl_.pair_begin.push_back(0);
   // At most one record per message: reserved (address space; pages are touched as records come)
   // instead of grown by doubling, which copied hundreds of MB at 10,000 ranks.

@@ -3,7 +3,6 @@
 // streaming pass; memory grows with entities × intervals and active pairs, not with events.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "src/trace/bins.hpp"
 #include "src/trace/event.hpp"
 #include "src/trace/mpi_calls.hpp"
+#include "src/trace/recent_names.hpp"
 
 namespace kanoko::trace {
 
@@ -160,15 +160,8 @@ class StateClassifier {
   static constexpr std::size_t kShortList = 24;
   std::vector<Pattern> patterns_;  ///< most literal characters first
   std::unordered_map<std::string, StateCategory, Hash, std::equal_to<>> cache_;  ///< pattern results
-  /// The last few names found in cache_, compared before hashing (a trace's states take a few
-  /// names over and over: hashing them was a tenth of a timeline's time at 10,000 ranks).
-  struct Recent {
-    bool used = false;
-    std::string name;
-    StateCategory category = StateCategory::None;
-  };
-  std::array<Recent, 4> recent_{};
-  std::size_t next_recent_ = 0;
+  /// The last few names found in cache_, compared before hashing.
+  RecentNames<StateCategory> recent_;
   bool uses_[4] = {false, false, false, false};
   bool mpi_call_table_ = false;
 };
@@ -289,8 +282,8 @@ class TimelineBuilder final : public TraceSink {
   TimelineOptions options_;
   StateClassifier classifier_;
   Timeline tl_;
-  /// bin_index and bins_covering of times that come in order (set to the interval on construction).
-  mutable BinFinder bins_{1.0};
+  /// bin_index and bins_covering of times that come in order.
+  mutable BinFinder bins_;
   bool ended_ = false;
   /// The bins up to the known end (0 when it is not known or past kMaxBins): the per-bin arrays
   /// are reserved for them at once.
